@@ -1,0 +1,3 @@
+module github.com/hotkv/hotkv
+
+go 1.26.8

@@ -1,0 +1,530 @@
+// Package keyspace holds HotKV's databases: maps from key to Entry, with
+// expiry, memory accounting and stable SCAN cursors.
+//
+// Concurrency contract: a DB is split into shards, each guarded by a short
+// internal mutex that protects the map itself and every Entry's Kind and
+// expire fields. An Entry's value (Str, Obj) is NOT guarded here: the caller
+// must hold the key's hash-tag lock (shared to read, exclusive to write), as
+// the server's command gate does. Whole-DB operations (Flush, Swap) need the
+// global lock held exclusively.
+package keyspace
+
+import (
+	"hash/maphash"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Kind is the type of a value.
+type Kind uint8
+
+// Value kinds, named as TYPE reports them.
+const (
+	KindNone Kind = iota
+	KindString
+	KindList
+	KindHash
+	KindSet
+	KindZSet
+	KindStream
+)
+
+var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "stream"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Sizer is implemented by collection values so that used_memory can follow
+// them. MemSize returns an estimate of the bytes the value occupies.
+type Sizer interface{ MemSize() int64 }
+
+// Entry is one key's value. Kind and the expiry are fixed for the life of
+// the Entry as far as readers are concerned (changing them goes through
+// DB methods); Str and Obj belong to the holder of the key's tag lock.
+type Entry struct {
+	Str    []byte // KindString: the bytes
+	Obj    any    // other kinds: the data structure (a Sizer)
+	expire int64  // unix milliseconds; 0 = no expiry
+	size   int64  // bytes accounted to the shard
+	lru    atomic.Uint32
+	Kind   Kind
+}
+
+// entryOverhead approximates what a key costs besides its bytes: the map
+// slot, the Entry and the string headers.
+const entryOverhead = 72
+
+// NewString returns a string entry holding v (which it keeps, not copies).
+func NewString(v []byte) *Entry { return &Entry{Kind: KindString, Str: v} }
+
+// NewObject returns an entry of kind k holding obj.
+func NewObject(k Kind, obj any) *Entry { return &Entry{Kind: k, Obj: obj} }
+
+// Expire returns the expiry in unix milliseconds, 0 when the key persists.
+// Reading it needs the key's tag lock (the gate holds it).
+func (e *Entry) Expire() int64 { return e.expire }
+
+// Cloner is implemented by collection values that COPY can duplicate.
+type Cloner interface{ Clone() any }
+
+// Clone returns a deep copy of e with the same kind and expiry and a fresh
+// access time, for COPY. It returns nil when e's value cannot be copied (a
+// collection whose Obj does not implement Cloner). The caller holds e's
+// key's tag lock.
+func (e *Entry) Clone() *Entry {
+	d := &Entry{Kind: e.Kind, expire: e.expire}
+	switch {
+	case e.Kind == KindString:
+		d.Str = append(make([]byte, 0, len(e.Str)), e.Str...)
+	default:
+		c, ok := e.Obj.(Cloner)
+		if !ok {
+			return nil
+		}
+		d.Obj = c.Clone()
+	}
+	return d
+}
+
+// IdleSeconds returns the seconds since the entry was last accessed.
+func (e *Entry) IdleSeconds(nowMs int64) int64 {
+	d := int64(uint32(nowMs/1000) - e.lru.Load())
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+func (e *Entry) touch(nowMs int64) {
+	s := uint32(nowMs / 1000)
+	if e.lru.Load() != s {
+		e.lru.Store(s)
+	}
+}
+
+func (e *Entry) memSize(key string) int64 {
+	n := int64(len(key)) + entryOverhead
+	switch e.Kind {
+	case KindString:
+		n += int64(cap(e.Str))
+	default:
+		if s, ok := e.Obj.(Sizer); ok {
+			n += s.MemSize()
+		}
+	}
+	return n
+}
+
+const (
+	shardBits = 10
+	numShards = 1 << shardBits
+)
+
+// seed is shared by every DB so that SCAN cursors stay meaningful across
+// SWAPDB, and fixed for the process lifetime.
+var seed = maphash.MakeSeed()
+
+func hashKey(key []byte) uint64 { return maphash.Bytes(seed, key) }
+
+func shardIndex(h uint64) int { return int(h >> (64 - shardBits)) }
+
+type shard struct {
+	mu       sync.RWMutex
+	m        map[string]*Entry
+	volatile map[string]struct{} // keys with an expiry
+	mem      atomic.Int64
+	_        [40]byte
+}
+
+// DB is one numbered database.
+type DB struct {
+	shards [numShards]shard
+	// Now returns the current unix time in milliseconds; tests replace it.
+	Now func() int64
+	// OnExpire, when set, is called (under the shard lock; it must not
+	// call back into the DB) with each key removed lazily by expiry.
+	OnExpire func(key string)
+}
+
+// NowMs is the default clock.
+func NowMs() int64 { return time.Now().UnixMilli() }
+
+// New returns an empty database.
+func New() *DB { return &DB{Now: NowMs} }
+
+func (db *DB) shardOf(key []byte) *shard {
+	return &db.shards[shardIndex(hashKey(key))]
+}
+
+// Get returns the live entry for key, or nil. An expired entry is removed.
+// The caller holds key's tag lock (shared at least).
+func (db *DB) Get(key []byte) *Entry {
+	s := db.shardOf(key)
+	s.mu.RLock()
+	e := s.m[string(key)]
+	if e == nil {
+		s.mu.RUnlock()
+		return nil
+	}
+	exp := e.expire
+	s.mu.RUnlock()
+	now := db.Now()
+	if exp != 0 && exp <= now {
+		db.expireIfSame(s, key, e)
+		return nil
+	}
+	e.touch(now)
+	return e
+}
+
+// Peek is Get without updating the access time (OBJECT, TYPE with
+// NO-TOUCH, SCAN).
+func (db *DB) Peek(key []byte) *Entry {
+	s := db.shardOf(key)
+	s.mu.RLock()
+	e := s.m[string(key)]
+	var exp int64
+	if e != nil {
+		exp = e.expire
+	}
+	s.mu.RUnlock()
+	if e != nil && exp != 0 && exp <= db.Now() {
+		db.expireIfSame(s, key, e)
+		return nil
+	}
+	return e
+}
+
+func (db *DB) expireIfSame(s *shard, key []byte, e *Entry) {
+	s.mu.Lock()
+	if s.m[string(key)] == e {
+		db.removeLocked(s, string(key), e)
+		if db.OnExpire != nil {
+			db.OnExpire(string(key))
+		}
+	}
+	s.mu.Unlock()
+}
+
+func (db *DB) removeLocked(s *shard, key string, e *Entry) {
+	delete(s.m, key)
+	if e.expire != 0 {
+		delete(s.volatile, key)
+	}
+	s.mem.Add(-e.size)
+}
+
+// Set stores e under key, replacing any previous entry; e's expiry is kept
+// as it is (0 for a fresh entry). The caller holds key's tag lock
+// exclusively.
+func (db *DB) Set(key []byte, e *Entry) {
+	s := db.shardOf(key)
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = make(map[string]*Entry)
+	}
+	k := string(key)
+	old, ok := s.m[k]
+	if ok {
+		db.removeLocked(s, k, old)
+		// Reuse the map's key string.
+	}
+	e.size = e.memSize(k)
+	s.mem.Add(e.size)
+	s.m[k] = e
+	if e.expire != 0 {
+		if s.volatile == nil {
+			s.volatile = make(map[string]struct{})
+		}
+		s.volatile[k] = struct{}{}
+	}
+	s.mu.Unlock()
+	e.touch(db.Now())
+}
+
+// Updated re-accounts e's memory after its value changed in place. The
+// caller holds key's tag lock exclusively.
+func (db *DB) Updated(key []byte, e *Entry) {
+	n := e.memSize(string(key))
+	if d := n - e.size; d != 0 {
+		e.size = n
+		db.shardOf(key).mem.Add(d)
+	}
+}
+
+// Delete removes key and reports whether a live entry was there.
+func (db *DB) Delete(key []byte) bool {
+	s := db.shardOf(key)
+	s.mu.Lock()
+	e, ok := s.m[string(key)]
+	if ok {
+		db.removeLocked(s, string(key), e)
+	}
+	s.mu.Unlock()
+	return ok && (e.expire == 0 || e.expire > db.Now())
+}
+
+// SetExpire sets the expiry of the live key (unix ms, 0 to persist) and
+// reports whether the key exists.
+func (db *DB) SetExpire(key []byte, at int64) bool {
+	s := db.shardOf(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[string(key)]
+	if !ok {
+		return false
+	}
+	k := string(key)
+	switch {
+	case at == 0 && e.expire != 0:
+		delete(s.volatile, k)
+	case at != 0 && e.expire == 0:
+		if s.volatile == nil {
+			s.volatile = make(map[string]struct{})
+		}
+		s.volatile[k] = struct{}{}
+	}
+	e.expire = at
+	return true
+}
+
+// Len returns the number of keys, counting expired keys not yet removed
+// (as Redis's DBSIZE does).
+func (db *DB) Len() int {
+	n := 0
+	for i := range db.shards {
+		s := &db.shards[i]
+		s.mu.RLock()
+		n += len(s.m)
+		s.mu.RUnlock()
+	}
+	return n
+}
+
+// Volatile returns the number of keys with an expiry.
+func (db *DB) Volatile() int {
+	n := 0
+	for i := range db.shards {
+		s := &db.shards[i]
+		s.mu.RLock()
+		n += len(s.volatile)
+		s.mu.RUnlock()
+	}
+	return n
+}
+
+// Mem returns the bytes accounted to this database.
+func (db *DB) Mem() int64 {
+	var n int64
+	for i := range db.shards {
+		n += db.shards[i].mem.Load()
+	}
+	return n
+}
+
+// Flush removes every key. The caller holds the global lock exclusively.
+func (db *DB) Flush() {
+	for i := range db.shards {
+		s := &db.shards[i]
+		s.mu.Lock()
+		s.m, s.volatile = nil, nil
+		s.mem.Store(0)
+		s.mu.Unlock()
+	}
+}
+
+// Swap exchanges the contents of two databases. The caller holds the
+// global lock exclusively; the shard locks are taken too, for the readers
+// that take no key locks (SCAN, DBSIZE, RANDOMKEY).
+func (db *DB) Swap(other *DB) {
+	if db == other {
+		return
+	}
+	for i := range db.shards {
+		a, b := &db.shards[i], &other.shards[i]
+		a.mu.Lock()
+		b.mu.Lock()
+		a.m, b.m = b.m, a.m
+		a.volatile, b.volatile = b.volatile, a.volatile
+		am := a.mem.Load()
+		a.mem.Store(b.mem.Load())
+		b.mem.Store(am)
+		b.mu.Unlock()
+		a.mu.Unlock()
+	}
+}
+
+// ForEach calls fn for every live key until fn returns false. It holds one
+// shard's lock at a time, so fn must not call into the DB; for a
+// consistent view the caller holds the global lock exclusively.
+func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
+	now := db.Now()
+	for i := range db.shards {
+		s := &db.shards[i]
+		s.mu.RLock()
+		for k, e := range s.m {
+			if e.expire != 0 && e.expire <= now {
+				continue
+			}
+			if !fn(k, e) {
+				s.mu.RUnlock()
+				return
+			}
+		}
+		s.mu.RUnlock()
+	}
+}
+
+// Random returns a random live key, or "" and false when there is none.
+func (db *DB) Random(rand func(n int) int) (string, bool) {
+	now := db.Now()
+	for tries := 0; tries < 100; tries++ {
+		start := rand(numShards)
+		for j := 0; j < numShards; j++ {
+			s := &db.shards[(start+j)%numShards]
+			s.mu.RLock()
+			if n := len(s.m); n > 0 {
+				skip := rand(n)
+				for k, e := range s.m {
+					if skip > 0 {
+						skip--
+						continue
+					}
+					live := e.expire == 0 || e.expire > now
+					s.mu.RUnlock()
+					if live {
+						return k, true
+					}
+					goto next
+				}
+			}
+			s.mu.RUnlock()
+		}
+		return "", false
+	next:
+	}
+	return "", false
+}
+
+// Scan returns keys in ascending order of their hash, starting at cursor,
+// until about count keys were collected, and the cursor to continue from
+// (0 when the iteration is complete). Every key that exists for the whole
+// iteration is returned at least once, whatever else is added or removed.
+// Expired keys are skipped (but counted, as Redis counts them).
+//
+// Like Redis's, the work per call is bounded by count, not by how sparse
+// the keyspace is: empty shards cost nothing, so an empty database ends
+// at once (cursor 0) and one with fewer than count keys is returned whole
+// by the first call, as Redis returns a small dict.
+func (db *DB) Scan(cursor uint64, count int, fn func(key string, e *Entry)) uint64 {
+	count = max(count, 1)
+	now := db.Now()
+	type hk struct {
+		h    uint64
+		k    string
+		e    *Entry
+		live bool // read under the shard lock, which guards expire
+	}
+	var batch []hk
+	found := 0
+	for si := shardIndex(cursor); si < numShards; si++ {
+		s := &db.shards[si]
+		batch = batch[:0]
+		s.mu.RLock()
+		for k, e := range s.m {
+			if h := maphash.String(seed, k); h >= cursor {
+				batch = append(batch, hk{h, k, e, e.expire == 0 || e.expire > now})
+			}
+		}
+		s.mu.RUnlock()
+		slices.SortFunc(batch, func(a, b hk) int {
+			switch {
+			case a.h < b.h:
+				return -1
+			case a.h > b.h:
+				return 1
+			}
+			return 0
+		})
+		for i, x := range batch {
+			if found >= count && x.h != batch[i-1].h {
+				return x.h
+			}
+			if x.live {
+				fn(x.k, x.e)
+			}
+			found++
+		}
+		if si == numShards-1 {
+			return 0
+		}
+		cursor = uint64(si+1) << (64 - shardBits)
+		if found >= count {
+			return cursor
+		}
+	}
+	return 0
+}
+
+// ExpireCandidates appends to out the expired keys among up to max keys
+// with an expiry in shard si; the active expiry cycle then locks each one
+// and calls DeleteExpired.
+func (db *DB) ExpireCandidates(si int, max int, out []string) []string {
+	s := &db.shards[si%numShards]
+	now := db.Now()
+	s.mu.RLock()
+	for k := range s.volatile {
+		if max == 0 {
+			break
+		}
+		max--
+		if e := s.m[k]; e != nil && e.expire <= now {
+			out = append(out, k)
+		}
+	}
+	s.mu.RUnlock()
+	return out
+}
+
+// NumShards is the number of shards ExpireCandidates cycles over.
+const NumShards = numShards
+
+// DeleteExpired removes key if it is expired and reports whether it did.
+// The caller holds key's tag lock exclusively.
+func (db *DB) DeleteExpired(key []byte) bool {
+	s := db.shardOf(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[string(key)]
+	if e == nil || e.expire == 0 || e.expire > db.Now() {
+		return false
+	}
+	db.removeLocked(s, string(key), e)
+	return true
+}
+
+// SetString stores v (copied) as key's string value, reusing the existing
+// string entry's buffer when it can. With keepTTL the key's expiry stays,
+// otherwise it is cleared. The caller holds key's tag lock exclusively.
+func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
+	s := db.shardOf(key)
+	s.mu.Lock()
+	if e, ok := s.m[string(key)]; ok && e.Kind == KindString && (e.expire == 0 || keepTTL) &&
+		cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16 && (e.expire == 0 || e.expire > db.Now()) {
+		e.Str = append(e.Str[:0], v...)
+		s.mu.Unlock()
+		db.Updated(key, e)
+		e.touch(db.Now())
+		return e
+	}
+	s.mu.Unlock()
+	e := NewString(append(make([]byte, 0, len(v)), v...))
+	if keepTTL {
+		if old := db.Get(key); old != nil {
+			e.expire = old.expire
+		}
+	}
+	db.Set(key, e)
+	return e
+}

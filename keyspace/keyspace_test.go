@@ -1,0 +1,316 @@
+package keyspace
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// clock is a settable test clock.
+type clock struct{ now int64 }
+
+func newTestDB() (*DB, *clock) {
+	clk := &clock{now: 1_000_000}
+	db := New()
+	db.Now = func() int64 { return clk.now }
+	return db, clk
+}
+
+func set(db *DB, key, val string) { db.SetString([]byte(key), []byte(val), false) }
+
+// scanAll runs a full SCAN iteration with count, calling between(step)
+// after each call, and returns how often each key was returned.
+func scanAll(db *DB, count int, between func(step int)) map[string]int {
+	seen := map[string]int{}
+	cursor := uint64(0)
+	for step := 0; ; step++ {
+		cursor = db.Scan(cursor, count, func(k string, _ *Entry) { seen[k]++ })
+		if cursor == 0 {
+			return seen
+		}
+		if between != nil {
+			between(step)
+		}
+		if step > 1_000_000 {
+			panic("scan does not terminate")
+		}
+	}
+}
+
+func TestScanReturnsEveryKey(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 100, 5000} {
+		for _, count := range []int{-3, 0, 1, 7, 10, 1000, 1 << 62} {
+			t.Run(fmt.Sprintf("n=%d/count=%d", n, count), func(t *testing.T) {
+				db, _ := newTestDB()
+				for i := 0; i < n; i++ {
+					set(db, fmt.Sprint("key:", i), "v")
+				}
+				seen := scanAll(db, count, nil)
+				if len(seen) != n {
+					t.Fatalf("scan returned %d distinct keys, want %d", len(seen), n)
+				}
+				for k, c := range seen {
+					if c != 1 {
+						t.Errorf("key %q returned %d times without concurrent changes", k, c)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestScanGuaranteeUnderChanges adds and removes keys between SCAN calls:
+// every key present for the whole iteration must be returned.
+func TestScanGuaranteeUnderChanges(t *testing.T) {
+	for _, count := range []int{1, 3, 10, 100} {
+		t.Run(fmt.Sprint("count=", count), func(t *testing.T) {
+			db, _ := newTestDB()
+			rng := rand.New(rand.NewPCG(1, uint64(count)))
+			stable := map[string]bool{}
+			for i := 0; i < 2000; i++ {
+				k := fmt.Sprint("stable:", i)
+				set(db, k, "v")
+				stable[k] = true
+			}
+			var volatile []string
+			next := 0
+			seen := scanAll(db, count, func(int) {
+				for j := 0; j < 5; j++ {
+					k := fmt.Sprint("churn:", next)
+					next++
+					set(db, k, "v")
+					volatile = append(volatile, k)
+				}
+				for j := 0; j < 3 && len(volatile) > 0; j++ {
+					i := rng.IntN(len(volatile))
+					db.Delete([]byte(volatile[i]))
+					volatile = append(volatile[:i], volatile[i+1:]...)
+				}
+			})
+			for k := range stable {
+				if seen[k] == 0 {
+					t.Fatalf("key %q present throughout was not returned", k)
+				}
+			}
+		})
+	}
+}
+
+// TestScanConcurrentWriters runs full iterations while other goroutines
+// add and remove keys (run with -race).
+func TestScanConcurrentWriters(t *testing.T) {
+	db := New()
+	for i := 0; i < 3000; i++ {
+		set(db, fmt.Sprint("stable:", i), "v")
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := []byte(fmt.Sprint("churn:", w, ":", i%500))
+				if i%2 == 0 {
+					db.SetString(k, []byte("x"), false)
+				} else {
+					db.Delete(k)
+				}
+			}
+		}()
+	}
+	for round := 0; round < 5; round++ {
+		seen := scanAll(db, 20, nil)
+		for i := 0; i < 3000; i++ {
+			if seen[fmt.Sprint("stable:", i)] == 0 {
+				t.Fatalf("round %d: stable:%d not returned", round, i)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+func TestScanSkipsExpired(t *testing.T) {
+	db, clk := newTestDB()
+	set(db, "live", "v")
+	set(db, "dead", "v")
+	db.SetExpire([]byte("dead"), clk.now+10)
+	clk.now += 10
+	seen := scanAll(db, 10, nil)
+	if len(seen) != 1 || seen["live"] != 1 {
+		t.Fatalf("scan returned %v, want only live", seen)
+	}
+}
+
+func TestScanHugeCursor(t *testing.T) {
+	db, _ := newTestDB()
+	set(db, "a", "v")
+	// A cursor past every hash ends the iteration.
+	if c := db.Scan(^uint64(0), 10, func(string, *Entry) {}); c != 0 {
+		t.Fatalf("cursor %d, want 0", c)
+	}
+}
+
+func TestCloneString(t *testing.T) {
+	db, clk := newTestDB()
+	set(db, "a", "hello")
+	db.SetExpire([]byte("a"), clk.now+5000)
+	e := db.Get([]byte("a"))
+	d := e.Clone()
+	if d == nil || string(d.Str) != "hello" || d.Kind != KindString || d.Expire() != clk.now+5000 {
+		t.Fatalf("clone = %+v", d)
+	}
+	d.Str[0] = 'j'
+	if string(e.Str) != "hello" {
+		t.Fatal("clone shares the value's bytes")
+	}
+	db.Set([]byte("b"), d)
+	if db.Volatile() != 2 {
+		t.Fatalf("volatile = %d, want 2", db.Volatile())
+	}
+}
+
+type cloneable []int
+
+func (c cloneable) Clone() any     { return append(cloneable(nil), c...) }
+func (c cloneable) MemSize() int64 { return int64(8 * len(c)) }
+
+func TestCloneObject(t *testing.T) {
+	e := NewObject(KindList, cloneable{1, 2})
+	d := e.Clone()
+	if d == nil || d.Kind != KindList {
+		t.Fatalf("clone = %+v", d)
+	}
+	d.Obj.(cloneable)[0] = 9
+	if e.Obj.(cloneable)[0] != 1 {
+		t.Fatal("clone shares the object")
+	}
+	if NewObject(KindSet, struct{}{}).Clone() != nil {
+		t.Fatal("an object without Clone must not be cloned")
+	}
+}
+
+func TestSwap(t *testing.T) {
+	a, clk := newTestDB()
+	b, _ := newTestDB()
+	b.Now = a.Now
+	set(a, "x", "1")
+	set(a, "y", "2")
+	a.SetExpire([]byte("y"), clk.now+100)
+	set(b, "z", "3")
+	memA, memB := a.Mem(), b.Mem()
+	a.Swap(b)
+	if a.Len() != 1 || b.Len() != 2 || a.Get([]byte("z")) == nil || b.Get([]byte("y")) == nil {
+		t.Fatalf("after swap: a=%d b=%d", a.Len(), b.Len())
+	}
+	if a.Mem() != memB || b.Mem() != memA || a.Volatile() != 0 || b.Volatile() != 1 {
+		t.Fatal("swap did not exchange accounting")
+	}
+	a.Swap(a) // no-op, must not deadlock
+	if a.Len() != 1 {
+		t.Fatal("self swap changed the db")
+	}
+}
+
+// TestMoveEntryAccounting moves an entry to another key as RENAME does
+// (Delete then Set): memory and expiry follow it.
+func TestMoveEntryAccounting(t *testing.T) {
+	db, clk := newTestDB()
+	set(db, "short", "value")
+	db.SetExpire([]byte("short"), clk.now+100)
+	e := db.Get([]byte("short"))
+	db.Delete([]byte("short"))
+	db.Set([]byte("a-much-longer-key-name"), e)
+	want := int64(len("a-much-longer-key-name")) + entryOverhead + int64(cap(e.Str))
+	if db.Mem() != want {
+		t.Fatalf("mem = %d, want %d", db.Mem(), want)
+	}
+	if db.Volatile() != 1 || db.Len() != 1 || e.Expire() != clk.now+100 {
+		t.Fatal("expiry did not follow the entry")
+	}
+	db.Delete([]byte("a-much-longer-key-name"))
+	if db.Mem() != 0 || db.Volatile() != 0 {
+		t.Fatalf("mem = %d volatile = %d after delete", db.Mem(), db.Volatile())
+	}
+}
+
+func TestExpiryBasics(t *testing.T) {
+	db, clk := newTestDB()
+	set(db, "k", "v")
+	if !db.SetExpire([]byte("k"), clk.now+10) || db.SetExpire([]byte("missing"), 5) {
+		t.Fatal("SetExpire existence report")
+	}
+	if db.Volatile() != 1 {
+		t.Fatal("volatile not counted")
+	}
+	db.SetExpire([]byte("k"), 0)
+	if db.Volatile() != 0 || db.Get([]byte("k")).Expire() != 0 {
+		t.Fatal("persist did not clear the expiry")
+	}
+	db.SetExpire([]byte("k"), clk.now+10)
+	clk.now += 10
+	if db.Peek([]byte("k")) != nil || db.Len() != 0 {
+		t.Fatal("expired key still visible")
+	}
+	set(db, "k2", "v")
+	db.SetExpire([]byte("k2"), clk.now+1)
+	clk.now++
+	if db.Delete([]byte("k2")) {
+		t.Fatal("Delete of an expired key reported a live key")
+	}
+}
+
+func TestExpireCandidates(t *testing.T) {
+	db, clk := newTestDB()
+	for i := 0; i < 200; i++ {
+		k := fmt.Sprint("k", i)
+		set(db, k, "v")
+		if i%2 == 0 {
+			db.SetExpire([]byte(k), clk.now+1)
+		}
+	}
+	clk.now++
+	var removed int
+	for si := 0; si < NumShards; si++ {
+		for _, k := range db.ExpireCandidates(si, 100, nil) {
+			if db.DeleteExpired([]byte(k)) {
+				removed++
+			}
+		}
+	}
+	if removed != 100 || db.Len() != 100 || db.Volatile() != 0 {
+		t.Fatalf("removed %d, len %d", removed, db.Len())
+	}
+}
+
+func TestRandomAndForEach(t *testing.T) {
+	db, clk := newTestDB()
+	if _, ok := db.Random(rand.IntN); ok {
+		t.Fatal("random key from an empty db")
+	}
+	set(db, "a", "v")
+	set(db, "b", "v")
+	db.SetExpire([]byte("b"), clk.now+1)
+	clk.now++
+	for i := 0; i < 20; i++ {
+		if k, ok := db.Random(rand.IntN); !ok || k != "a" {
+			t.Fatalf("random = %q, %v", k, ok)
+		}
+	}
+	var keys []string
+	db.ForEach(func(k string, _ *Entry) bool { keys = append(keys, k); return true })
+	if len(keys) != 1 || keys[0] != "a" {
+		t.Fatalf("ForEach = %v", keys)
+	}
+	db.Flush()
+	if db.Len() != 0 || db.Mem() != 0 {
+		t.Fatal("flush left keys")
+	}
+}

@@ -1,0 +1,5 @@
+package server
+
+func clientCommands() []*Command {
+	return nil
+}

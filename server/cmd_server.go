@@ -1,0 +1,1046 @@
+package server
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hotkv/hotkv/keyspace"
+)
+
+func serverCommands() []*Command {
+	return []*Command{
+		{Name: "info", Arity: -1, Flags: Loading | Stale, Handler: cmdInfo},
+		{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdTime},
+		{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdLastSave},
+		// DEBUG stops the server in Redis (DEBUG SLEEP blocks every client,
+		// DEBUG POPULATE writes any key): HotKV gets the same effect with
+		// the exclusive global lock.
+		{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Global, Handler: cmdDebug},
+		{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, Handler: cmdShutdown},
+		{Name: "memory", Arity: -2, Sub: map[string]*Command{
+			"usage":        {Arity: -3, Flags: Readonly, First: 2, Last: 2, Step: 1, Handler: cmdMemoryUsage},
+			"stats":        {Arity: 2, Handler: cmdMemoryStats},
+			"doctor":       {Arity: 2, Handler: cmdMemoryDoctor},
+			"malloc-stats": {Arity: 2, Handler: cmdMemoryMallocStats},
+			"purge":        {Arity: 2, Handler: cmdMemoryPurge},
+			"help":         {Arity: 2, Flags: Loading | Stale, Handler: cmdMemoryHelp},
+		}},
+		{Name: "slowlog", Arity: -2, Sub: map[string]*Command{
+			"get":   {Arity: -2, Flags: Admin | Loading | Stale, Handler: cmdSlowlogGet},
+			"len":   {Arity: 2, Flags: Admin | Loading | Stale, Handler: cmdSlowlogLen},
+			"reset": {Arity: 2, Flags: Admin | Loading | Stale, Handler: cmdSlowlogReset},
+			"help":  {Arity: 2, Flags: Loading | Stale, Handler: cmdSlowlogHelp},
+		}},
+	}
+}
+
+// replyHelpLines writes a HELP reply as Redis's addReplyHelp does: a
+// header naming the command, the lines, and the closing HELP entry, all as
+// status replies.
+func (c *Client) replyHelpLines(cmd string, lines []string) {
+	c.w.Array(len(lines) + 3)
+	c.w.Simple(cmd + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.w.Simple(l)
+	}
+	c.w.Simple("HELP")
+	c.w.Simple("    Prints this help.")
+}
+
+// TIME
+func cmdTime(c *Client, args [][]byte) {
+	now := time.Now()
+	c.w.Array(2)
+	c.w.BulkInt(now.Unix())
+	c.w.BulkInt(int64(now.Nanosecond() / 1000))
+}
+
+// LASTSAVE
+func cmdLastSave(c *Client, args [][]byte) { c.w.Int(c.srv.lastSave.Load()) }
+
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
+//
+// Persistence is not implemented yet (issue #6): SAVE has nothing to save,
+// so every form shuts down at once. As with Redis, a successful SHUTDOWN
+// sends no reply: the connection just closes.
+func cmdShutdown(c *Client, args [][]byte) {
+	var save, nosave, now, force, abort bool
+	for _, a := range args[1:] {
+		switch {
+		case equalFold(a, "nosave"):
+			nosave = true
+		case equalFold(a, "save"):
+			save = true
+		case equalFold(a, "now"):
+			now = true
+		case equalFold(a, "force"):
+			force = true
+		case equalFold(a, "abort"):
+			abort = true
+		default:
+			c.errorReply(errSyntax)
+			return
+		}
+	}
+	if abort && (save || nosave || now || force) || save && nosave {
+		c.errorReply(errSyntax)
+		return
+	}
+	if abort {
+		// Shutdown is immediate, so there is never one to abort.
+		c.errorReply(errNoShutdownInProgress)
+		return
+	}
+	s := c.srv
+	if save {
+		s.logf("SHUTDOWN SAVE: persistence is not implemented yet (issue #6), nothing saved")
+	}
+	s.logf("User requested shutdown (client id=%d)", c.id)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	}()
+	c.closeAfter = true
+}
+
+// debugAllowed applies enable-debug-command: "yes", or "local" for a
+// connection from the loopback interface.
+func (c *Client) debugAllowed() bool {
+	p := c.srv.cfg.Lookup("enable-debug-command")
+	if p == nil {
+		return false
+	}
+	switch p.Enum() {
+	case "yes":
+		return true
+	case "local":
+		return c.isLocal()
+	}
+	return false
+}
+
+var debugHelp = []string{
+	"LOG <message>",
+	"    Write <message> to the server log.",
+	"POPULATE <count> [<prefix>] [<size>]",
+	"    Create <count> string keys named key:<num>. If <prefix> is specified then",
+	"    it is used instead of the 'key' prefix. These are not propagated to",
+	"    replicas. Cluster slots are not respected so keys not belonging to the",
+	"    current node can be created in cluster mode.",
+	"SLEEP <seconds>",
+	"    Stop the server for <seconds>. Decimals allowed.",
+}
+
+// DEBUG subcommand [arg ...]
+//
+// HotKV implements HELP, LOG, POPULATE and SLEEP; other subcommands get
+// Redis's unknown-subcommand error.
+func cmdDebug(c *Client, args [][]byte) {
+	if !c.debugAllowed() {
+		c.errorReply(errDebugNotAllowed)
+		return
+	}
+	sub := args[1]
+	switch {
+	case equalFold(sub, "help") && len(args) == 2:
+		c.replyHelpLines("DEBUG", debugHelp)
+	case equalFold(sub, "sleep") && len(args) == 3:
+		// Redis parses with strtod: junk reads as 0, negatives do not sleep.
+		if d := strtod(args[2]); d > 0 {
+			time.Sleep(time.Duration(d * float64(time.Second)))
+		}
+		c.w.OK()
+	case equalFold(sub, "log") && len(args) == 3:
+		c.srv.log.Warn("DEBUG LOG: " + string(args[2]))
+		c.w.OK()
+	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
+		debugPopulate(c, args)
+	default:
+		c.errorReply(fmtSubcommandArgs(sub, "DEBUG"))
+	}
+}
+
+// debugPopulate is DEBUG POPULATE <count> [<prefix>] [<size>]. DEBUG holds
+// the global lock, so it may write any key.
+func debugPopulate(c *Client, args [][]byte) {
+	n, ok := parseInt(args[2])
+	if !ok || n < 0 {
+		c.errorReply(errMustBePositive)
+		return
+	}
+	prefix := "key"
+	if len(args) >= 4 {
+		prefix = string(args[3])
+	}
+	var size int64
+	if len(args) == 5 {
+		if size, ok = parseInt(args[4]); !ok || size < 0 {
+			c.errorReply(errMustBePositive)
+			return
+		}
+	}
+	var key, val []byte
+	for j := int64(0); j < n; j++ {
+		key = append(append(append(key[:0], prefix...), ':'), formatInt(j)...)
+		if c.db.Peek(key) != nil {
+			continue
+		}
+		val = append(append(val[:0], "value:"...), formatInt(j)...)
+		if size > 0 {
+			v := make([]byte, size)
+			copy(v, val)
+			c.db.SetString(key, v, false)
+		} else {
+			c.db.SetString(key, val, false)
+		}
+	}
+	c.w.OK()
+}
+
+// strtod parses the longest prefix of b that is a decimal number, as C's
+// strtod does for DEBUG SLEEP; 0 when there is none.
+func strtod(b []byte) float64 {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	start := i
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		j := i + 1
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+				j++
+			}
+			i = j
+		}
+	}
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+var memoryHelp = []string{
+	"DOCTOR",
+	"    Return memory problems reports.",
+	"MALLOC-STATS",
+	"    Return internal statistics report from the memory allocator.",
+	"PURGE",
+	"    Attempt to purge dirty pages for reclamation by the allocator.",
+	"STATS",
+	"    Return information about the memory usage of the server.",
+	"USAGE <key> [SAMPLES <count>]",
+	"    Return memory in bytes used by <key> and its value. Nested values are",
+	"    sampled up to <count> times (default: 5, 0 means sample all).",
+}
+
+// MEMORY HELP
+func cmdMemoryHelp(c *Client, args [][]byte) { c.replyHelpLines("MEMORY", memoryHelp) }
+
+// MEMORY USAGE key [SAMPLES count]
+func cmdMemoryUsage(c *Client, args [][]byte) {
+	for j := 3; j < len(args); j++ {
+		if !equalFold(args[j], "samples") || j+1 >= len(args) {
+			c.errorReply(errSyntax)
+			return
+		}
+		n, ok := c.intArg(args[j+1])
+		if !ok {
+			return
+		}
+		if n < 0 {
+			c.errorReply(errSyntax)
+			return
+		}
+		j++ // HotKV sizes collections exactly: samples is accepted and unused
+	}
+	key := args[2]
+	e := c.db.Peek(key)
+	if e == nil {
+		c.w.Null()
+		return
+	}
+	c.w.Int(memoryUsage(key, e))
+}
+
+// Sizes of Redis's structures on 64-bit builds, for MEMORY USAGE.
+const (
+	redisDictEntry = 24
+	redisObject    = 16
+)
+
+// memoryUsage estimates the bytes Redis would report for key and its
+// value: the dict entry, the key's sds and the value object, each rounded
+// up to jemalloc's size classes. Strings match Redis exactly (int, embstr
+// and raw encodings); other kinds add their MemSize to the object header.
+func memoryUsage(key []byte, e *keyspace.Entry) int64 {
+	n := redisDictEntry + jemallocSize(sdsAllocLen(len(key), true))
+	switch e.Kind {
+	case keyspace.KindString:
+		v := e.Str
+		switch {
+		case len(v) <= 20 && isLong(v):
+			n += redisObject // OBJ_ENCODING_INT: the value lives in the pointer
+		case len(v) <= 44:
+			n += jemallocSize(redisObject + 3 + int64(len(v)) + 1) // embstr
+		default:
+			n += redisObject + jemallocSize(sdsAllocLen(len(v), false))
+		}
+	default:
+		n += redisObject
+		if s, ok := e.Obj.(keyspace.Sizer); ok {
+			n += s.MemSize()
+		}
+	}
+	return n
+}
+
+// isLong reports whether v is an integer as Redis's string2l accepts it.
+func isLong(v []byte) bool {
+	_, ok := parseInt(v)
+	return ok
+}
+
+// sdsAllocLen is the allocation an sds string of n bytes needs: header,
+// bytes and the terminating NUL. Keys (sdsdup'ed) may use the 1-byte
+// SDS_TYPE_5 header below 32 bytes; values never do.
+func sdsAllocLen(n int, key bool) int64 {
+	var hdr int
+	switch {
+	case key && n < 1<<5:
+		hdr = 1
+	case n < 1<<8:
+		hdr = 3
+	case n < 1<<16:
+		hdr = 5
+	case int64(n) < 1<<32:
+		hdr = 9
+	default:
+		hdr = 17
+	}
+	return int64(hdr + n + 1)
+}
+
+// jemallocSize rounds n up to jemalloc's size class: 8, multiples of 16 up
+// to 128, then four classes per doubling.
+func jemallocSize(n int64) int64 {
+	switch {
+	case n <= 8:
+		return 8
+	case n <= 128:
+		return (n + 15) &^ 15
+	}
+	lg := 63 - bits.LeadingZeros64(uint64(n-1))
+	step := int64(1) << (lg - 2)
+	return (n + step - 1) &^ (step - 1)
+}
+
+// fmtSubcommandArgs is Redis's addReplySubcommandSyntaxError text.
+func fmtSubcommandArgs(sub []byte, cmd string) string {
+	return fmt.Sprintf(errSubcommandArgs, truncate(sub, 128), cmd)
+}
+
+// MEMORY STATS
+func cmdMemoryStats(c *Client, args [][]byte) {
+	s := c.srv
+	now := time.Now().UnixMilli()
+	used := s.usedMemory(now)
+	peak := s.usedMem.peak.Load()
+	if peak < used {
+		peak = used
+	}
+	var keys int64
+	type dbStat struct {
+		i          int
+		main, expi int64
+	}
+	var dbs []dbStat
+	for i, db := range s.dbs {
+		n, v := int64(db.Len()), int64(db.Volatile())
+		keys += n
+		if n > 0 || v > 0 {
+			// Redis's per-db overhead: the dict entries of both tables.
+			dbs = append(dbs, dbStat{i, n * redisDictEntry, v * redisDictEntry})
+		}
+	}
+	overhead := int64(baseMemory)
+	for _, d := range dbs {
+		overhead += d.main + d.expi
+	}
+	dataset := used - overhead
+	if dataset < 0 {
+		dataset = 0
+	}
+	rss := rssBytes()
+	w := &c.w
+	w.Map(18 + len(dbs))
+	mapInt := func(k string, v int64) { w.BulkString(k); w.Int(v) }
+	mapInt("peak.allocated", peak)
+	mapInt("total.allocated", used)
+	mapInt("startup.allocated", baseMemory)
+	mapInt("replication.backlog", 0)
+	mapInt("clients.slaves", 0)
+	mapInt("clients.normal", 0)
+	mapInt("cluster.links", 0)
+	mapInt("aof.buffer", 0)
+	mapInt("lua.caches", 0)
+	mapInt("functions.caches", 0)
+	for _, d := range dbs {
+		w.BulkString("db." + strconv.Itoa(d.i))
+		w.Map(3)
+		mapInt("overhead.hashtable.main", d.main)
+		mapInt("overhead.hashtable.expires", d.expi)
+		mapInt("overhead.hashtable.slot-to-keys", 0)
+	}
+	mapInt("overhead.total", overhead)
+	mapInt("keys.count", keys)
+	perKey := int64(0)
+	if keys > 0 {
+		perKey = dataset / keys
+	}
+	mapInt("keys.bytes-per-key", perKey)
+	mapInt("dataset.bytes", dataset)
+	w.BulkString("dataset.percentage")
+	w.Double(percent(dataset, used-baseMemory))
+	w.BulkString("peak.percentage")
+	w.Double(percent(used, peak))
+	w.BulkString("fragmentation")
+	w.Double(ratio(rss, used))
+	mapInt("fragmentation.bytes", rss-used)
+}
+
+func percent(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) * 100 / float64(b)
+}
+
+func ratio(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// MEMORY DOCTOR
+func cmdMemoryDoctor(c *Client, args [][]byte) {
+	msg := "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base."
+	if c.srv.usedMemory(time.Now().UnixMilli()) < 5<<20 {
+		msg = "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting."
+	}
+	c.w.Verbatim("txt", msg)
+}
+
+// MEMORY MALLOC-STATS
+func cmdMemoryMallocStats(c *Client, args [][]byte) {
+	c.w.Verbatim("txt", "Stats not supported for the current allocator")
+}
+
+// MEMORY PURGE
+func cmdMemoryPurge(c *Client, args [][]byte) {
+	debug.FreeOSMemory()
+	c.w.OK()
+}
+
+var slowlogHelp = []string{
+	"GET [<count>]",
+	"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+	"    Entries are made of:",
+	"    id, timestamp, time in microseconds, arguments array, client IP and port,",
+	"    client name",
+	"LEN",
+	"    Return the length of the slowlog.",
+	"RESET",
+	"    Reset the slowlog.",
+}
+
+// SLOWLOG HELP
+func cmdSlowlogHelp(c *Client, args [][]byte) { c.replyHelpLines("SLOWLOG", slowlogHelp) }
+
+// SLOWLOG GET [count]
+func cmdSlowlogGet(c *Client, args [][]byte) {
+	if len(args) > 3 {
+		c.errorReply(fmtSubcommandArgs(args[1], "SLOWLOG"))
+		return
+	}
+	count := int64(10)
+	if len(args) == 3 {
+		n, ok := parseInt(args[2])
+		if !ok || n < -1 {
+			c.errorReply(errSlowlogCount)
+			return
+		}
+		count = n
+	}
+	entries := c.srv.slowlog.newest(count)
+	c.w.Array(len(entries))
+	for _, e := range entries {
+		c.w.Array(6)
+		c.w.Int(e.id)
+		c.w.Int(e.at)
+		c.w.Int(e.micros)
+		c.w.Array(len(e.args))
+		for _, a := range e.args {
+			c.w.BulkString(a)
+		}
+		c.w.BulkString(e.peer)
+		c.w.BulkString(e.clientNm)
+	}
+}
+
+// SLOWLOG LEN
+func cmdSlowlogLen(c *Client, args [][]byte) { c.w.Int(int64(c.srv.slowlog.len())) }
+
+// SLOWLOG RESET
+func cmdSlowlogReset(c *Client, args [][]byte) {
+	c.srv.slowlog.reset()
+	c.w.OK()
+}
+
+// infoSection is one section of INFO, in Redis's output order.
+type infoSection struct {
+	name, title string
+	def         bool // part of "default" (and of INFO without arguments)
+	gen         func(s *Server, b []byte) []byte
+}
+
+// infoSections lists the sections in the order Redis prints them, with
+// HotKV's own "keylocks" last.
+var infoSections []infoSection
+
+func init() {
+	infoSections = []infoSection{
+		{"server", "Server", true, (*Server).infoServer},
+		{"clients", "Clients", true, (*Server).infoClients},
+		{"memory", "Memory", true, (*Server).infoMemory},
+		{"persistence", "Persistence", true, (*Server).infoPersistence},
+		{"stats", "Stats", true, (*Server).infoStats},
+		{"replication", "Replication", true, (*Server).infoReplication},
+		{"cpu", "CPU", true, (*Server).infoCPU},
+		{"modules", "Modules", true, nil},
+		{"commandstats", "Commandstats", false, (*Server).infoCommandStats},
+		// Error statistics by error prefix need a hook where errors are
+		// written (gate.go); the section is there but empty for now.
+		{"errorstats", "Errorstats", true, nil},
+		{"latencystats", "Latencystats", false, nil},
+		{"cluster", "Cluster", true, (*Server).infoCluster},
+		{"keyspace", "Keyspace", true, (*Server).infoKeyspace},
+		{"keylocks", "Keylocks", true, (*Server).infoKeylocks},
+	}
+}
+
+// INFO [section [section ...]]
+func cmdInfo(c *Client, args [][]byte) {
+	all, def := false, len(args) == 1
+	var named []string
+	for _, a := range args[1:] {
+		switch {
+		case equalFold(a, "all"), equalFold(a, "everything"):
+			all = true
+		case equalFold(a, "default"):
+			def = true
+		default:
+			named = append(named, string(lower(nil, a)))
+		}
+	}
+	c.w.Verbatim("txt", string(c.srv.infoString(all, def, named)))
+}
+
+// infoString renders the selected sections as Redis does: "# Title"
+// headers, "field:value" lines ending in CRLF, a blank line between
+// sections.
+func (s *Server) infoString(all, def bool, named []string) []byte {
+	var b []byte
+	n := 0
+	for _, sec := range infoSections {
+		want := all || def && sec.def
+		for _, name := range named {
+			want = want || name == sec.name
+		}
+		if !want {
+			continue
+		}
+		if n > 0 {
+			b = append(b, "\r\n"...)
+		}
+		n++
+		b = append(b, "# "...)
+		b = append(b, sec.title...)
+		b = append(b, "\r\n"...)
+		if sec.gen != nil {
+			b = sec.gen(s, b)
+		}
+	}
+	return b
+}
+
+// hexID derives a stable 40-hex-digit identifier (run_id, master_replid)
+// from the server's start time and identity.
+func (s *Server) hexID(kind string) string {
+	h := sha1.Sum(fmt.Appendf(nil, "%s:%p:%d", kind, s, s.started.UnixNano()))
+	return hex.EncodeToString(h[:])
+}
+
+var (
+	osNameOnce sync.Once
+	osName     string
+)
+
+// uname returns what Redis's "os" field shows: system, release, machine.
+func uname() string {
+	osNameOnce.Do(func() {
+		sys := runtime.GOOS
+		if sys != "" {
+			sys = strings.ToUpper(sys[:1]) + sys[1:]
+		}
+		machine := runtime.GOARCH
+		switch machine {
+		case "amd64":
+			machine = "x86_64"
+		case "386":
+			machine = "i686"
+		case "arm64":
+			if runtime.GOOS == "linux" {
+				machine = "aarch64"
+			}
+		}
+		osName = sys + " " + machine
+		if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+			osName = sys + " " + strings.TrimSpace(string(rel)) + " " + machine
+		}
+	})
+	return osName
+}
+
+func multiplexingAPI() string {
+	switch runtime.GOOS {
+	case "linux", "android":
+		return "epoll"
+	case "darwin", "freebsd", "netbsd", "openbsd", "dragonfly", "ios":
+		return "kqueue"
+	case "solaris", "illumos":
+		return "evport"
+	case "windows":
+		return "iocp"
+	}
+	return "poll"
+}
+
+func (s *Server) infoServer(b []byte) []byte {
+	now := time.Now()
+	uptime := int64(now.Sub(s.started) / time.Second)
+	hz := s.cfg.Lookup("hz").Int()
+	exe, _ := os.Executable()
+	b = fmt.Appendf(b, "redis_version:%s\r\n", RedisVersion)
+	b = fmt.Appendf(b, "hotkv_version:%s\r\n", Version)
+	b = append(b, "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:0\r\nredis_mode:standalone\r\n"...)
+	b = fmt.Appendf(b, "os:%s\r\n", uname())
+	b = fmt.Appendf(b, "arch_bits:%d\r\n", strconv.IntSize)
+	b = append(b, "monotonic_clock:POSIX clock_gettime\r\n"...)
+	b = fmt.Appendf(b, "multiplexing_api:%s\r\n", multiplexingAPI())
+	b = append(b, "atomicvar_api:go-sync-atomic\r\ngcc_version:0.0.0\r\n"...)
+	b = fmt.Appendf(b, "go_version:%s\r\n", runtime.Version())
+	b = fmt.Appendf(b, "process_id:%d\r\n", os.Getpid())
+	b = append(b, "process_supervised:no\r\n"...)
+	b = fmt.Appendf(b, "run_id:%s\r\n", s.hexID("run"))
+	b = fmt.Appendf(b, "tcp_port:%d\r\n", s.cfg.Lookup("port").Int())
+	b = fmt.Appendf(b, "server_time_usec:%d\r\n", now.UnixMicro())
+	b = fmt.Appendf(b, "uptime_in_seconds:%d\r\n", uptime)
+	b = fmt.Appendf(b, "uptime_in_days:%d\r\n", uptime/(3600*24))
+	b = fmt.Appendf(b, "hz:%d\r\n", hz)
+	b = fmt.Appendf(b, "configured_hz:%d\r\n", hz)
+	b = fmt.Appendf(b, "lru_clock:%d\r\n", (now.UnixMilli()/1000)&(1<<24-1))
+	b = fmt.Appendf(b, "executable:%s\r\n", exe)
+	b = fmt.Appendf(b, "config_file:%s\r\n", s.cfg.File())
+	return append(b, "io_threads_active:0\r\n"...)
+}
+
+func (s *Server) infoClients(b []byte) []byte {
+	s.mu.Lock()
+	n := len(s.mu.clients)
+	s.mu.Unlock()
+	b = fmt.Appendf(b, "connected_clients:%d\r\n", n)
+	b = append(b, "cluster_connections:0\r\n"...)
+	b = fmt.Appendf(b, "maxclients:%d\r\n", s.cfg.Lookup("maxclients").Int())
+	return append(b, "client_recent_max_input_buffer:0\r\n"+
+		"client_recent_max_output_buffer:0\r\n"+
+		"blocked_clients:0\r\n"+
+		"tracking_clients:0\r\n"+
+		"clients_in_timeout_table:0\r\n"...)
+}
+
+// bytesToHuman formats n as Redis's bytesToHuman does.
+func bytesToHuman(n uint64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return strconv.FormatUint(n, 10) + "B"
+	case n < k*k:
+		return fmt.Sprintf("%.2fK", float64(n)/k)
+	case n < k*k*k:
+		return fmt.Sprintf("%.2fM", float64(n)/(k*k))
+	case n < k*k*k*k:
+		return fmt.Sprintf("%.2fG", float64(n)/(k*k*k))
+	case n < k*k*k*k*k:
+		return fmt.Sprintf("%.2fT", float64(n)/(k*k*k*k))
+	case n < k*k*k*k*k*k:
+		return fmt.Sprintf("%.2fP", float64(n)/(k*k*k*k*k))
+	}
+	return strconv.FormatUint(n, 10) + "B"
+}
+
+// memOverhead is used_memory_overhead: the empty server plus one dict
+// entry per key and per expiry.
+func (s *Server) memOverhead() int64 {
+	n := int64(baseMemory)
+	for _, db := range s.dbs {
+		n += int64(db.Len()+db.Volatile()) * redisDictEntry
+	}
+	return n
+}
+
+// rssBytes returns the resident set size (from /proc where there is one,
+// else what the Go runtime holds from the OS).
+func rssBytes() int64 {
+	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			if pages, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return pages * int64(os.Getpagesize())
+			}
+		}
+	}
+	sample := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
+}
+
+// totalSystemMemory returns the machine's memory, 0 when unknown (as Redis).
+func totalSystemMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func (s *Server) infoMemory(b []byte) []byte {
+	used := s.usedMemory(time.Now().UnixMilli())
+	peak := max(s.usedMem.peak.Load(), used)
+	rss := rssBytes()
+	overhead := min(s.memOverhead(), used)
+	dataset := used - overhead
+	sys := totalSystemMemory()
+	mm := s.maxmemory.Uint()
+	b = fmt.Appendf(b, "used_memory:%d\r\nused_memory_human:%s\r\n", used, bytesToHuman(uint64(used)))
+	b = fmt.Appendf(b, "used_memory_rss:%d\r\nused_memory_rss_human:%s\r\n", rss, bytesToHuman(uint64(rss)))
+	b = fmt.Appendf(b, "used_memory_peak:%d\r\nused_memory_peak_human:%s\r\n", peak, bytesToHuman(uint64(peak)))
+	b = fmt.Appendf(b, "used_memory_peak_perc:%.2f%%\r\n", percent(used, peak))
+	b = fmt.Appendf(b, "used_memory_overhead:%d\r\n", overhead)
+	b = fmt.Appendf(b, "used_memory_startup:%d\r\n", baseMemory)
+	b = fmt.Appendf(b, "used_memory_dataset:%d\r\n", dataset)
+	b = fmt.Appendf(b, "used_memory_dataset_perc:%.2f%%\r\n", percent(dataset, used-baseMemory))
+	b = fmt.Appendf(b, "total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n", sys, bytesToHuman(uint64(sys)))
+	// No scripting yet: the Lua and function engines use nothing.
+	b = append(b, "used_memory_lua:0\r\n"+
+		"used_memory_vm_eval:0\r\n"+
+		"used_memory_lua_human:0B\r\n"+
+		"used_memory_scripts_eval:0\r\n"+
+		"number_of_cached_scripts:0\r\n"+
+		"number_of_functions:0\r\n"+
+		"number_of_libraries:0\r\n"+
+		"used_memory_vm_functions:0\r\n"+
+		"used_memory_vm_total:0\r\n"+
+		"used_memory_vm_total_human:0B\r\n"+
+		"used_memory_functions:0\r\n"+
+		"used_memory_scripts:0\r\n"+
+		"used_memory_scripts_human:0B\r\n"...)
+	b = fmt.Appendf(b, "maxmemory:%d\r\nmaxmemory_human:%s\r\n", mm, bytesToHuman(mm))
+	b = fmt.Appendf(b, "maxmemory_policy:%s\r\n", s.cfg.Lookup("maxmemory-policy").String())
+	b = fmt.Appendf(b, "mem_fragmentation_ratio:%.2f\r\n", ratio(rss, used))
+	b = fmt.Appendf(b, "mem_fragmentation_bytes:%d\r\n", rss-used)
+	b = append(b, "mem_not_counted_for_evict:0\r\n"+
+		"mem_replication_backlog:0\r\n"+
+		"mem_total_replication_buffers:0\r\n"+
+		"mem_clients_slaves:0\r\n"+
+		"mem_clients_normal:0\r\n"+
+		"mem_cluster_links:0\r\n"+
+		"mem_aof_buffer:0\r\n"...)
+	b = fmt.Appendf(b, "mem_allocator:%s\r\n", runtime.Version())
+	return append(b, "active_defrag_running:0\r\n"+
+		"lazyfree_pending_objects:0\r\n"+
+		"lazyfreed_objects:0\r\n"...)
+}
+
+// infoPersistence reports no persistence activity: RDB and AOF are not
+// implemented yet (issue #6), so the counters stay at their initial values
+// (rdb_changes_since_last_save included).
+func (s *Server) infoPersistence(b []byte) []byte {
+	b = append(b, "loading:0\r\n"+
+		"async_loading:0\r\n"+
+		"current_cow_peak:0\r\n"+
+		"current_cow_size:0\r\n"+
+		"current_cow_size_age:0\r\n"+
+		"current_fork_perc:0.00\r\n"+
+		"current_save_keys_processed:0\r\n"+
+		"current_save_keys_total:0\r\n"+
+		"rdb_changes_since_last_save:0\r\n"+
+		"rdb_bgsave_in_progress:0\r\n"...)
+	b = fmt.Appendf(b, "rdb_last_save_time:%d\r\n", s.lastSave.Load())
+	return append(b, "rdb_last_bgsave_status:ok\r\n"+
+		"rdb_last_bgsave_time_sec:-1\r\n"+
+		"rdb_current_bgsave_time_sec:-1\r\n"+
+		"rdb_saves:0\r\n"+
+		"rdb_last_cow_size:0\r\n"+
+		"rdb_last_load_keys_expired:0\r\n"+
+		"rdb_last_load_keys_loaded:0\r\n"+
+		"aof_enabled:0\r\n"+
+		"aof_rewrite_in_progress:0\r\n"+
+		"aof_rewrite_scheduled:0\r\n"+
+		"aof_last_rewrite_time_sec:-1\r\n"+
+		"aof_current_rewrite_time_sec:-1\r\n"+
+		"aof_last_bgrewrite_status:ok\r\n"+
+		"aof_rewrites:0\r\n"+
+		"aof_rewrites_consecutive_failures:0\r\n"+
+		"aof_last_write_status:ok\r\n"+
+		"aof_last_cow_size:0\r\n"+
+		"module_fork_in_progress:0\r\n"+
+		"module_fork_last_cow_size:0\r\n"...)
+}
+
+// instMetrics keeps the last samples of the command and network counters
+// for the instantaneous_* fields, as Redis's trackInstantaneousMetric does
+// (a sample every 100 ms, averaged over the last 16).
+type instMetrics struct {
+	mu      sync.Mutex
+	last    time.Time
+	prev    [3]int64       // commands, net input, net output at last
+	samples [16][3]float64 // per-second rates
+	idx, n  int
+}
+
+const instSamplePeriod = 100 * time.Millisecond
+
+// sampleInstantaneous is called by the cron on every tick.
+func (s *Server) sampleInstantaneous(now time.Time) {
+	m := &s.stats.inst
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.last.IsZero() && now.Sub(m.last) < instSamplePeriod {
+		return
+	}
+	cur := [3]int64{s.stats.totalCommands(), s.stats.netInput(), s.stats.netOutput()}
+	if !m.last.IsZero() {
+		dt := now.Sub(m.last).Seconds()
+		for i := range cur {
+			m.samples[m.idx][i] = float64(max(cur[i]-m.prev[i], 0)) / dt
+		}
+		m.idx = (m.idx + 1) % len(m.samples)
+		m.n = min(m.n+1, len(m.samples))
+	}
+	m.last, m.prev = now, cur
+}
+
+// rates returns the average per-second rates over the samples.
+func (m *instMetrics) rates() (r [3]float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == 0 {
+		return r
+	}
+	for i := 0; i < m.n; i++ {
+		for j := range r {
+			r[j] += m.samples[i][j]
+		}
+	}
+	for j := range r {
+		r[j] /= float64(m.n)
+	}
+	return r
+}
+
+func (m *instMetrics) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last, m.prev, m.samples, m.idx, m.n = time.Time{}, [3]int64{}, [16][3]float64{}, 0, 0
+}
+
+func (s *Server) infoStats(b []byte) []byte {
+	st := &s.stats
+	var hits, misses int64
+	for i := range st.slots {
+		hits += st.slots[i].hits.Load()
+		misses += st.slots[i].misses.Load()
+	}
+	hits += st.hits.Load()
+	misses += st.misses.Load()
+	r := st.inst.rates()
+	b = fmt.Appendf(b, "total_connections_received:%d\r\n", st.connections.Load())
+	b = fmt.Appendf(b, "total_commands_processed:%d\r\n", st.totalCommands())
+	b = fmt.Appendf(b, "instantaneous_ops_per_sec:%d\r\n", int64(r[0]))
+	b = fmt.Appendf(b, "total_net_input_bytes:%d\r\n", st.netInput())
+	b = fmt.Appendf(b, "total_net_output_bytes:%d\r\n", st.netOutput())
+	b = append(b, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n"...)
+	b = fmt.Appendf(b, "instantaneous_input_kbps:%.2f\r\n", r[1]/1024)
+	b = fmt.Appendf(b, "instantaneous_output_kbps:%.2f\r\n", r[2]/1024)
+	b = append(b, "instantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\n"...)
+	b = fmt.Appendf(b, "rejected_connections:%d\r\n", st.rejectedConns.Load())
+	b = append(b, "sync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"...)
+	b = fmt.Appendf(b, "expired_keys:%d\r\n", st.expiredKeys.Load())
+	b = append(b, "expired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"...)
+	b = fmt.Appendf(b, "expire_cycle_cpu_milliseconds:%d\r\n", st.expireCycleCPUMicros.Load()/1000)
+	b = fmt.Appendf(b, "evicted_keys:%d\r\n", st.evicted.Load())
+	b = append(b, "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"...)
+	b = fmt.Appendf(b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\n", hits, misses)
+	b = append(b, "pubsub_channels:0\r\n"+
+		"pubsub_patterns:0\r\n"+
+		"pubsubshard_channels:0\r\n"+
+		"latest_fork_usec:0\r\n"+
+		"total_forks:0\r\n"+
+		"migrate_cached_sockets:0\r\n"+
+		"slave_expires_tracked_keys:0\r\n"+
+		"active_defrag_hits:0\r\n"+
+		"active_defrag_misses:0\r\n"+
+		"active_defrag_key_hits:0\r\n"+
+		"active_defrag_key_misses:0\r\n"+
+		"total_active_defrag_time:0\r\n"+
+		"current_active_defrag_time:0\r\n"+
+		"tracking_total_keys:0\r\n"+
+		"tracking_total_items:0\r\n"+
+		"tracking_total_prefixes:0\r\n"...)
+	b = fmt.Appendf(b, "unexpected_error_replies:%d\r\n", st.unexpectedErrors.Load())
+	b = fmt.Appendf(b, "total_error_replies:%d\r\n", st.totalErrorReplies.Load())
+	b = append(b, "dump_payload_sanitizations:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"...)
+	b = fmt.Appendf(b, "total_protocol_errors:%d\r\n", st.protocolErrors.Load())
+	return fmt.Appendf(b, "recovered_panics:%d\r\n", st.panics.Load())
+}
+
+func (s *Server) infoReplication(b []byte) []byte {
+	b = append(b, "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"...)
+	b = fmt.Appendf(b, "master_replid:%s\r\n", s.hexID("replid"))
+	b = append(b, "master_replid2:0000000000000000000000000000000000000000\r\n"+
+		"master_repl_offset:0\r\n"+
+		"second_repl_offset:-1\r\n"+
+		"repl_backlog_active:0\r\n"...)
+	b = fmt.Appendf(b, "repl_backlog_size:%d\r\n", s.cfg.Lookup("repl-backlog-size").Int())
+	return append(b, "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n"...)
+}
+
+func (s *Server) infoCPU(b []byte) []byte {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	b = fmt.Appendf(b, "used_cpu_sys:%d.%06d\r\n", int64(ru.Stime.Sec), int64(ru.Stime.Usec))
+	b = fmt.Appendf(b, "used_cpu_user:%d.%06d\r\n", int64(ru.Utime.Sec), int64(ru.Utime.Usec))
+	return append(b, "used_cpu_sys_children:0.000000\r\nused_cpu_user_children:0.000000\r\n"...)
+}
+
+// commandStats sums cmd's counters over the slots.
+func (cmd *Command) commandStats() (calls, usec, rejected, failed int64) {
+	for i := range cmd.stats {
+		st := &cmd.stats[i]
+		calls += st.calls.Load()
+		usec += st.usec.Load()
+		rejected += st.rejected.Load()
+		failed += st.failed.Load()
+	}
+	return
+}
+
+// infoCommandStats lists every command (and subcommand, as
+// cmdstat_config|get) that ran or was refused, by name.
+func (s *Server) infoCommandStats(b []byte) []byte {
+	var cmds []*Command
+	for _, cmd := range s.table {
+		cmds = append(cmds, cmd)
+		for _, sc := range cmd.Sub {
+			cmds = append(cmds, sc)
+		}
+	}
+	slices.SortFunc(cmds, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	for _, cmd := range cmds {
+		calls, usec, rejected, failed := cmd.commandStats()
+		if calls == 0 && rejected == 0 && failed == 0 {
+			continue
+		}
+		perCall := 0.0
+		if calls > 0 {
+			perCall = float64(usec) / float64(calls)
+		}
+		b = fmt.Appendf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+			cmd.Name, calls, usec, perCall, rejected, failed)
+	}
+	return b
+}
+
+func (s *Server) infoCluster(b []byte) []byte { return append(b, "cluster_enabled:0\r\n"...) }
+
+// infoKeyspace lists the non-empty databases. avg_ttl is not estimated
+// (always 0).
+func (s *Server) infoKeyspace(b []byte) []byte {
+	for i, db := range s.dbs {
+		keys, expires := db.Len(), db.Volatile()
+		if keys > 0 || expires > 0 {
+			b = fmt.Appendf(b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", i, keys, expires)
+		}
+	}
+	return b
+}
+
+// infoKeylocks is HotKV's own section: hash-tag lock statistics.
+func (s *Server) infoKeylocks(b []byte) []byte {
+	acq, waits, waitMicros, global, held := s.locks.Snapshot()
+	b = fmt.Appendf(b, "keylock_acquisitions:%d\r\n", acq)
+	b = fmt.Appendf(b, "keylock_waits:%d\r\n", waits)
+	b = fmt.Appendf(b, "keylock_wait_usec:%d\r\n", waitMicros)
+	b = fmt.Appendf(b, "global_lock_exclusive_acquisitions:%d\r\n", global)
+	return fmt.Appendf(b, "keylock_tags_held:%d\r\n", held)
+}

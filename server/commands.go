@@ -1,0 +1,17 @@
+package server
+
+// registerCommands fills the command table from every command group. Each
+// cmd_<group>.go file contributes one function returning its rows.
+func (s *Server) registerCommands() {
+	for _, group := range [][]*Command{
+		connectionCommands(),
+		stringCommands(),
+		keyCommands(),
+		serverCommands(),
+		clientCommands(),
+		configCommands(),
+		introspectionCommands(),
+	} {
+		s.table.add(group...)
+	}
+}

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/resp"
+)
+
+// Reply modes set by CLIENT REPLY.
+const (
+	replyOn = iota
+	replyOff
+	replySkip
+)
+
+// Client is one connection's state. Fields under mu are read by other
+// connections (CLIENT LIST, CLIENT KILL); the rest belong to the
+// connection's own goroutine.
+type Client struct {
+	srv  *Server
+	conn net.Conn
+	id   uint64
+	rd   *resp.Reader
+	w    resp.Writer
+
+	db      *keyspace.DB
+	dbIndex atomic.Int32
+	guard   *lock.Guard
+	slot    int // stats slot
+
+	authenticated bool
+	replyMode     int
+	closeAfter    bool // close after flushing the current reply
+	monitor       bool
+
+	created    time.Time
+	lastActive atomic.Int64 // unix ms
+	lastCmd    atomic.Pointer[Command]
+	killed     atomic.Bool
+	noEvict    bool
+	noTouch    bool
+	keyPos     []int
+	keys       [][]byte
+	nameBuf    [64]byte
+	argvMem    atomic.Int64
+	errors     int64 // error replies sent, for failed_calls
+	inReported int64 // input bytes already added to the stats
+
+	mu struct {
+		sync.Mutex
+		name, libName, libVer string
+		monitorOut            chan []byte
+	}
+}
+
+func (s *Server) newClient(conn net.Conn) *Client {
+	id := s.nextID.Add(1)
+	c := &Client{
+		srv:     s,
+		conn:    conn,
+		id:      id,
+		rd:      resp.NewReader(conn),
+		w:       resp.Writer{Proto: 2},
+		db:      s.dbs[0],
+		guard:   s.locks.NewGuard(id),
+		slot:    int(id % statSlots),
+		created: time.Now(),
+	}
+	c.authenticated = s.requirepass.String() == ""
+	c.rd.Unauthenticated = !c.authenticated
+	c.lastActive.Store(c.created.UnixMilli())
+	c.rd.BeforeBlock = c.flush
+	s.mu.Lock()
+	s.mu.clients[id] = c
+	s.mu.Unlock()
+	return c
+}
+
+// serveConn runs one connection: read every complete command in the
+// buffer, run each, and flush the replies once before reading again.
+func (s *Server) serveConn(conn net.Conn) {
+	defer s.wg.Done()
+	c := s.newClient(conn)
+	defer s.removeClient(c)
+	for !s.closing.Load() {
+		c.rd.MaxBulkLen = s.protoMaxBulk.Int()
+		c.rd.MaxQueryBuffer = s.queryBufLimit.Int()
+		args, err := c.rd.ReadCommand()
+		if err != nil {
+			var perr *resp.ProtocolError
+			if errors.As(err, &perr) {
+				s.stats.protocolErrors.Add(1)
+				c.w.Error("ERR " + perr.Error())
+				c.flush()
+			} else if errors.Is(err, resp.ErrQueryBufferLimit) {
+				s.logf("closing client id=%d: query buffer limit reached", c.id)
+			}
+			return
+		}
+		s.dispatch(c, args)
+		if c.closeAfter || c.killed.Load() {
+			c.flush()
+			return
+		}
+	}
+}
+
+// flush writes the pending replies to the socket.
+func (c *Client) flush() error {
+	if len(c.w.Buf) == 0 {
+		return nil
+	}
+	n, err := c.conn.Write(c.w.Buf)
+	st := &c.srv.stats.slots[c.slot]
+	st.netOut.Add(int64(n))
+	st.netIn.Add(c.rd.BytesRead - c.inReported)
+	c.inReported = c.rd.BytesRead
+	if cap(c.w.Buf) > 1<<20 {
+		c.w.Buf = make([]byte, 0, 16*1024)
+	} else {
+		c.w.Reset()
+	}
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) removeClient(c *Client) {
+	c.conn.Close()
+	s.mu.Lock()
+	delete(s.mu.clients, c.id)
+	s.mu.Unlock()
+	if c.monitor {
+		s.stopMonitor(c)
+	}
+}
+
+// kill closes the client's connection from another goroutine.
+func (c *Client) kill() {
+	c.killed.Store(true)
+	c.conn.Close()
+}
+
+// Name returns the name set by CLIENT SETNAME.
+func (c *Client) Name() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.name
+}
+
+// selectDB switches the client's database; the caller checked the index.
+func (c *Client) selectDB(i int) {
+	c.db = c.srv.dbs[i]
+	c.dbIndex.Store(int32(i))
+}
+
+// errWriter is used by flush paths that have nowhere to report.
+var _ io.Writer = (net.Conn)(nil)

@@ -1,0 +1,78 @@
+package server
+
+// Every error text HotKV replies with lives here, spelled as Redis 7 spells
+// it (without the leading '-'). Texts that take arguments are fmt formats.
+const (
+	errSyntax            = "ERR syntax error"
+	errNotInt            = "ERR value is not an integer or out of range"
+	errNotFloat          = "ERR value is not a valid float"
+	errOverflow          = "ERR increment or decrement would overflow"
+	errIncrFloatNaN      = "ERR increment would produce NaN or Infinity"
+	errWrongType         = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNoSuchKey         = "ERR no such key"
+	errNoAuth            = "NOAUTH Authentication required."
+	errWrongPass         = "WRONGPASS invalid username-password pair or user is disabled."
+	errAuthNoPass        = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errOOM               = "OOM command not allowed when used memory > 'maxmemory'."
+	errDBIndex           = "ERR DB index is out of range"
+	errInvalidDBIndex    = "ERR invalid DB index"
+	errSameObject        = "ERR source and destination objects are the same"
+	errInvalidExpire     = "ERR invalid expire time in '%s' command"
+	errStringTooLong     = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	errOffsetRange       = "ERR offset is out of range"
+	errUnknownCommand    = "ERR unknown command '%.128s', with args beginning with: %s"
+	errUnknownSubcommand = "ERR unknown subcommand '%.128s'. Try %s HELP."
+	errArity             = "ERR wrong number of arguments for '%s' command"
+	errInternal          = "ERR internal error while running '%s': %v"
+	errProtoVersion      = "NOPROTO unsupported protocol version"
+	errNXXXGTLT          = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	errGTLTNX            = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	errCountPositive     = "ERR COUNT must be > 0"
+	errTimeoutNegative   = "ERR timeout is negative"
+	errTimeoutNotFloat   = "ERR timeout is not a float or out of range"
+	errNoScript          = "ERR This Redis command is not allowed from script"
+	errInvalidClientName = "ERR Client names cannot contain spaces, newlines or special characters."
+	errNoSuchClient      = "ERR No such client"
+	errBitOffset         = "ERR bit offset is not an integer or out of range"
+	errDebugUnknown      = "ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP."
+	errSubcommandArgs    = "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP."
+)
+
+// keys
+const (
+	errUnsupportedOption = "ERR Unsupported option %s"
+	errExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
+	errInvalidCursor     = "ERR invalid cursor"
+	errCopyUnknownType   = "ERR unknown type object"
+	errInvalidFirstDB    = "ERR invalid first DB index"
+	errInvalidSecondDB   = "ERR invalid second DB index"
+	errIntRange32        = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errLFUNotSelected    = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errLFUSelected       = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+// strings
+const (
+	errDecrOverflow = "ERR decrement would overflow"
+	errLcsNotString = "ERR The specified keys must contain string values"
+	errLcsLenAndIdx = "ERR If you want both the length and indexes, please just use IDX."
+	errLcsTooLong   = "ERR String too long for LCS"
+	errLcsMemory    = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+)
+
+// command
+const (
+	errGetKeysInvalidCommand = "ERR Invalid command specified"
+	errGetKeysNoKeys         = "ERR The command has no key arguments"
+	errGetKeysArity          = "ERR Invalid number of arguments specified for command"
+	errGetKeysInvalidArgs    = "ERR Invalid arguments specified for command"
+)
+
+// server, config
+const (
+	errNoShutdownInProgress = "ERR No shutdown in progress."
+	errDebugNotAllowed      = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
+	errMustBePositive       = "ERR value is out of range, must be positive"
+	errSlowlogCount         = "ERR count should be greater than or equal to -1"
+	errConfigInternal       = "ERR " // + the config package's error text, when it is not a *config.Error
+)

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// dispatch is the gate every command passes through: table lookup, arity,
+// authentication and OOM checks, then locking, the handler, statistics and
+// the slow log. Transactions and scripts enter through call, below it.
+func (s *Server) dispatch(c *Client, args [][]byte) {
+	cmd, ok := s.lookupChecked(c, args)
+	if !ok {
+		return
+	}
+	if !c.authenticated && cmd.Flags&NoAuth == 0 {
+		s.reject(c, cmd, errNoAuth)
+		return
+	}
+	if cmd.Flags&DenyOOM != 0 && !s.memoryAvailable() {
+		s.reject(c, cmd, errOOM)
+		return
+	}
+	if s.monitors.Load() > 0 && cmd.Flags&(SkipMonitor|Admin) == 0 {
+		s.feedMonitors(c, args)
+	}
+	mark := len(c.w.Buf)
+	s.call(c, cmd, args)
+	switch c.replyMode {
+	case replyOff:
+		c.w.Buf = c.w.Buf[:mark]
+	case replySkip:
+		c.w.Buf = c.w.Buf[:mark]
+		c.replyMode = replyOn
+	}
+}
+
+// lookupChecked resolves args to a command and checks its arity, replying
+// with Redis's error when either fails.
+func (s *Server) lookupChecked(c *Client, args [][]byte) (*Command, bool) {
+	cmd, _ := s.table.lookup(&c.nameBuf, args)
+	if cmd == nil {
+		var b strings.Builder
+		for i := 1; i < len(args) && b.Len() < 128; i++ {
+			arg := args[i]
+			if room := 128 - b.Len(); len(arg) > room {
+				arg = arg[:room]
+			}
+			fmt.Fprintf(&b, "'%s' ", arg)
+		}
+		s.stats.totalErrorReplies.Add(1)
+		c.w.Error(fmt.Sprintf(errUnknownCommand, truncate(args[0], 128), b.String()))
+		return nil, false
+	}
+	if cmd.Sub != nil && len(args) >= 2 && cmd.Handler == nil {
+		// A container (CONFIG, CLIENT) with an unknown subcommand. A
+		// container alone meets its own arity check: "CONFIG" fails it,
+		// "COMMAND" runs the container's handler.
+		s.stats.totalErrorReplies.Add(1)
+		c.w.Error(fmt.Sprintf(errUnknownSubcommand, truncate(args[1], 128), cmd.upperName()))
+		return nil, false
+	}
+	if cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {
+		s.reject(c, cmd, fmt.Sprintf(errArity, cmd.fullName()))
+		return nil, false
+	}
+	return cmd, true
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// reject answers a command refused before it ran.
+func (s *Server) reject(c *Client, cmd *Command, msg string) {
+	cmd.stats[c.slot].rejected.Add(1)
+	s.stats.totalErrorReplies.Add(1)
+	c.w.Error(msg)
+}
+
+// memoryAvailable reports whether used memory is within maxmemory (always
+// when maxmemory is 0).
+func (s *Server) memoryAvailable() bool {
+	mm := s.maxmemory.Uint()
+	return mm == 0 || uint64(s.usedMemory(time.Now().UnixMilli())) <= mm
+}
+
+// call locks what cmd needs, runs it, and records statistics. A panic in
+// the handler is recovered: the locks are released, the client gets an
+// error and the server keeps serving.
+func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
+	start := time.Now()
+	c.lastCmd.Store(cmd)
+	c.lastActive.Store(start.UnixMilli())
+	if cmd.Flags&Global != 0 {
+		c.guard.LockGlobal()
+	} else {
+		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
+		if len(c.keyPos) > 0 {
+			c.keys = c.keys[:0]
+			for _, i := range c.keyPos {
+				c.keys = append(c.keys, args[i])
+			}
+			c.guard.LockKeys(c.keys, cmd.Flags&Write != 0)
+		}
+	}
+	errsBefore := c.errors
+	s.runHandler(c, cmd, args)
+	c.guard.Unlock()
+	d := time.Since(start)
+	s.stats.slots[c.slot].commands.Add(1)
+	st := &cmd.stats[c.slot]
+	st.calls.Add(1)
+	st.usec.Add(d.Microseconds())
+	if c.errors != errsBefore {
+		st.failed.Add(1)
+	}
+	s.slowlog.maybeAdd(s, c, args, d)
+}
+
+func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {
+	mark := len(c.w.Buf)
+	defer func() {
+		if r := recover(); r != nil {
+			s.stats.panics.Add(1)
+			s.logf("panic in command %q from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
+			c.w.Buf = c.w.Buf[:mark]
+			c.errorReply(fmt.Sprintf(errInternal, cmd.Name, r))
+		}
+	}()
+	cmd.Handler(c, args)
+}
+
+// errorReply writes an error reply and counts it. Handlers reply with
+// errors only through it.
+func (c *Client) errorReply(msg string) {
+	c.errors++
+	c.srv.stats.totalErrorReplies.Add(1)
+	c.w.Error(msg)
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// The package's tests share one redis-server and one HotKV server; each
+// differential test starts with FLUSHALL on both (difftest.NewPair).
+var shared struct {
+	redis, hotkv string
+	redisErr     error
+	stopRedis    func()
+	srv          *Server
+}
+
+func TestMain(m *testing.M) {
+	shared.redis, shared.stopRedis, shared.redisErr = difftest.Launch()
+	if shared.redisErr != nil {
+		fmt.Fprintln(os.Stderr, "WARNING: differential tests will be SKIPPED:", shared.redisErr)
+	}
+	code := m.Run()
+	if shared.stopRedis != nil {
+		shared.stopRedis()
+	}
+	os.Exit(code)
+}
+
+var startShared sync.Once
+
+// startServer starts an in-process HotKV on a free port with the given
+// "--directive value" arguments and returns it with its address.
+func startServer(tb testing.TB, args ...string) (*Server, string) {
+	tb.Helper()
+	port := difftest.FreePort(tb)
+	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, args...))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := New(cfg)
+	if err := s.Listen(); err != nil {
+		tb.Fatal(err)
+	}
+	go s.Serve()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s, s.Addr().String()
+}
+
+// sharedHotKV returns the address of the package's shared HotKV server.
+func sharedHotKV(tb testing.TB) string {
+	startShared.Do(func() {
+		port := difftest.FreePort(tb)
+		cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"})
+		if err != nil {
+			panic(err)
+		}
+		shared.srv = New(cfg)
+		if err := shared.srv.Listen(); err != nil {
+			panic(err)
+		}
+		go shared.srv.Serve()
+		shared.hotkv = shared.srv.Addr().String()
+	})
+	return shared.hotkv
+}
+
+// newPair returns a differential pair over the shared servers, both
+// flushed, or skips the test loudly when redis-server is unavailable.
+func newPair(tb testing.TB) *difftest.Pair {
+	tb.Helper()
+	if shared.redisErr != nil {
+		if errors.Is(shared.redisErr, difftest.ErrNoRedis) {
+			tb.Skip("SKIPPING differential test: " + shared.redisErr.Error())
+		}
+		tb.Fatal(shared.redisErr)
+	}
+	return difftest.NewPair(tb, shared.redis, sharedHotKV(tb))
+}

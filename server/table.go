@@ -1,0 +1,180 @@
+package server
+
+import (
+	"strings"
+	"sync/atomic"
+)
+
+// Flag is a command flag. Those up to flagLast are Redis's, reported by
+// COMMAND INFO under their Redis names; the rest are HotKV's own.
+type Flag uint32
+
+// Command flags, as Redis 7 names them.
+const (
+	Write Flag = 1 << iota
+	Readonly
+	DenyOOM
+	Admin
+	PubSub
+	NoScript
+	Blocking
+	Loading
+	Stale
+	SkipMonitor
+	SkipSlowlog
+	Fast
+	NoAuth
+	MayReplicate
+	NoMandatoryKeys
+	NoMulti
+	AllowBusy
+	Movablekeys // reported by COMMAND INFO; set automatically when Keys != nil
+
+	// Global is HotKV's own: the command takes the global lock exclusively
+	// (FLUSHALL, SWAPDB, KEYS, ...) because it needs the whole keyspace
+	// still. COMMAND INFO does not report it.
+	Global
+)
+
+var flagNames = []struct {
+	f    Flag
+	name string
+}{
+	{Write, "write"}, {Readonly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
+	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"},
+	{Loading, "loading"}, {Stale, "stale"}, {SkipMonitor, "skip_monitor"},
+	{SkipSlowlog, "skip_slowlog"}, {Fast, "fast"}, {NoAuth, "no_auth"},
+	{MayReplicate, "may_replicate"}, {NoMandatoryKeys, "no_mandatory_keys"},
+	{NoMulti, "no_multi"}, {AllowBusy, "allow_busy"}, {Movablekeys, "movablekeys"},
+}
+
+// Names returns the Redis names of the flags that COMMAND INFO reports.
+func (f Flag) Names() []string {
+	var out []string
+	for _, fn := range flagNames {
+		if f&fn.f != 0 {
+			out = append(out, fn.name)
+		}
+	}
+	return out
+}
+
+// HandlerFunc runs one command. args[0] is the command name as the client
+// sent it. The handler writes exactly one reply to c.w. When it runs, the
+// gate already holds the locks the command's key spec asks for.
+type HandlerFunc func(c *Client, args [][]byte)
+
+// Command is one row of the command table: the single source of truth for
+// dispatch, the arity check, locking and COMMAND's replies.
+type Command struct {
+	Name  string // lower case; "parent|sub" for subcommands
+	Arity int    // n: exactly n args (name included); -n: at least n
+	Flags Flag
+	// First, Last and Step give the key positions as Redis's legacy key
+	// spec does (Last < 0 counts from the end; 0,0,0 = no keys).
+	First, Last, Step int
+	// Keys, when set, finds the key positions of commands whose keys move
+	// (a numkeys argument, options). It must not fail on malformed args:
+	// the handler reports syntax errors.
+	Keys    func(args [][]byte) []int
+	Handler HandlerFunc
+	// Sub holds subcommands (CONFIG GET, CLIENT LIST, ...), by lower-case
+	// name.
+	Sub map[string]*Command
+
+	parent *Command
+	stats  [statSlots]cmdStats
+}
+
+const statSlots = 16
+
+// cmdStats are per-command counters, spread over slots by connection so
+// that cores do not share a cache line.
+type cmdStats struct {
+	calls, usec, rejected, failed atomic.Int64
+	_                             [32]byte
+}
+
+// keyPositions appends to dst the indexes of args that are keys.
+func (cmd *Command) keyPositions(dst []int, args [][]byte) []int {
+	if cmd.Keys != nil {
+		return append(dst, cmd.Keys(args)...)
+	}
+	if cmd.First == 0 {
+		return dst
+	}
+	last := cmd.Last
+	if last < 0 {
+		last = len(args) + last
+	}
+	for i := cmd.First; i <= last && i < len(args); i += cmd.Step {
+		dst = append(dst, i)
+	}
+	return dst
+}
+
+// Table maps lower-case command names to commands.
+type Table map[string]*Command
+
+// add registers cmds, linking subcommands to their parents.
+func (t Table) add(cmds ...*Command) {
+	for _, c := range cmds {
+		if c.Keys != nil {
+			c.Flags |= Movablekeys
+		}
+		for name, sc := range c.Sub {
+			sc.parent = c
+			if sc.Name == "" {
+				sc.Name = c.Name + "|" + name
+			}
+			if sc.Keys != nil {
+				sc.Flags |= Movablekeys
+			}
+		}
+		t[c.Name] = c
+	}
+}
+
+// lookup finds the command for args (resolving a subcommand when the
+// command has them) without allocating. It returns the parent with
+// sub == nil when a subcommand is missing or unknown.
+func (t Table) lookup(buf *[64]byte, args [][]byte) (cmd *Command, sub bool) {
+	name := args[0]
+	if len(name) > len(buf) {
+		return nil, false
+	}
+	n := lower(buf[:0], name)
+	cmd = t[string(n)]
+	if cmd == nil || cmd.Sub == nil || len(args) < 2 {
+		return cmd, false
+	}
+	if len(args[1]) > len(buf) {
+		return cmd, false
+	}
+	n = lower(buf[:0], args[1])
+	if sc := cmd.Sub[string(n)]; sc != nil {
+		return sc, true
+	}
+	return cmd, false
+}
+
+func lower(dst, s []byte) []byte {
+	for _, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// fullName is the name error messages use ("config|get").
+func (cmd *Command) fullName() string { return cmd.Name }
+
+// upperName is the parent's name in upper case, as HELP hints show it.
+func (cmd *Command) upperName() string {
+	if cmd.parent != nil {
+		return strings.ToUpper(cmd.parent.Name)
+	}
+	return strings.ToUpper(cmd.Name)
+}
