@@ -7,7 +7,7 @@ import (
 
 func connectionCommands() []*Command {
 	return []*Command{
-		{Name: "ping", Arity: -1, Flags: Fast | Stale | Loading, Handler: cmdPing},
+		{Name: "ping", Arity: -1, Flags: Fast, Handler: cmdPing},
 		{Name: "echo", Arity: 2, Flags: Fast | Stale | Loading, Handler: cmdEcho},
 		{Name: "quit", Arity: -1, Flags: Fast | NoScript | Stale | Loading | NoAuth | AllowBusy, Handler: cmdQuit},
 		{Name: "select", Arity: 2, Flags: Fast | Stale | Loading, Handler: cmdSelect},

@@ -1,0 +1,43 @@
+# HotKV: `make run` starts the server with embedded defaults, `make test`
+# runs every test (installing redis-server for the differential tests when
+# it is missing), `make bench` compares HotKV with redis-server.
+
+GO      ?= go
+BIN     := bin/hotkv
+FUZZTIME ?= 10s
+
+.PHONY: all build run test unit race fuzz deps bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hotkv
+
+run: build
+	./$(BIN)
+
+# deps installs what the tests need: redis-server (the oracle of the
+# differential tests) and redis-benchmark.
+deps:
+	@command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/null 2>&1 || \
+	  { echo "installing redis-server and redis-tools"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools) >/dev/null || \
+	    echo "WARNING: could not install redis-server: differential tests will be skipped"; }
+	@# Debian starts a redis-server service on 6379; the tests never use it,
+	@# but it would clash with `make run`.
+	@-service redis-server stop >/dev/null 2>&1 || true
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
+	$(MAKE) fuzz
+
+fuzz:
+	$(GO) test ./resp/ -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./glob/ -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $(FUZZTIME)
+
+bench: deps build
+	./scripts/bench.sh
+
+clean:
+	rm -rf bin

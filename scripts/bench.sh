@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs redis-benchmark against HotKV and redis-server side by side on this
+# machine, alternating between them, and prints the median requests/s of
+# each and their ratio (HotKV / Redis) per test and pipeline depth.
+#
+#   scripts/bench.sh                  # defaults below
+#   TESTS=set,get N=200000 RUNS=5 scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TESTS=${TESTS:-set,get,incr,mset}
+N=${N:-200000}
+CLIENTS=${CLIENTS:-50}
+PIPELINES=${PIPELINES:-"1 16"}
+RUNS=${RUNS:-3}
+KEYSPACE=${KEYSPACE:-100000}
+BIN=${BIN:-bin/hotkv}
+
+command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: make deps" >&2; exit 1; }
+[ -x "$BIN" ] || go build -o "$BIN" ./cmd/hotkv
+
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+HPORT=$(freeport); RPORT=$(freeport)
+tmp=$(mktemp -d)
+"$BIN" --port "$HPORT" --dir "$tmp" >"$tmp/hotkv.log" 2>&1 & HPID=$!
+redis-server --port "$RPORT" --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RPID=$!
+trap 'kill $HPID $RPID 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+for p in $HPORT $RPORT; do
+  for i in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
+done
+
+# run PORT TEST PIPELINE -> requests per second
+run() {
+  redis-benchmark -p "$1" -t "$2" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null |
+    awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'
+}
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+printf '%-8s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
+IFS=, read -ra tests <<<"$TESTS"
+for t in "${tests[@]}"; do
+  for p in $PIPELINES; do
+    h=(); r=()
+    for i in $(seq "$RUNS"); do
+      h+=("$(run "$HPORT" "$t" "$p")")
+      r+=("$(run "$RPORT" "$t" "$p")")
+    done
+    hm=$(printf '%s\n' "${h[@]}" | median); rm_=$(printf '%s\n' "${r[@]}" | median)
+    ratio=$(awk -v a="$hm" -v b="$rm_" 'BEGIN {printf "%.2f", a/b}')
+    printf '%-8s %-4s %14s %14s %7s\n' "$t" "$p" "$hm" "$rm_" "$ratio"
+  done
+done
