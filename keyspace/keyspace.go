@@ -96,12 +96,20 @@ func (e *Entry) IdleSeconds(nowMs int64) int64 {
 	return d
 }
 
-func (e *Entry) touch(nowMs int64) {
-	s := uint32(nowMs / 1000)
-	if e.lru.Load() != s {
+func (e *Entry) touch() {
+	if s := lruClock.Load(); e.lru.Load() != s {
 		e.lru.Store(s)
 	}
 }
+
+// lruClock is the access clock in unix seconds, advanced by Tick: entries
+// record it on access instead of reading the time on every command.
+var lruClock atomic.Uint32
+
+func init() { Tick(NowMs()) }
+
+// Tick advances the access clock; the server's cron calls it.
+func Tick(nowMs int64) { lruClock.Store(uint32(nowMs / 1000)) }
 
 func (e *Entry) memSize(key string) int64 {
 	n := int64(len(key)) + entryOverhead
@@ -169,12 +177,11 @@ func (db *DB) Get(key []byte) *Entry {
 	}
 	exp := e.expire
 	s.mu.RUnlock()
-	now := db.Now()
-	if exp != 0 && exp <= now {
+	if exp != 0 && exp <= db.Now() {
 		db.expireIfSame(s, key, e)
 		return nil
 	}
-	e.touch(now)
+	e.touch()
 	return e
 }
 
@@ -240,7 +247,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 		s.volatile[k] = struct{}{}
 	}
 	s.mu.Unlock()
-	e.touch(db.Now())
+	e.touch()
 }
 
 // Updated re-accounts e's memory after its value changed in place. The
@@ -504,27 +511,37 @@ func (db *DB) DeleteExpired(key []byte) bool {
 	return true
 }
 
-// SetString stores v (copied) as key's string value, reusing the existing
-// string entry's buffer when it can. With keepTTL the key's expiry stays,
-// otherwise it is cleared. The caller holds key's tag lock exclusively.
+// SetString stores v (copied) as key's string value. It overwrites the
+// existing entry in place (reusing its buffer when the size fits), so an
+// overwrite neither allocates a key nor touches the map. With keepTTL the
+// key's expiry stays, otherwise it is cleared. The caller holds key's tag
+// lock exclusively.
 func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	s := db.shardOf(key)
 	s.mu.Lock()
-	if e, ok := s.m[string(key)]; ok && e.Kind == KindString && (e.expire == 0 || keepTTL) &&
-		cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16 && (e.expire == 0 || e.expire > db.Now()) {
-		e.Str = append(e.Str[:0], v...)
+	e, ok := s.m[string(key)]
+	if ok && e.expire != 0 && e.expire <= db.Now() {
+		db.removeLocked(s, string(key), e)
+		ok = false
+	}
+	if !ok {
 		s.mu.Unlock()
-		db.Updated(key, e)
-		e.touch(db.Now())
+		e = NewString(append(make([]byte, 0, len(v)), v...))
+		db.Set(key, e)
 		return e
 	}
-	s.mu.Unlock()
-	e := NewString(append(make([]byte, 0, len(v)), v...))
-	if keepTTL {
-		if old := db.Get(key); old != nil {
-			e.expire = old.expire
-		}
+	if e.Kind == KindString && cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16 {
+		e.Str = append(e.Str[:0], v...)
+	} else {
+		e.Str = append(make([]byte, 0, len(v)), v...)
 	}
-	db.Set(key, e)
+	e.Kind, e.Obj = KindString, nil
+	if !keepTTL && e.expire != 0 {
+		delete(s.volatile, string(key))
+		e.expire = 0
+	}
+	s.mu.Unlock()
+	db.Updated(key, e)
+	e.touch()
 	return e
 }

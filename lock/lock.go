@@ -7,10 +7,9 @@
 // Guard, which sorts and de-duplicates its tags, so two commands can never
 // wait on each other in a cycle.
 //
-// Tag locks are created on demand; once the last holder or waiter leaves,
-// a bounded number per shard stay for reuse and the rest are swept, so the
-// table holds the tags in use plus a small cache. Two different tags never
-// share a lock.
+// Tag locks exist only while a command holds or waits for them (their
+// memory is recycled), so the table holds just the tags in use. Two
+// different tags never share a lock.
 package lock
 
 import (
@@ -63,23 +62,27 @@ type globalSlot struct {
 }
 
 type shard struct {
-	mu   sync.Mutex
-	tags map[string]*tagLock
-	idle int // entries in tags with refs == 0, kept to avoid reallocating
-	st   Stats
-	_    [cacheLinePad]byte
+	mu     sync.Mutex
+	active []*tagLock          // tags in use, while few: scanned linearly
+	many   map[string]*tagLock // tags in use beyond maxActive
+	free   []*tagLock          // unused locks kept for reuse
+	st     Stats
+	_      [cacheLinePad]byte
 }
 
-// maxIdle bounds the unused tag locks a shard keeps for reuse: a hot tag
-// whose holders come and go keeps its entry instead of allocating one per
-// command; past the bound the idle entries are swept.
-const maxIdle = 64
+// A shard keeps its tags in use in a short slice: with 512 shards, a
+// shard rarely has more than one or two tags locked at once, and scanning
+// a slice beats hashing into a map. Tags past maxActive go to a map.
+const (
+	maxActive = 16
+	maxFree   = 16
+)
 
 type tagLock struct {
-	rw    sync.RWMutex
-	refs  int32
-	name  string
-	shard *shard
+	rw   sync.RWMutex
+	refs int32 // holders and waiters; guarded by the shard's mu
+	hash uint64
+	name []byte
 }
 
 // Stats counts tag-lock acquisitions, those that had to wait, and the total
@@ -92,11 +95,7 @@ type Stats struct {
 
 // NewManager returns an empty lock manager.
 func NewManager() *Manager {
-	m := &Manager{seed: maphash.MakeSeed()}
-	for i := range m.shards {
-		m.shards[i].tags = make(map[string]*tagLock)
-	}
-	return m
+	return &Manager{seed: maphash.MakeSeed()}
 }
 
 // Snapshot sums the statistics over all shards: acquisitions, waits, wait
@@ -108,7 +107,7 @@ func (m *Manager) Snapshot() (acq, waits, waitMicros, global, held int64) {
 		waits += s.st.Waits.Load()
 		waitMicros += s.st.WaitNanos.Load() / 1000
 		s.mu.Lock()
-		held += int64(len(s.tags) - s.idle)
+		held += int64(len(s.active) + len(s.many))
 		s.mu.Unlock()
 	}
 	return acq, waits, waitMicros, m.globalExclusive.Load(), held
@@ -125,40 +124,68 @@ func (m *Manager) ResetStats() {
 	m.globalExclusive.Store(0)
 }
 
-func (m *Manager) shardOf(tag []byte) *shard {
-	return &m.shards[maphash.Bytes(m.seed, tag)%numShards]
-}
-
 // ref finds or creates the lock for tag and counts the caller as a user.
 func (m *Manager) ref(tag []byte) (*shard, *tagLock) {
-	s := m.shardOf(tag)
+	h := maphash.Bytes(m.seed, tag)
+	s := &m.shards[h%numShards]
 	s.mu.Lock()
-	l := s.tags[string(tag)]
-	if l == nil {
-		if s.idle >= maxIdle {
-			for name, x := range s.tags {
-				if x.refs == 0 {
-					delete(s.tags, name)
-				}
-			}
-			s.idle = 0
+	var l *tagLock
+	for _, x := range s.active {
+		if x.hash == h && string(x.name) == string(tag) {
+			l = x
+			break
 		}
-		l = &tagLock{name: string(tag), shard: s}
-		s.tags[l.name] = l
-	} else if l.refs == 0 {
-		s.idle--
+	}
+	if l == nil && s.many != nil {
+		l = s.many[string(tag)]
+	}
+	if l == nil {
+		if n := len(s.free); n > 0 {
+			l = s.free[n-1]
+			s.free = s.free[:n-1]
+		} else {
+			l = new(tagLock)
+		}
+		l.hash = h
+		l.name = append(l.name[:0], tag...)
+		if len(s.active) < maxActive {
+			s.active = append(s.active, l)
+		} else {
+			if s.many == nil {
+				s.many = make(map[string]*tagLock)
+			}
+			s.many[string(l.name)] = l
+		}
 	}
 	l.refs++
 	s.mu.Unlock()
 	return s, l
 }
 
-func (m *Manager) unref(l *tagLock) {
-	s := l.shard
+func (m *Manager) unref(s *shard, l *tagLock) {
 	s.mu.Lock()
 	l.refs--
 	if l.refs == 0 {
-		s.idle++
+		removed := false
+		for i, x := range s.active {
+			if x == l {
+				last := len(s.active) - 1
+				s.active[i] = s.active[last]
+				s.active[last] = nil
+				s.active = s.active[:last]
+				removed = true
+				break
+			}
+		}
+		if !removed {
+			delete(s.many, string(l.name))
+			if len(s.many) == 0 {
+				s.many = nil
+			}
+		}
+		if len(s.free) < maxFree && cap(l.name) <= 256 {
+			s.free = append(s.free, l)
+		}
 	}
 	s.mu.Unlock()
 }
@@ -174,8 +201,9 @@ type Guard struct {
 }
 
 type held struct {
-	tag  []byte
-	lock *tagLock
+	tag   []byte
+	lock  *tagLock
+	shard *shard
 }
 
 // NewGuard returns a Guard whose shared global acquisitions use the slot
@@ -221,7 +249,7 @@ func (g *Guard) LockKeys(keys [][]byte, write bool) {
 	}
 	for i := range g.tags {
 		s, l := g.m.ref(g.tags[i].tag)
-		g.tags[i].lock = l
+		g.tags[i].lock, g.tags[i].shard = l, s
 		s.st.Acquisitions.Add(1)
 		if write {
 			if !l.rw.TryLock() {
@@ -258,13 +286,13 @@ func (g *Guard) TryLockKey(key []byte) bool {
 	}
 	s, l := g.m.ref(Tag(key))
 	if !l.rw.TryLock() {
-		g.m.unref(l)
+		g.m.unref(s, l)
 		g.m.global[g.slot].mu.RUnlock()
 		return false
 	}
 	s.st.Acquisitions.Add(1)
 	g.global, g.excl = 1, true
-	g.tags = append(g.tags[:0], held{tag: Tag(key), lock: l})
+	g.tags = append(g.tags[:0], held{tag: Tag(key), lock: l, shard: s})
 	return true
 }
 
@@ -299,13 +327,13 @@ func (g *Guard) Unlock() {
 		m.exclusive.Unlock()
 	case 1:
 		for i := len(g.tags) - 1; i >= 0; i-- {
-			l := g.tags[i].lock
+			h := g.tags[i]
 			if g.excl {
-				l.rw.Unlock()
+				h.lock.rw.Unlock()
 			} else {
-				l.rw.RUnlock()
+				h.lock.rw.RUnlock()
 			}
-			g.m.unref(l)
+			g.m.unref(h.shard, h.lock)
 			g.tags[i] = held{}
 		}
 		g.tags = g.tags[:0]

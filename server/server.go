@@ -302,6 +302,7 @@ func (s *Server) cron() {
 			return
 		case <-t.C:
 			start := time.Now()
+			keyspace.Tick(start.UnixMilli())
 			next = s.activeExpire(guard, next)
 			s.stats.expireCycleCPUMicros.Add(time.Since(start).Microseconds())
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current

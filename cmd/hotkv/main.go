@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,13 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if path := os.Getenv("HOTKV_CPUPROFILE"); path != "" {
+		// Profiling aid for `go tool pprof`: written at shutdown.
+		f, err := os.Create(path)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		fmt.Fprintf(os.Stderr, "Could not create server TCP listening socket: %v\n", err)
@@ -66,6 +74,7 @@ func main() {
 	}()
 	if err := srv.Serve(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "HotKV is now ready to exit, bye bye...")
