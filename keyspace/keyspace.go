@@ -49,6 +49,7 @@ type Entry struct {
 	size   int64  // bytes accounted to the shard
 	lru    atomic.Uint32
 	Kind   Kind
+	shard  uint16 // index of the shard holding the entry, for accounting
 }
 
 // entryOverhead approximates what a key costs besides its bytes: the map
@@ -226,7 +227,8 @@ func (db *DB) removeLocked(s *shard, key string, e *Entry) {
 // as it is (0 for a fresh entry). The caller holds key's tag lock
 // exclusively.
 func (db *DB) Set(key []byte, e *Entry) {
-	s := db.shardOf(key)
+	si := shardIndex(hashKey(key))
+	s := &db.shards[si]
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[string]*Entry)
@@ -238,6 +240,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 		// Reuse the map's key string.
 	}
 	e.size = e.memSize(k)
+	e.shard = uint16(si)
 	s.mem.Add(e.size)
 	s.m[k] = e
 	if e.expire != 0 {
@@ -256,8 +259,20 @@ func (db *DB) Updated(key []byte, e *Entry) {
 	n := e.memSize(string(key))
 	if d := n - e.size; d != 0 {
 		e.size = n
-		db.shardOf(key).mem.Add(d)
+		db.shards[e.shard].mem.Add(d)
 	}
+}
+
+// OverwriteString replaces the value of e, a live string entry of this
+// database, with v (copied), in place. The caller holds its key's tag lock
+// exclusively; the expiry is kept.
+func (db *DB) OverwriteString(key []byte, e *Entry, v []byte) {
+	if cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16 {
+		e.Str = append(e.Str[:0], v...)
+	} else {
+		e.Str = append(make([]byte, 0, len(v)), v...)
+	}
+	db.Updated(key, e)
 }
 
 // Delete removes key and reports whether a live entry was there.
@@ -386,32 +401,41 @@ func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
 // Random returns a random live key, or "" and false when there is none.
 func (db *DB) Random(rand func(n int) int) (string, bool) {
 	now := db.Now()
-	for tries := 0; tries < 100; tries++ {
-		start := rand(numShards)
-		for j := 0; j < numShards; j++ {
-			s := &db.shards[(start+j)%numShards]
-			s.mu.RLock()
-			if n := len(s.m); n > 0 {
-				skip := rand(n)
-				for k, e := range s.m {
-					if skip > 0 {
-						skip--
-						continue
-					}
-					live := e.expire == 0 || e.expire > now
-					s.mu.RUnlock()
-					if live {
-						return k, true
-					}
-					goto next
-				}
-			}
-			s.mu.RUnlock()
+	// Like Redis, remove the expired keys met on the way: each try either
+	// finds a live key or removes one, so this ends.
+	for {
+		k, e, s, ok := db.randomEntry(rand)
+		if !ok {
+			return "", false
 		}
-		return "", false
-	next:
+		if e.expire == 0 || e.expire > now {
+			return k, true
+		}
+		db.expireIfSame(s, []byte(k), e)
 	}
-	return "", false
+}
+
+// randomEntry picks a random entry: a random element of the first
+// non-empty shard from a random start.
+func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, *shard, bool) {
+	start := rand(numShards)
+	for j := 0; j < numShards; j++ {
+		s := &db.shards[(start+j)%numShards]
+		s.mu.RLock()
+		if n := len(s.m); n > 0 {
+			skip := rand(n)
+			for k, e := range s.m {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				s.mu.RUnlock()
+				return k, e, s, true
+			}
+		}
+		s.mu.RUnlock()
+	}
+	return "", nil, nil, false
 }
 
 // Scan returns keys in ascending order of their hash, starting at cursor,

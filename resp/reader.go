@@ -3,11 +3,18 @@
 //
 // The Reader hands out arguments as slices of its own buffer: they are valid
 // until the next call to ReadCommand. Callers copy what they keep.
+//
+// The Reader follows Redis 7.0's processInlineBuffer and
+// processMultibulkBuffer (networking.c) byte for byte: the same limits, the
+// same protocol error texts, and the same quirks (the byte after a count
+// line's '\r' is not checked, nor are the two bytes after a bulk; a NUL byte
+// ends the search for a line end, as strchr does).
 package resp
 
 import (
 	"errors"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -21,19 +28,40 @@ const (
 	UnauthMaxArgs = 10
 	UnauthMaxBulk = 16384
 
+	// ReadChunk is how much Redis reads per read(2) while it does not know
+	// how long the request is (PROTO_IOBUF_LEN). Reading in the same chunks
+	// makes the inline and count-line limits trip exactly where Redis's do.
+	ReadChunk = 16 * 1024
+
 	initialBufSize = 16 * 1024
 	shrinkAbove    = 256 * 1024
 )
 
 // ProtocolError is a malformed request. Its text is what Redis puts after
-// "ERR Protocol error: ". The connection must be closed after replying.
+// "ERR ". The connection must be closed after replying.
 type ProtocolError struct{ Msg string }
 
 func (e *ProtocolError) Error() string { return "Protocol error: " + e.Msg }
 
+// The protocol errors, as Redis words them (after "Protocol error: ").
+var (
+	errTooBigMbulkCount = &ProtocolError{"too big mbulk count string"}
+	errTooBigBulkCount  = &ProtocolError{"too big bulk count string"}
+	errTooBigInline     = &ProtocolError{"too big inline request"}
+	errMbulkLen         = &ProtocolError{"invalid multibulk length"}
+	errUnauthMbulkLen   = &ProtocolError{"unauthenticated multibulk length"}
+	errBulkLen          = &ProtocolError{"invalid bulk length"}
+	errUnauthBulkLen    = &ProtocolError{"unauthenticated bulk length"}
+	errUnbalanced       = &ProtocolError{"unbalanced quotes in request"}
+)
+
 // ErrQueryBufferLimit reports a client whose unparsed input exceeded
 // MaxQueryBuffer. Redis closes such a client without a reply.
 var ErrQueryBufferLimit = errors.New("query buffer limit exceeded")
+
+// span is one parsed argument of a multibulk request still being read, as
+// offsets from the start of the request (the buffer may move under it).
+type span struct{ start, end int }
 
 // Reader parses requests from an io.Reader.
 type Reader struct {
@@ -42,6 +70,14 @@ type Reader struct {
 	r, w int // unparsed data is buf[r:w]
 	need int // bytes buf[r:] must hold before a parse can succeed
 
+	// A multibulk request that arrives in pieces is parsed once: mbLeft
+	// bulks are still to come, from offset mbPos of the request; spans
+	// holds the arguments parsed so far.
+	mbLeft int64
+	mbPos  int
+	spans  []span
+
+	last   int // bytes of the last command returned
 	args   [][]byte
 	inline []byte // scratch for unquoted inline arguments
 
@@ -67,6 +103,13 @@ func NewReader(rd io.Reader) *Reader {
 // Buffered reports whether unparsed input is waiting in the buffer.
 func (r *Reader) Buffered() bool { return r.r < r.w }
 
+// QueryBuf reports the query buffer as CLIENT LIST shows it: the bytes of
+// the command last returned plus the unparsed input after it (used), and
+// the free room in the buffer (free).
+func (r *Reader) QueryBuf() (used, free int) {
+	return r.last + r.w - r.r, len(r.buf) - r.w
+}
+
 // ReadCommand returns the next non-empty command. The returned slices alias
 // the Reader's buffer and are valid until the next call. A *ProtocolError is
 // returned for malformed input; io errors are returned as they are.
@@ -83,6 +126,7 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 				if len(args) == 0 {
 					continue // empty inline line or *0: Redis skips it
 				}
+				r.last = n
 				return args, nil
 			}
 		}
@@ -97,7 +141,9 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 	}
 }
 
-// fill reads more input, compacting or growing the buffer first.
+// fill reads more input, compacting or growing the buffer first. While the
+// length of what comes is unknown it reads at most ReadChunk bytes, as
+// Redis does; while a bulk is awaited it reads up to the rest of it.
 func (r *Reader) fill() error {
 	if r.r == r.w {
 		r.r, r.w = 0, 0
@@ -107,9 +153,6 @@ func (r *Reader) fill() error {
 	}
 	if r.w == len(r.buf) {
 		pending := r.w - r.r
-		if r.MaxQueryBuffer > 0 && int64(pending) >= r.MaxQueryBuffer {
-			return ErrQueryBufferLimit
-		}
 		if r.r > 0 && pending < len(r.buf)/2 {
 			copy(r.buf, r.buf[r.r:r.w])
 		} else {
@@ -121,85 +164,132 @@ func (r *Reader) fill() error {
 		}
 		r.r, r.w = 0, pending
 	}
-	n, err := r.rd.Read(r.buf[r.w:])
-	r.w += n
-	r.BytesRead += int64(n)
-	if n > 0 {
-		return nil
+	want := ReadChunk
+	if missing := r.need - (r.w - r.r); missing > want {
+		want = missing
 	}
-	if err == nil {
-		err = io.ErrNoProgress
+	end := len(r.buf)
+	if end-r.w > want {
+		end = r.w + want
 	}
-	return err
+	for tries := 0; ; tries++ {
+		n, err := r.rd.Read(r.buf[r.w:end])
+		r.w += n
+		r.BytesRead += int64(n)
+		if n > 0 {
+			if r.MaxQueryBuffer > 0 && int64(r.w-r.r) > r.MaxQueryBuffer {
+				return ErrQueryBufferLimit
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if tries == 100 {
+			return io.ErrNoProgress
+		}
+	}
 }
 
-// parse tries to parse one command from b. It returns n == 0 when b holds
-// no complete command yet.
+// parse tries to parse one command from b (never empty). It returns n == 0
+// when b holds no complete command yet, and n > 0 with no args for a
+// request Redis skips (an empty inline line, *0, *-1).
 func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
-	if b[0] != '*' {
-		return r.parseInline(b)
-	}
-	line, pos, ok := countLine(b)
-	if !ok {
-		if len(b) > InlineMax {
-			return nil, 0, &ProtocolError{"too big mbulk count string"}
+	if r.mbLeft == 0 {
+		if b[0] != '*' {
+			return r.parseInline(b)
 		}
-		return nil, 0, nil
-	}
-	count, ok := parseInt(line[1:])
-	if !ok || count > 1<<31-1 || (r.Unauthenticated && count > UnauthMaxArgs) {
-		return nil, 0, &ProtocolError{"invalid multibulk length"}
-	}
-	args = r.args[:0]
-	for i := int64(0); i < count; i++ {
-		if pos >= len(b) {
-			r.need = pos + 1
-			return nil, 0, nil
-		}
-		if b[pos] != '$' {
-			return nil, 0, &ProtocolError{"expected '$', got '" + string(b[pos]) + "'"}
-		}
-		line, next, ok := countLine(b[pos:])
-		if !ok {
-			if len(b)-pos > InlineMax {
-				return nil, 0, &ProtocolError{"too big bulk count string"}
+		line, next, found := countLine(b)
+		if next == 0 {
+			if !found && len(b) > InlineMax {
+				return nil, 0, errTooBigMbulkCount
 			}
 			return nil, 0, nil
 		}
+		count, ok := parseInt(line[1:])
+		if !ok || count > math.MaxInt32 {
+			return nil, 0, errMbulkLen
+		}
+		if count > UnauthMaxArgs && r.Unauthenticated {
+			return nil, 0, errUnauthMbulkLen
+		}
+		if count <= 0 {
+			return nil, next, nil
+		}
+		r.mbLeft, r.mbPos, r.spans = count, next, r.spans[:0]
+	}
+	pos := r.mbPos
+	for r.mbLeft > 0 {
+		rest := b[pos:]
+		line, next, found := countLine(rest)
+		if next == 0 {
+			if !found && len(rest) > InlineMax {
+				r.mbLeft = 0
+				return nil, 0, errTooBigBulkCount
+			}
+			r.need = pos + 1
+			return nil, 0, nil
+		}
+		if rest[0] != '$' {
+			r.mbLeft = 0
+			return nil, 0, &ProtocolError{"expected '$', got '" + string(rest[:1]) + "'"}
+		}
 		size, ok := parseInt(line[1:])
-		if !ok || size < 0 || (r.MaxBulkLen > 0 && size > r.MaxBulkLen) ||
-			(r.Unauthenticated && size > UnauthMaxBulk) {
-			return nil, 0, &ProtocolError{"invalid bulk length"}
+		if !ok || size < 0 || (r.MaxBulkLen > 0 && size > r.MaxBulkLen) {
+			r.mbLeft = 0
+			return nil, 0, errBulkLen
+		}
+		if size > UnauthMaxBulk && r.Unauthenticated {
+			r.mbLeft = 0
+			return nil, 0, errUnauthBulkLen
 		}
 		start := pos + next
+		if size > int64(math.MaxInt-2-start) {
+			// Larger than any buffer: wait until the query buffer
+			// limit or the peer ends it.
+			r.need = math.MaxInt
+			return nil, 0, nil
+		}
 		end := start + int(size)
 		if end+2 > len(b) {
 			r.need = end + 2
 			return nil, 0, nil
 		}
-		args = append(args, b[start:end:end])
+		r.spans = append(r.spans, span{start, end})
 		pos = end + 2
+		r.mbPos = pos
+		r.mbLeft--
+	}
+	args = r.args[:0]
+	for _, s := range r.spans {
+		args = append(args, b[s.start:s.end:s.end])
 	}
 	r.args = args
 	return args, pos, nil
 }
 
-// countLine finds the "\r" ending a count line; Redis skips the byte after
-// it without checking it is "\n". next is the offset after the line.
-func countLine(b []byte) (line []byte, next int, ok bool) {
+// countLine finds the '\r' ending a count line, as strchr does: a NUL byte
+// ends the search unsuccessfully. Redis skips the byte after the '\r'
+// without checking that it is '\n', but waits for it. next is the offset
+// after the line, 0 while the line is incomplete; found reports whether
+// the '\r' was seen (Redis applies its length limit only when not).
+func countLine(b []byte) (line []byte, next int, found bool) {
 	for i, c := range b {
-		if c == '\r' {
+		switch c {
+		case '\r':
 			if i+1 >= len(b) {
-				return nil, 0, false
+				return nil, 0, true
 			}
 			return b[:i], i + 2, true
+		case 0:
+			return nil, 0, false
 		}
 	}
 	return nil, 0, false
 }
 
 // parseInt is Redis's string2ll: an optional '-', digits, no leading zeros
-// or '+', no overflow.
+// or '+', no overflow, at most 20 bytes.
 func parseInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
@@ -225,10 +315,11 @@ func parseInt(b []byte) (int64, bool) {
 		if v > (1<<64-1)/10 {
 			return 0, false
 		}
-		v = v*10 + uint64(c-'0')
-		if v < uint64(c-'0') {
+		v *= 10
+		if v > 1<<64-1-uint64(c-'0') {
 			return 0, false
 		}
+		v += uint64(c - '0')
 	}
 	if neg {
 		if v > 1<<63 {
@@ -242,18 +333,24 @@ func parseInt(b []byte) (int64, bool) {
 	return int64(v), true
 }
 
-// parseInline parses a telnet-style request line.
+// parseInline parses a telnet-style request line. The line ends at the
+// first '\n' (a NUL byte before it hides it, as with strchr); one '\r'
+// before the '\n' is dropped.
 func (r *Reader) parseInline(b []byte) ([][]byte, int, error) {
 	nl := -1
+scan:
 	for i, c := range b {
-		if c == '\n' {
+		switch c {
+		case '\n':
 			nl = i
-			break
+			break scan
+		case 0:
+			break scan
 		}
 	}
 	if nl < 0 {
 		if len(b) > InlineMax {
-			return nil, 0, &ProtocolError{"too big inline request"}
+			return nil, 0, errTooBigInline
 		}
 		return nil, 0, nil
 	}
@@ -263,20 +360,36 @@ func (r *Reader) parseInline(b []byte) ([][]byte, int, error) {
 	}
 	args, scratch, ok := SplitArgs(r.args[:0], r.inline[:0], line)
 	if !ok {
-		return nil, 0, &ProtocolError{"unbalanced quotes in request"}
+		return nil, 0, errUnbalanced
 	}
 	r.args, r.inline = args, scratch
 	return args, nl + 1, nil
 }
 
-// SplitArgs splits line as Redis's sdssplitargs does: whitespace-separated
-// words, "double quoted" strings with \n \r \t \b \a \\ \" \xHH escapes and
-// 'single quoted' strings with \'. Quotes may start inside a word; a closing
-// quote must be followed by whitespace or the end. Arguments are written to
-// scratch. It returns ok == false on unbalanced quotes.
-func SplitArgs(args [][]byte, scratch []byte, line []byte) ([][]byte, []byte, bool) {
+// SplitArgs splits line as Redis's sdssplitargs does: words separated by
+// blanks (isspace), "double quoted" strings with \n \r \t \b \a \xHH and
+// \<any> escapes, and 'single quoted' strings where only \' is an escape.
+// A quote may open inside a word; a closing quote must be followed by a
+// blank or the end. An unquoted word ends at ' ', '\n', '\r' or '\t' only
+// ('\v' and '\f' stay in it). line is read as a C string: a NUL byte ends
+// it. Arguments are written to scratch and appended to args; ok is false
+// on unbalanced quotes.
+func SplitArgs(args [][]byte, scratch []byte, line []byte) (_ [][]byte, _ []byte, ok bool) {
+	for i, c := range line {
+		if c == 0 {
+			line = line[:i]
+			break
+		}
+	}
 	if cap(scratch) < len(line) {
 		scratch = make([]byte, 0, len(line))
+	}
+	// at returns line[i], or 0 past the end, as C's *p does.
+	at := func(i int) byte {
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
 	}
 	i := 0
 	for {
@@ -289,17 +402,14 @@ func SplitArgs(args [][]byte, scratch []byte, line []byte) ([][]byte, []byte, bo
 		start := len(scratch)
 		inq, insq := false, false
 		for done := false; !done; {
+			c := at(i)
 			switch {
 			case inq:
-				if i >= len(line) {
-					return args, scratch, false
-				}
-				c := line[i]
 				switch {
-				case c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]):
-					scratch = append(scratch, unhex(line[i+2])<<4|unhex(line[i+3]))
+				case c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
+					scratch = append(scratch, unhex(at(i+2))<<4|unhex(at(i+3)))
 					i += 3
-				case c == '\\' && i+1 < len(line):
+				case c == '\\' && at(i+1) != 0:
 					i++
 					e := line[i]
 					switch e {
@@ -316,41 +426,37 @@ func SplitArgs(args [][]byte, scratch []byte, line []byte) ([][]byte, []byte, bo
 					}
 					scratch = append(scratch, e)
 				case c == '"':
-					if i+1 < len(line) && !isSpace(line[i+1]) {
+					if n := at(i + 1); n != 0 && !isSpace(n) {
 						return args, scratch, false
 					}
 					done = true
+				case c == 0:
+					return args, scratch, false
 				default:
 					scratch = append(scratch, c)
 				}
 			case insq:
-				if i >= len(line) {
-					return args, scratch, false
-				}
-				c := line[i]
 				switch {
-				case c == '\\' && i+1 < len(line) && line[i+1] == '\'':
+				case c == '\\' && at(i+1) == '\'':
 					i++
 					scratch = append(scratch, '\'')
 				case c == '\'':
-					if i+1 < len(line) && !isSpace(line[i+1]) {
+					if n := at(i + 1); n != 0 && !isSpace(n) {
 						return args, scratch, false
 					}
 					done = true
+				case c == 0:
+					return args, scratch, false
 				default:
 					scratch = append(scratch, c)
 				}
 			default:
-				if i >= len(line) {
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
 					done = true
-					break
-				}
-				switch c := line[i]; {
-				case isSpace(c):
-					done = true
-				case c == '"':
+				case '"':
 					inq = true
-				case c == '\'':
+				case '\'':
 					insq = true
 				default:
 					scratch = append(scratch, c)
@@ -364,6 +470,7 @@ func SplitArgs(args [][]byte, scratch []byte, line []byte) ([][]byte, []byte, bo
 	}
 }
 
+// isSpace is C's isspace in the C locale.
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
 }

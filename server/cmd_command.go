@@ -497,6 +497,12 @@ func asciiEqualFold(b []byte, s string) bool {
 //go:embed commanddocs.json
 var commandDocsJSON []byte
 
+// commandDocs72JSON adds the commands HotKV takes from Redis 7.2 (CLIENT
+// SETINFO, CLIENT NO-TOUCH), which the generated file cannot hold.
+//
+//go:embed commanddocs_72.json
+var commandDocs72JSON []byte
+
 // commandMeta is one command's entry in commanddocs.json.
 type commandMeta struct {
 	ACLCategories []string  `json:"acl_categories"`
@@ -541,6 +547,13 @@ func metaFor(cmd *Command) *commandMeta {
 		m, err := loadCommandMetas(commandDocsJSON)
 		if err != nil {
 			panic("commanddocs.json: " + err.Error())
+		}
+		extra, err := loadCommandMetas(commandDocs72JSON)
+		if err != nil {
+			panic("commanddocs_72.json: " + err.Error())
+		}
+		for name, e := range extra {
+			m[name] = e
 		}
 		commandMetas.m = m
 	})

@@ -15,7 +15,10 @@ import (
 // reason. Fields: "missing" (no such command in Redis), "arity", "flags",
 // "keys" (first/last/step), "meta" (no entry in commanddocs.json), "specs"
 // (ACL categories, tips or key specs differ), "docs".
-var commandTableDifferences = map[string]string{}
+var commandTableDifferences = map[string]string{
+	"client|no-touch missing": "Redis 7.2 command, implemented with 7.2 semantics",
+	"client|setinfo missing":  "Redis 7.2 command, implemented with 7.2 semantics (client libraries send it)",
+}
 
 // TestCommandTableMatchesRedis compares every command and subcommand of
 // HotKV's table, discovered at run time, with a real redis-server's
@@ -116,7 +119,7 @@ func TestCommandDocsEmbedded(t *testing.T) {
 	}
 	sharedHotKV(t)
 	for _, cmd := range tableCommands(shared.srv.table) {
-		if m[cmd.Name] == nil && commandTableDifferences[cmd.Name+" meta"] == "" {
+		if metaFor(cmd) == noMeta && commandTableDifferences[cmd.Name+" meta"] == "" {
 			t.Errorf("%s is not in commanddocs.json (regenerate it, see internal/gencommands)", cmd.Name)
 		}
 	}
@@ -355,7 +358,10 @@ func TestCommandCountList(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
-		if got := parseRV(p.HotKV.Do(args...)).strs(); !slices.Equal(got, want) {
+		got := slices.DeleteFunc(parseRV(p.HotKV.Do(args...)).strs(), func(n string) bool {
+			return commandTableDifferences[n+" missing"] != "" // HotKV's extras
+		})
+		if !slices.Equal(got, want) {
 			t.Errorf("COMMAND LIST FILTERBY %s = %v\nwant %v", f, got, want)
 		}
 	}

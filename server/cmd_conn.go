@@ -2,7 +2,7 @@ package server
 
 import (
 	"fmt"
-	"strings"
+	"math"
 )
 
 func connectionCommands() []*Command {
@@ -45,6 +45,10 @@ func cmdSelect(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
+	if n < math.MinInt32 || n > math.MaxInt32 { // getIntFromObjectOrReply
+		c.errorReply(errIntRange32)
+		return
+	}
 	if n < 0 || n >= int64(len(c.srv.dbs)) {
 		c.errorReply(errDBIndex)
 		return
@@ -54,10 +58,10 @@ func cmdSelect(c *Client, args [][]byte) {
 }
 
 // checkPassword reports whether user/pass authenticate against the default
-// user (the only user until ACLs exist): with no requirepass any password
-// is accepted for "default".
+// user (the only user until ACLs exist; user names are case-sensitive):
+// with no requirepass the default user is "nopass" and any password works.
 func (s *Server) checkPassword(user, pass []byte) bool {
-	if !equalFold(user, "default") && string(user) != "default" {
+	if string(user) != "default" {
 		return false
 	}
 	want := s.requirepass.String()
@@ -79,7 +83,7 @@ func cmdAuth(c *Client, args [][]byte) {
 	} else {
 		user, pass = args[1], args[2]
 	}
-	if string(user) != "default" || !c.srv.checkPassword(user, pass) {
+	if !c.srv.checkPassword(user, pass) {
 		c.errorReply(errWrongPass)
 		return
 	}
@@ -92,13 +96,25 @@ func (c *Client) setAuthenticated(ok bool) {
 	c.rd.Unauthenticated = !ok
 }
 
+// setProto switches the reply protocol. It is written under c.mu because
+// CLIENT LIST reads it from other connections.
+func (c *Client) setProto(v int) {
+	c.mu.Lock()
+	c.w.Proto = v
+	c.mu.Unlock()
+}
+
 // HELLO [protover [AUTH username password] [SETNAME clientname]]
+//
+// As in Redis 7.0 the options take effect as they are parsed: AUTH
+// authenticates and SETNAME names the client even when a later option is
+// wrong or the client turns out not to be authenticated.
 func cmdHello(c *Client, args [][]byte) {
 	var ver int64
 	if len(args) >= 2 {
 		v, ok := parseInt(args[1])
 		if !ok {
-			c.errorReply("ERR Protocol version is not an integer or out of range")
+			c.errorReply(errHelloProtoNotInt)
 			return
 		}
 		if v < 2 || v > 3 {
@@ -107,37 +123,32 @@ func cmdHello(c *Client, args [][]byte) {
 		}
 		ver = v
 	}
-	var user, pass, name []byte
 	for j := 2; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch {
 		case equalFold(args[j], "auth") && more >= 2:
-			user, pass = args[j+1], args[j+2]
+			if !c.srv.checkPassword(args[j+1], args[j+2]) {
+				c.errorReply(errWrongPass)
+				return
+			}
+			c.setAuthenticated(true)
 			j += 2
 		case equalFold(args[j], "setname") && more >= 1:
-			name = args[j+1]
+			if !c.setName(args[j+1]) {
+				return
+			}
 			j++
 		default:
-			c.errorReply(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", args[j]))
+			c.errorReply(fmt.Sprintf(errHelloOption, cString(args[j])))
 			return
 		}
-	}
-	if user != nil {
-		if string(user) != "default" || !c.srv.checkPassword(user, pass) {
-			c.errorReply(errWrongPass)
-			return
-		}
-		c.setAuthenticated(true)
 	}
 	if !c.authenticated {
-		c.errorReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
-		return
-	}
-	if name != nil && !c.setName(name) {
+		c.errorReply(errHelloNoAuth)
 		return
 	}
 	if ver != 0 {
-		c.w.Proto = int(ver)
+		c.setProto(int(ver))
 	}
 	c.w.Map(7)
 	c.w.BulkString("server")
@@ -156,14 +167,33 @@ func cmdHello(c *Client, args [][]byte) {
 	c.w.Array(0)
 }
 
+// cString is b as C's "%s" prints it: up to the first NUL byte.
+func cString(b []byte) []byte {
+	for i, ch := range b {
+		if ch == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+// validClientAttr reports whether b may be a client name or library
+// attribute: printable ASCII without spaces ('!' to '~').
+func validClientAttr(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 // setName validates and sets the client name, replying with Redis's error
 // when it contains spaces or special characters. An empty name clears it.
 func (c *Client) setName(name []byte) bool {
-	for _, ch := range name {
-		if ch < '!' || ch > '~' {
-			c.errorReply(errInvalidClientName)
-			return false
-		}
+	if !validClientAttr(name) {
+		c.errorReply(errInvalidClientName)
+		return false
 	}
 	c.mu.Lock()
 	c.mu.name = string(name)
@@ -172,16 +202,22 @@ func (c *Client) setName(name []byte) bool {
 }
 
 // RESET
+//
+// As Redis 7.0's clearClientConnectionState: leave MONITOR mode, select db
+// 0, RESP2, back to the default user's authentication, no name, replies
+// on. NO-EVICT survives (7.0 does not clear it); NO-TOUCH (7.2) is
+// cleared, as 7.2 does.
 func cmdReset(c *Client, args [][]byte) {
-	c.w.Proto = 2
-	c.selectDB(0)
-	c.replyMode = replyOn
-	c.noEvict, c.noTouch = false, false
 	if c.monitor {
 		c.srv.stopMonitor(c)
 	}
+	c.selectDB(0)
+	c.mu.Lock()
+	c.w.Proto = 2
+	c.mu.name = ""
+	c.noTouch = false
+	c.mu.Unlock()
 	c.setAuthenticated(c.srv.requirepass.String() == "")
+	c.replyMode = replyOn
 	c.w.Simple("RESET")
 }
-
-var _ = strings.ToUpper

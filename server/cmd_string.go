@@ -382,7 +382,11 @@ func (c *Client) incrBy(key []byte, delta int64) {
 	}
 	cur += delta
 	var tmp [24]byte
-	c.db.SetString(key, appendInt(tmp[:0], cur), true)
+	if e != nil {
+		c.db.OverwriteString(key, e, appendInt(tmp[:0], cur))
+	} else {
+		c.db.SetString(key, appendInt(tmp[:0], cur), true)
+	}
 	c.w.Int(cur)
 }
 

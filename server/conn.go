@@ -25,7 +25,7 @@ const (
 // connection's own goroutine.
 type Client struct {
 	srv  *Server
-	conn net.Conn
+	conn transport
 	id   uint64
 	rd   *resp.Reader
 	w    resp.Writer
@@ -52,6 +52,14 @@ type Client struct {
 	argvMem    atomic.Int64
 	errors     int64 // error replies sent, for failed_calls
 	inReported int64 // input bytes already added to the stats
+	// mark is monoNow when the previous command of the batch ended; 0
+	// between batches.
+	mark time.Duration
+
+	// The last top-level command looked up, by the exact name sent.
+	lastName    []byte
+	lastNameBuf [16]byte
+	lastLookup  *Command
 
 	mu struct {
 		sync.Mutex
@@ -60,7 +68,17 @@ type Client struct {
 	}
 }
 
-func (s *Server) newClient(conn net.Conn) *Client {
+// transport is a client's connection: a net.Conn, or an eventloop.Conn
+// whose Read returns eventloop.ErrWouldBlock when the input is drained and
+// whose Write never blocks.
+type transport interface {
+	io.ReadWriter
+	Close() error
+	RemoteAddr() net.Addr
+	LocalAddr() net.Addr
+}
+
+func (s *Server) newClient(conn transport) *Client {
 	id := s.nextID.Add(1)
 	c := &Client{
 		srv:     s,
@@ -76,24 +94,38 @@ func (s *Server) newClient(conn net.Conn) *Client {
 	c.authenticated = s.requirepass.String() == ""
 	c.rd.Unauthenticated = !c.authenticated
 	c.lastActive.Store(c.created.UnixMilli())
-	c.rd.BeforeBlock = c.flush
 	s.mu.Lock()
 	s.mu.clients[id] = c
 	s.mu.Unlock()
 	return c
 }
 
-// serveConn runs one connection: read every complete command in the
-// buffer, run each, and flush the replies once before reading again.
+// serveConn runs one connection on its own goroutine (the portable
+// transport): read every complete command in the buffer, run each, and
+// flush the replies once before reading again.
 func (s *Server) serveConn(conn net.Conn) {
 	defer s.wg.Done()
 	c := s.newClient(conn)
+	c.rd.BeforeBlock = c.flush
 	defer s.removeClient(c)
-	for !s.closing.Load() {
+	for !s.closing.Load() && s.serveInput(c) {
+	}
+}
+
+// serveInput runs the commands in c's input until the input is drained
+// (the event-loop transport) or, with a blocking transport, until the
+// connection ends. It flushes the replies and reports whether the
+// connection stays open.
+func (s *Server) serveInput(c *Client) bool {
+	for {
 		c.rd.MaxBulkLen = s.protoMaxBulk.Int()
 		c.rd.MaxQueryBuffer = s.queryBufLimit.Int()
 		args, err := c.rd.ReadCommand()
 		if err != nil {
+			if err == errWouldBlock {
+				c.flush()
+				return true
+			}
 			var perr *resp.ProtocolError
 			if errors.As(err, &perr) {
 				s.stats.protocolErrors.Add(1)
@@ -102,18 +134,25 @@ func (s *Server) serveConn(conn net.Conn) {
 			} else if errors.Is(err, resp.ErrQueryBufferLimit) {
 				s.logf("closing client id=%d: query buffer limit reached", c.id)
 			}
-			return
+			return false
 		}
 		s.dispatch(c, args)
 		if c.closeAfter || c.killed.Load() {
 			c.flush()
-			return
+			return false
+		}
+		if len(c.w.Buf) > maxUnflushed {
+			c.flush()
 		}
 	}
 }
 
+// maxUnflushed bounds the replies kept back while a long pipeline is read.
+const maxUnflushed = 64 * 1024
+
 // flush writes the pending replies to the socket.
 func (c *Client) flush() error {
+	c.mark = 0
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
@@ -161,6 +200,3 @@ func (c *Client) selectDB(i int) {
 	c.db = c.srv.dbs[i]
 	c.dbIndex.Store(int32(i))
 }
-
-// errWriter is used by flush paths that have nowhere to report.
-var _ io.Writer = (net.Conn)(nil)

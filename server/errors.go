@@ -76,3 +76,16 @@ const (
 	errSlowlogCount         = "ERR count should be greater than or equal to -1"
 	errConfigInternal       = "ERR " // + the config package's error text, when it is not a *config.Error
 )
+
+// client, connection, monitor
+const (
+	errClientIDPositive  = "ERR client-id should be greater than 0"
+	errInvalidClientID   = "ERR Invalid client ID"
+	errUnknownClientType = "ERR Unknown client type '%s'"
+	errNoSuchUser        = "ERR No such user '%s'"
+	errSetinfoOption     = "ERR Unrecognized option '%s'"
+	errSetinfoChars      = "ERR %s cannot contain spaces, newlines or special characters."
+	errHelloProtoNotInt  = "ERR Protocol version is not an integer or out of range"
+	errHelloOption       = "ERR Syntax error in HELLO option '%s'"
+	errHelloNoAuth       = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+)

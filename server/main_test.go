@@ -42,7 +42,7 @@ var startShared sync.Once
 func startServer(tb testing.TB, args ...string) (*Server, string) {
 	tb.Helper()
 	port := difftest.FreePort(tb)
-	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, args...))
+	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4"}, args...))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -63,7 +63,9 @@ func startServer(tb testing.TB, args ...string) (*Server, string) {
 func sharedHotKV(tb testing.TB) string {
 	startShared.Do(func() {
 		port := difftest.FreePort(tb)
-		cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"})
+		// Four event loops, so that the tests run clients in parallel
+		// even on a 2-core machine.
+		cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4"})
 		if err != nil {
 			panic(err)
 		}

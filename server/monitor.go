@@ -2,26 +2,57 @@ package server
 
 import (
 	"strconv"
+	"sync"
 	"time"
 )
+
+// monitorWriters maps a MONITOR client to the channel its writer goroutine
+// closes when it has written everything queued, so that leaving MONITOR
+// mode (RESET) answers only after the lines fed before it.
+var monitorWriters sync.Map // *Client -> chan struct{}
+
+// MONITOR
+//
+// Redis replies +OK, then streams every command other clients (and this
+// one) run; a second MONITOR gets no reply at all.
+func cmdMonitor(c *Client, args [][]byte) {
+	if c.monitor {
+		return
+	}
+	// The replies pipelined before MONITOR go out now; the +OK goes first
+	// through the writer goroutine, so it precedes every monitor line and
+	// no command run after it is missed.
+	c.flush()
+	var ok []byte
+	if c.replyMode == replyOn {
+		ok = []byte("+OK\r\n")
+	}
+	c.srv.startMonitor(c, ok)
+}
 
 // startMonitor turns c into a MONITOR client: from now on it receives a
 // line for every command the server runs, written by its own goroutine so a
 // slow monitor never blocks the commands it watches.
-func (s *Server) startMonitor(c *Client) {
+func (s *Server) startMonitor(c *Client, first []byte) {
 	if c.monitor {
 		return
 	}
 	out := make(chan []byte, 4096)
+	if first != nil {
+		out <- first
+	}
+	done := make(chan struct{})
+	monitorWriters.Store(c, done)
 	c.mu.Lock()
 	c.mu.monitorOut = out
-	c.mu.Unlock()
 	c.monitor = true
+	c.mu.Unlock()
 	s.mu.Lock()
 	s.mu.monitors = append(s.mu.monitors, c)
 	s.monitors.Store(int32(len(s.mu.monitors)))
 	s.mu.Unlock()
 	go func() {
+		defer close(done)
 		for line := range out {
 			if _, err := c.conn.Write(line); err != nil {
 				c.kill()
@@ -33,7 +64,8 @@ func (s *Server) startMonitor(c *Client) {
 	}()
 }
 
-// stopMonitor removes c from the monitors.
+// stopMonitor removes c from the monitors and waits until its writer has
+// sent (or failed to send) the lines already queued.
 func (s *Server) stopMonitor(c *Client) {
 	s.mu.Lock()
 	for i, m := range s.mu.monitors {
@@ -49,35 +81,55 @@ func (s *Server) stopMonitor(c *Client) {
 		close(c.mu.monitorOut)
 		c.mu.monitorOut = nil
 	}
-	c.mu.Unlock()
 	c.monitor = false
+	c.mu.Unlock()
+	if done, ok := monitorWriters.LoadAndDelete(c); ok {
+		<-done.(chan struct{})
+	}
 }
 
 // feedMonitors sends the command to every monitor in Redis's format:
-// +<unix.micros> [<db> <addr>] "arg" "arg"...
+// +<unix>.<micros> [<db> <addr>] "arg" "arg"...
+//
+// Redis feeds monitors after the command ran; HotKV's gate feeds them just
+// before, so the db shown is the one the command leaves selected (SELECT,
+// RESET) and the arguments Redis redacts (passwords of AUTH and HELLO)
+// are worked out here.
 func (s *Server) feedMonitors(c *Client, args [][]byte) {
 	now := time.Now()
-	line := []byte{'+'}
+	line := make([]byte, 0, 64+16*len(args))
+	line = append(line, '+')
 	line = strconv.AppendInt(line, now.Unix(), 10)
 	line = append(line, '.')
-	us := strconv.AppendInt(nil, int64(now.Nanosecond()/1000), 10)
-	for i := len(us); i < 6; i++ {
+	us := now.Nanosecond() / 1000
+	for d := 100000; d > 1 && us < d; d /= 10 {
 		line = append(line, '0')
 	}
-	line = append(line, us...)
+	line = strconv.AppendInt(line, int64(us), 10)
 	line = append(line, " ["...)
-	line = strconv.AppendInt(line, int64(c.dbIndex.Load()), 10)
+	line = strconv.AppendInt(line, int64(s.monitorDB(c, args)), 10)
 	line = append(line, ' ')
 	line = append(line, peerString(c.conn.RemoteAddr())...)
-	line = append(line, ']')
-	for _, a := range args {
-		line = append(line, ' ')
-		line = appendRepr(line, a)
+	line = append(line, "] "...)
+	redact := s.monitorRedactions(c, args)
+	for i, a := range args {
+		if i > 0 {
+			line = append(line, ' ')
+		}
+		if redact.has(i) {
+			line = append(line, `"(redacted)"`...)
+		} else {
+			line = appendRepr(line, a)
+		}
 	}
 	line = append(line, '\r', '\n')
+	// A monitor's own RESET ends its MONITOR mode before Redis feeds it.
+	selfReset := c.monitor && equalFold(args[0], "reset")
 	s.mu.Lock()
-	mons := s.mu.monitors
-	for _, m := range mons {
+	for _, m := range s.mu.monitors {
+		if m == c && selfReset {
+			continue
+		}
 		m.mu.Lock()
 		if m.mu.monitorOut != nil {
 			select {
@@ -89,6 +141,63 @@ func (s *Server) feedMonitors(c *Client, args [][]byte) {
 		m.mu.Unlock()
 	}
 	s.mu.Unlock()
+}
+
+// monitorDB is the db a command leaves c in, which Redis shows.
+func (s *Server) monitorDB(c *Client, args [][]byte) int {
+	switch {
+	case equalFold(args[0], "reset"):
+		return 0
+	case equalFold(args[0], "select") && len(args) == 2:
+		if n, ok := parseInt(args[1]); ok && n >= 0 && n < int64(len(s.dbs)) {
+			return int(n)
+		}
+	}
+	return int(c.dbIndex.Load())
+}
+
+// redactions is a set of argument indexes (at most a few).
+type redactions uint64
+
+func (r redactions) has(i int) bool { return i < 64 && r&(1<<i) != 0 }
+
+// monitorRedactions finds the arguments Redis replaces with "(redacted)"
+// before feeding monitors: AUTH's username and password (unless the
+// command has too many arguments), and the AUTH pairs of HELLO that its
+// parsing reached (it stops at a wrong version, a failed AUTH, a bad
+// SETNAME or an unknown option).
+func (s *Server) monitorRedactions(c *Client, args [][]byte) redactions {
+	var r redactions
+	switch {
+	case equalFold(args[0], "auth"):
+		if len(args) <= 3 {
+			for i := 1; i < len(args); i++ {
+				r |= 1 << i
+			}
+		}
+	case equalFold(args[0], "hello"):
+		if len(args) < 2 {
+			break
+		}
+		if v, ok := parseInt(args[1]); !ok || v < 2 || v > 3 {
+			break
+		}
+		for j := 2; j < len(args) && j+2 < 64; j++ {
+			more := len(args) - 1 - j
+			if equalFold(args[j], "auth") && more >= 2 {
+				r |= 1<<(j+1) | 1<<(j+2)
+				if !s.checkPassword(args[j+1], args[j+2]) {
+					break
+				}
+				j += 2
+			} else if equalFold(args[j], "setname") && more >= 1 && validClientAttr(args[j+1]) {
+				j++
+			} else {
+				break
+			}
+		}
+	}
+	return r
 }
 
 // appendRepr quotes b as Redis's sdscatrepr does.

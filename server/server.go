@@ -42,6 +42,7 @@ type Server struct {
 	maxmemory, protoMaxBulk, queryBufLimit, requirepass *config.Param
 
 	listeners []net.Listener
+	loops     *loops // the event loops serving clients (Linux)
 	started   time.Time
 	nextID    atomic.Uint64
 
@@ -158,6 +159,9 @@ func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
 // Serve accepts connections on the listeners opened by Listen until
 // Shutdown. It returns nil after a clean shutdown.
 func (s *Server) Serve() error {
+	if err := s.startTransport(); err != nil {
+		return err
+	}
 	s.wg.Add(1)
 	go s.cron()
 	errc := make(chan error, len(s.listeners))
@@ -207,8 +211,7 @@ func (s *Server) acceptLoop(ln net.Listener) error {
 			continue
 		}
 		s.stats.connections.Add(1)
-		s.wg.Add(1)
-		go s.serveConn(conn)
+		s.serveAccepted(conn)
 	}
 }
 
@@ -228,7 +231,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	waited := make(chan struct{})
-	go func() { s.wg.Wait(); close(waited) }()
+	go func() { s.wg.Wait(); s.stopTransport(); close(waited) }()
 	select {
 	case <-waited:
 		return nil

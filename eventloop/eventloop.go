@@ -1,0 +1,396 @@
+//go:build linux
+
+// Package eventloop runs many TCP connections on a few epoll loops, one
+// OS thread each, as Redis runs its clients on its event loop.
+//
+// Why not a goroutine per connection: for small requests the server's cost
+// is dominated by the network round trip, and Go's netpoller adds to each
+// one a failed read (EAGAIN), a park, a wake-up of another thread and a
+// goroutine switch. A loop that waits in epoll_wait itself reads only
+// sockets that are readable and runs their commands on the thread that is
+// already awake. See docs/architecture.md.
+//
+// Contract: the Handler's OnReadable runs on the connection's loop, one
+// connection at a time per loop; it must not block for long (waiting for a
+// key lock held by a running command is fine, waiting for the network is
+// not). Conn.Write and Conn.Close may be called from any goroutine.
+package eventloop
+
+import (
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// ErrWouldBlock is returned by Conn.Read when no data is available now.
+var ErrWouldBlock = errors.New("eventloop: would block")
+
+// Handler receives the events of connections.
+type Handler interface {
+	// OnReadable is called when c has input (or was closed by the peer):
+	// the handler reads until ErrWouldBlock, io.EOF or another error. It
+	// returns false to have the connection closed.
+	OnReadable(c *Conn) bool
+	// OnClose is called once, on the loop, after the connection is closed.
+	OnClose(c *Conn)
+}
+
+// Group is a set of loops sharing the connections handed to it.
+type Group struct {
+	loops   []*loop
+	next    atomic.Uint32
+	handler Handler
+	closed  atomic.Bool
+	wg      sync.WaitGroup
+}
+
+type loop struct {
+	g      *Group
+	epfd   int
+	wakefd int // eventfd: wakes the loop for Invoke and Close
+	conns  map[int]*Conn
+	mu     sync.Mutex
+	tasks  []func()
+}
+
+// New starts n loops (n <= 0: one per GOMAXPROCS).
+func New(n int, h Handler) (*Group, error) {
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	g := &Group{handler: h}
+	for i := 0; i < n; i++ {
+		epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		wfd, _, errno := syscall.Syscall(syscall.SYS_EVENTFD2, 0, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if errno != 0 {
+			syscall.Close(epfd)
+			g.Close()
+			return nil, errno
+		}
+		l := &loop{g: g, epfd: epfd, wakefd: int(wfd), conns: make(map[int]*Conn)}
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wfd)}
+		if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, int(wfd), &ev); err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.loops = append(g.loops, l)
+	}
+	for _, l := range g.loops {
+		g.wg.Add(1)
+		go l.run()
+	}
+	return g, nil
+}
+
+// Add takes over a TCP connection: the net.Conn is closed and its socket
+// (duplicated) is served by one of the loops. setup runs before the loop
+// sees the connection (it typically sets Conn.Context).
+func (g *Group) Add(nc net.Conn, setup func(*Conn)) error {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return errors.New("eventloop: not a socket")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	fd := -1
+	var dupErr error
+	rc.Control(func(s uintptr) {
+		fd, dupErr = syscall.Dup(int(s))
+	})
+	if dupErr != nil {
+		return dupErr
+	}
+	c := &Conn{fd: fd, fdNum: fd, remote: nc.RemoteAddr(), local: nc.LocalAddr()}
+	nc.Close()
+	syscall.CloseOnExec(fd)
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return err
+	}
+	l := g.loops[int(g.next.Add(1))%len(g.loops)]
+	c.loop = l
+	setup(c)
+	l.Invoke(func() {
+		if g.closed.Load() {
+			l.drop(c)
+			return
+		}
+		l.conns[fd] = c
+		c.events = syscall.EPOLLIN | syscall.EPOLLRDHUP
+		ev := syscall.EpollEvent{Events: c.events | epollET, Fd: int32(fd)}
+		if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			l.drop(c)
+			return
+		}
+		// Data may have arrived before registration; edge-triggered
+		// epoll would not report it, so read once now.
+		l.readable(c)
+	})
+	return nil
+}
+
+// Close stops the loops and closes every connection (each gets OnClose).
+func (g *Group) Close() {
+	if !g.closed.CompareAndSwap(false, true) {
+		return
+	}
+	for _, l := range g.loops {
+		l.wake()
+	}
+	g.wg.Wait()
+}
+
+// Invoke runs fn on the loop's thread, after the events being handled.
+func (l *loop) Invoke(fn func()) {
+	l.mu.Lock()
+	l.tasks = append(l.tasks, fn)
+	l.mu.Unlock()
+	l.wake()
+}
+
+func (l *loop) wake() {
+	one := uint64(1)
+	syscall.Write(l.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
+}
+
+const epollET = 1 << 31 // EPOLLET, as an unsigned bit
+
+func (l *loop) run() {
+	defer l.g.wg.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	events := make([]syscall.EpollEvent, 256)
+	var tasks []func()
+	for {
+		n, err := syscall.EpollWait(l.epfd, events, -1)
+		if err != nil && err != syscall.EINTR {
+			break
+		}
+		for i := 0; i < n; i++ {
+			ev := &events[i]
+			fd := int(ev.Fd)
+			if fd == l.wakefd {
+				var buf [8]byte
+				syscall.Read(l.wakefd, buf[:])
+				continue
+			}
+			c := l.conns[fd]
+			if c == nil {
+				continue
+			}
+			if ev.Events&syscall.EPOLLOUT != 0 {
+				c.writable()
+			}
+			if ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
+				l.readable(c)
+			}
+		}
+		l.mu.Lock()
+		tasks, l.tasks = l.tasks, tasks[:0]
+		l.mu.Unlock()
+		for i, fn := range tasks {
+			fn()
+			tasks[i] = nil
+		}
+		if l.g.closed.Load() {
+			break
+		}
+	}
+	for _, c := range l.conns {
+		l.drop(c)
+	}
+	syscall.Close(l.epfd)
+	syscall.Close(l.wakefd)
+}
+
+// readable lets the handler consume c's input, unless c's output is backed
+// up: then input waits until the peer reads (back-pressure).
+func (l *loop) readable(c *Conn) {
+	if c.closed.Load() {
+		l.drop(c)
+		return
+	}
+	if c.blockedOnOutput() {
+		c.pendingRead = true
+		return
+	}
+	if !l.g.handler.OnReadable(c) || c.closed.Load() {
+		l.drop(c)
+	}
+}
+
+// drop closes c on its loop and tells the handler, once.
+func (l *loop) drop(c *Conn) {
+	if c.dropped {
+		return
+	}
+	c.dropped = true
+	if l.conns[c.fd] == c {
+		delete(l.conns, c.fd)
+		syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_DEL, c.fd, nil)
+	}
+	c.close()
+	l.g.handler.OnClose(c)
+}
+
+// Conn is one connection served by a loop.
+type Conn struct {
+	fd            int // -1 once closed; guarded by wmu after Add
+	fdNum         int // fd as added, for display
+	loop          *loop
+	remote, local net.Addr
+	// Context is the handler's state for the connection.
+	Context any
+
+	closed      atomic.Bool
+	dropped     bool // owned by the loop
+	pendingRead bool // owned by the loop: input arrived while output was backed up
+	events      uint32
+
+	wmu     sync.Mutex
+	pending []byte // output the socket did not take yet; guarded by wmu
+}
+
+// RemoteAddr returns the peer's address.
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// LocalAddr returns the local address.
+func (c *Conn) LocalAddr() net.Addr { return c.local }
+
+// Fd returns the socket's file descriptor number (as it was when the
+// connection was added; safe from any goroutine).
+func (c *Conn) Fd() int { return c.fdNum }
+
+// Read reads available input without blocking: ErrWouldBlock when there is
+// none, io.EOF when the peer closed. Only the loop's handler calls it.
+func (c *Conn) Read(p []byte) (int, error) {
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+		switch {
+		case errno == syscall.EINTR:
+			continue
+		case errno == syscall.EAGAIN:
+			return 0, ErrWouldBlock
+		case errno != 0:
+			return 0, errno
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return int(n), nil
+	}
+}
+
+// Write sends p, keeping what the socket does not take now and sending it
+// when the socket drains; it never blocks on the peer. It may be called
+// from any goroutine; writes are sent in call order.
+func (c *Conn) Write(p []byte) (int, error) {
+	if c.closed.Load() {
+		return 0, net.ErrClosed
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if len(c.pending) > 0 {
+		c.pending = append(c.pending, p...)
+		return len(p), nil
+	}
+	written := 0
+	for written < len(p) {
+		b := p[written:]
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+		switch errno {
+		case 0:
+			written += int(n)
+			continue
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			c.pending = append(c.pending[:0], p[written:]...)
+			c.armWrite(true)
+			return len(p), nil
+		default:
+			return written, errno
+		}
+	}
+	return written, nil
+}
+
+// Pending returns the bytes of output not yet taken by the socket.
+func (c *Conn) Pending() int {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return len(c.pending)
+}
+
+func (c *Conn) blockedOnOutput() bool { return c.Pending() > 0 }
+
+// armWrite asks (or stops asking) for EPOLLOUT. Caller holds wmu.
+func (c *Conn) armWrite(on bool) {
+	ev := uint32(syscall.EPOLLIN | syscall.EPOLLRDHUP)
+	if on {
+		ev |= syscall.EPOLLOUT
+	}
+	e := syscall.EpollEvent{Events: ev | epollET, Fd: int32(c.fd)}
+	syscall.EpollCtl(c.loop.epfd, syscall.EPOLL_CTL_MOD, c.fd, &e)
+}
+
+// writable sends pending output; once it is all sent, input that waited
+// for it is handled.
+func (c *Conn) writable() {
+	c.wmu.Lock()
+	for len(c.pending) > 0 {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(c.pending))), uintptr(len(c.pending)))
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			break
+		}
+		c.pending = c.pending[n:]
+	}
+	drained := len(c.pending) == 0
+	if drained {
+		c.pending = nil
+		c.armWrite(false)
+	}
+	c.wmu.Unlock()
+	if drained && c.pendingRead {
+		c.pendingRead = false
+		c.loop.readable(c)
+	}
+}
+
+// Close closes the connection. From another goroutine it shuts the socket
+// down so that its loop notices and drops it (OnClose runs there).
+func (c *Conn) Close() error {
+	if c.closed.CompareAndSwap(false, true) {
+		c.wmu.Lock()
+		if c.fd >= 0 {
+			syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+		}
+		c.wmu.Unlock()
+		c.loop.Invoke(func() { c.loop.drop(c) })
+	}
+	return nil
+}
+
+func (c *Conn) close() {
+	c.closed.Store(true)
+	c.wmu.Lock()
+	if c.fd >= 0 {
+		syscall.Close(c.fd)
+		c.fd = -1
+	}
+	c.pending = nil
+	c.wmu.Unlock()
+}

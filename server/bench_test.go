@@ -1,0 +1,63 @@
+package server
+
+import (
+	"bytes"
+	"net"
+	"testing"
+
+	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// pipeConn is a transport that serves a fixed input again and again and
+// discards output: it measures the command path without the network.
+type pipeConn struct {
+	in   []byte
+	r    *bytes.Reader
+	eofs int
+}
+
+func (p *pipeConn) Read(b []byte) (int, error) {
+	n, _ := p.r.Read(b)
+	if n == 0 {
+		p.r.Reset(p.in)
+		return 0, errWouldBlock
+	}
+	return n, nil
+}
+func (p *pipeConn) Write(b []byte) (int, error) { return len(b), nil }
+func (p *pipeConn) Close() error                { return nil }
+func (p *pipeConn) RemoteAddr() net.Addr        { return &net.TCPAddr{} }
+func (p *pipeConn) LocalAddr() net.Addr         { return &net.TCPAddr{} }
+
+// benchPipeline runs b.N commands through serveInput in pipelines of 16.
+func benchPipeline(b *testing.B, cmds ...[]string) {
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New(cfg)
+	var in []byte
+	for i := 0; i < 16; i++ {
+		in = append(in, difftest.Encode(cmds[i%len(cmds)]...)...)
+	}
+	pc := &pipeConn{in: in, r: bytes.NewReader(in)}
+	c := s.newClient(pc)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 16 {
+		s.serveInput(c)
+	}
+}
+
+func BenchmarkPipelineGET(b *testing.B) {
+	benchPipeline(b, []string{"SET", "key:000000000001", "xxx"}, []string{"GET", "key:000000000001"})
+}
+
+func BenchmarkPipelineSET(b *testing.B) {
+	benchPipeline(b, []string{"SET", "key:000000000001", "xxx"})
+}
+
+func BenchmarkPipelineINCR(b *testing.B) {
+	benchPipeline(b, []string{"INCR", "counter"})
+}
