@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// buildBinary compiles cmd/hotkv once per test run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hotkv")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinary starts the real binary the way users do: a config file, then
+// --directive overrides; checks it serves, and that SIGTERM and SHUTDOWN
+// stop it cleanly with exit status 0.
+func TestBinary(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "hotkv.conf")
+	port := difftest.FreePort(t)
+	os.WriteFile(conf, []byte("# test config\nport 1\nrequirepass \"s3cret\"\ndatabases 4\n"), 0o644)
+
+	for _, stop := range []string{"SIGTERM", "SIGINT", "SHUTDOWN"} {
+		t.Run(stop, func(t *testing.T) {
+			cmd := exec.Command(bin, conf, "--port", strconv.Itoa(port), "--dir", dir)
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			addr := "127.0.0.1:" + strconv.Itoa(port)
+			c := dialRetry(t, addr)
+			r := bufio.NewReader(c)
+			send := func(args ...string) string {
+				c.Write(difftest.Encode(args...))
+				line, _ := difftest.ReadReply(r)
+				return line
+			}
+			if got := send("PING"); got != "-NOAUTH Authentication required.\r\n" {
+				t.Errorf("PING before AUTH = %q", got)
+			}
+			if got := send("AUTH", "s3cret"); got != "+OK\r\n" {
+				t.Errorf("AUTH = %q", got)
+			}
+			if got := send("SELECT", "4"); got != "-ERR DB index is out of range\r\n" {
+				t.Errorf("SELECT 4 with databases 4 = %q", got)
+			}
+			if got := send("CONFIG", "GET", "port"); !strings.Contains(got, strconv.Itoa(port)) {
+				t.Errorf("CONFIG GET port = %q: the --port override did not win", got)
+			}
+			switch stop {
+			case "SIGTERM":
+				cmd.Process.Signal(syscall.SIGTERM)
+			case "SIGINT":
+				cmd.Process.Signal(syscall.SIGINT)
+			default:
+				send("SHUTDOWN", "NOSAVE")
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("exit after %s: %v", stop, err)
+				}
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 10 s after %s", stop)
+			}
+		})
+	}
+}
+
+func dialRetry(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			t.Cleanup(func() { c.Close() })
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBadConfig: an unknown or invalid directive stops start-up with a
+// message naming the line, and a non-zero status.
+func TestBadConfig(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		conf string
+		args []string
+		want []string
+	}{
+		{"port 7000\nno-such-directive yes\n", nil, []string{"at line 2", "no-such-directive yes", "Bad directive or wrong number of arguments"}},
+		{"maxmemory lots\n", nil, []string{"at line 1", "maxmemory lots"}},
+		{"", []string{"--databases", "-1"}, []string{"databases"}},
+		{"port \"unbalanced\n", nil, []string{"at line 1", "Unbalanced quotes"}},
+	} {
+		conf := filepath.Join(dir, "bad.conf")
+		os.WriteFile(conf, []byte(tc.conf), 0o644)
+		out, err := exec.Command(bin, append([]string{conf}, tc.args...)...).CombinedOutput()
+		if err == nil {
+			t.Errorf("%q %v: started, want a fatal config error", tc.conf, tc.args)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("%q %v: output lacks %q:\n%s", tc.conf, tc.args, w, out)
+			}
+		}
+	}
+}
