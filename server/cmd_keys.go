@@ -63,14 +63,7 @@ func keyCommands() []*Command {
 // lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it
 // counts a keyspace hit or miss but leaves the access time alone.
 func (c *Client) lookupNoTouch(key []byte) *keyspace.Entry {
-	e := c.db.Peek(key)
-	st := &c.srv.stats.slots[c.slot]
-	if e == nil {
-		st.misses.Add(1)
-	} else {
-		st.hits.Add(1)
-	}
-	return e
+	return c.countLookup(c.db.Peek(key))
 }
 
 // DEL key [key ...]
@@ -99,14 +92,10 @@ func cmdExists(c *Client, args [][]byte) {
 // TOUCH key [key ...]
 func cmdTouch(c *Client, args [][]byte) {
 	var n int64
-	st := &c.srv.stats.slots[c.slot]
 	for _, k := range args[1:] {
 		// TOUCH updates the access time even for a NO-TOUCH client.
-		if c.db.Get(k) != nil {
-			st.hits.Add(1)
+		if c.countLookup(c.db.Get(k)) != nil {
 			n++
-		} else {
-			st.misses.Add(1)
 		}
 	}
 	c.w.Int(n)

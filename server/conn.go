@@ -43,15 +43,20 @@ type Client struct {
 	created    time.Time
 	lastActive atomic.Int64 // unix ms
 	lastCmd    atomic.Pointer[Command]
-	killed     atomic.Bool
-	noEvict    bool
-	noTouch    bool
-	keyPos     []int
-	keys       [][]byte
-	nameBuf    [64]byte
-	argvMem    atomic.Int64
-	errors     int64 // error replies sent, for failed_calls
-	inReported int64 // input bytes already added to the stats
+	// What the connection's own goroutine last stored in lastCmd and
+	// lastActive (in seconds).
+	lastCmdSeen   *Command
+	lastActiveSec int64
+	stats         batchStats // published by flush
+	killed        atomic.Bool
+	noEvict       bool
+	noTouch       bool
+	keyPos        []int
+	keys          [][]byte
+	nameBuf       [64]byte
+	argvMem       atomic.Int64
+	errors        int64 // error replies sent, for failed_calls
+	inReported    int64 // input bytes already added to the stats
 	// mark is monoNow when the previous command of the batch ended; 0
 	// between batches.
 	mark time.Duration
@@ -153,6 +158,7 @@ const maxUnflushed = 64 * 1024
 // flush writes the pending replies to the socket.
 func (c *Client) flush() error {
 	c.mark = 0
+	c.stats.publish(&c.srv.stats, c.slot)
 	if len(c.w.Buf) == 0 {
 		return nil
 	}

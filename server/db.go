@@ -13,11 +13,15 @@ func (c *Client) lookupRead(key []byte) *keyspace.Entry {
 	} else {
 		e = c.db.Get(key)
 	}
-	st := &c.srv.stats.slots[c.slot]
+	return c.countLookup(e)
+}
+
+// countLookup counts a keyspace hit (e != nil) or miss and returns e.
+func (c *Client) countLookup(e *keyspace.Entry) *keyspace.Entry {
 	if e == nil {
-		st.misses.Add(1)
+		c.stats.misses++
 	} else {
-		st.hits.Add(1)
+		c.stats.hits++
 	}
 	return e
 }

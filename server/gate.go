@@ -126,8 +126,16 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	if start == 0 {
 		start = monoNow()
 	}
-	c.lastCmd.Store(cmd)
-	c.lastActive.Store(unixMillis(start))
+	// CLIENT LIST reads these from other connections: store them only when
+	// they change (a pipeline repeats one command within one second).
+	if c.lastCmdSeen != cmd {
+		c.lastCmdSeen = cmd
+		c.lastCmd.Store(cmd)
+	}
+	if ms := unixMillis(start); ms/1000 != c.lastActiveSec {
+		c.lastActiveSec = ms / 1000
+		c.lastActive.Store(ms)
+	}
 	if cmd.Flags&Global != 0 {
 		c.guard.LockGlobal()
 	} else {
@@ -146,14 +154,68 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	end := monoNow()
 	c.mark = end
 	d := end - start
-	s.stats.slots[c.slot].commands.Add(1)
-	st := &cmd.stats[c.slot]
-	st.calls.Add(1)
-	st.usec.Add(d.Microseconds())
-	if c.errors != errsBefore {
-		st.failed.Add(1)
+	c.stats.count(cmd, d, c.errors != errsBefore)
+	s.slowlog.maybeAdd(s, c, cmd, args, d)
+}
+
+// batchStats accumulates a client's command statistics over one batch of
+// pipelined commands; publish adds them to the shared per-slot counters
+// once per batch instead of with several atomic operations per command.
+type batchStats struct {
+	commands, hits, misses int64
+	perCmd                 []cmdBatch
+}
+
+type cmdBatch struct {
+	cmd                 *Command
+	calls, usec, failed int64
+}
+
+func (b *batchStats) count(cmd *Command, d time.Duration, failed bool) {
+	b.commands++
+	var e *cmdBatch
+	for i := len(b.perCmd) - 1; i >= 0; i-- {
+		if b.perCmd[i].cmd == cmd {
+			e = &b.perCmd[i]
+			break
+		}
 	}
-	s.slowlog.maybeAdd(s, c, args, d)
+	if e == nil {
+		b.perCmd = append(b.perCmd, cmdBatch{cmd: cmd})
+		e = &b.perCmd[len(b.perCmd)-1]
+	}
+	e.calls++
+	e.usec += d.Microseconds()
+	if failed {
+		e.failed++
+	}
+}
+
+// publish adds the batch to the server's counters (slot is the client's).
+func (b *batchStats) publish(st *serverStats, slot int) {
+	if b.commands == 0 && b.hits == 0 && b.misses == 0 {
+		return
+	}
+	sl := &st.slots[slot]
+	sl.commands.Add(b.commands)
+	if b.hits != 0 {
+		sl.hits.Add(b.hits)
+	}
+	if b.misses != 0 {
+		sl.misses.Add(b.misses)
+	}
+	for i := range b.perCmd {
+		e := &b.perCmd[i]
+		cs := &e.cmd.stats[slot]
+		cs.calls.Add(e.calls)
+		cs.usec.Add(e.usec)
+		if e.failed != 0 {
+			cs.failed.Add(e.failed)
+		}
+		b.perCmd[i] = cmdBatch{}
+	}
+	b.perCmd = b.perCmd[:0]
+	b.commands, b.hits, b.misses = 0, 0, 0
 }
 
 func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {

@@ -41,12 +41,12 @@ func (l *slowlog) param(s *Server, p *atomic.Pointer[config.Param], name string)
 
 // maybeAdd records the command when it was slow enough (and not flagged
 // skip_slowlog). The common case is a few atomic loads and a comparison.
-func (l *slowlog) maybeAdd(s *Server, c *Client, args [][]byte, d time.Duration) {
+func (l *slowlog) maybeAdd(s *Server, c *Client, cmd *Command, args [][]byte, d time.Duration) {
 	threshold := l.param(s, &l.slower, "slowlog-log-slower-than").Int()
 	if threshold < 0 || d.Microseconds() < threshold {
 		return
 	}
-	if cmd := c.lastCmd.Load(); cmd != nil && cmd.Flags&SkipSlowlog != 0 {
+	if cmd.Flags&SkipSlowlog != 0 {
 		return
 	}
 	maxLen := int(l.param(s, &l.maxLen, "slowlog-max-len").Int())
