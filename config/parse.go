@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/hotkv/hotkv/resp"
 	"io/fs"
 	"math"
 	"os"
@@ -15,105 +16,21 @@ import (
 var ErrUnbalancedQuotes = errors.New("unbalanced quotes")
 
 // SplitArgs splits a line into arguments exactly like Redis's sdssplitargs
-// (used for redis.conf lines and inline commands):
-//
-//   - arguments are separated by blanks (space, \t, \n, \r, \v, \f);
-//   - "double quoted" arguments support the escapes \n \r \t \b \a, \xHH
-//     (two hex digits) and \<any byte> for that byte (so \\ and \");
-//   - 'single quoted' arguments support only \' ; other bytes are literal;
-//   - a closing quote must be followed by a blank or the end of the line,
-//     otherwise (and for unterminated quotes) ErrUnbalancedQuotes is returned;
-//   - quotes may start in the middle of an argument: a"b c" is `ab c`;
-//   - a NUL byte ends the line, as it would in C.
-//
-// An empty or blank line yields an empty, non-nil slice.
+// (resp.SplitArgs has the details): blanks separate arguments, "double" and
+// 'single' quotes with Redis's escapes, a NUL byte ends the line. It
+// returns ErrUnbalancedQuotes for unbalanced quotes or a closing quote not
+// followed by a blank. An empty or blank line yields an empty, non-nil
+// slice.
 func SplitArgs(line string) ([]string, error) {
-	if i := strings.IndexByte(line, 0); i >= 0 {
-		line = line[:i]
+	parts, _, ok := resp.SplitArgs(nil, nil, []byte(line))
+	if !ok {
+		return nil, ErrUnbalancedQuotes
 	}
-	at := func(i int) byte {
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
+	args := make([]string, len(parts))
+	for i, p := range parts {
+		args[i] = string(p)
 	}
-	args := []string{}
-	p := 0
-	for {
-		for p < len(line) && isCSpace(line[p]) {
-			p++
-		}
-		if p >= len(line) {
-			return args, nil
-		}
-		var cur []byte
-		inq, insq, done := false, false, false
-		for !done {
-			c := at(p)
-			switch {
-			case inq:
-				if c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)) {
-					cur = append(cur, unhex(at(p+2))<<4|unhex(at(p+3)))
-					p += 3
-				} else if c == '\\' && at(p+1) != 0 {
-					p++
-					switch e := line[p]; e {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, e)
-					}
-				} else if c == '"' {
-					// Closing quote must be followed by a space or nothing.
-					if n := at(p + 1); n != 0 && !isCSpace(n) {
-						return nil, ErrUnbalancedQuotes
-					}
-					done = true
-				} else if c == 0 {
-					return nil, ErrUnbalancedQuotes
-				} else {
-					cur = append(cur, c)
-				}
-			case insq:
-				if c == '\\' && at(p+1) == '\'' {
-					p++
-					cur = append(cur, '\'')
-				} else if c == '\'' {
-					if n := at(p + 1); n != 0 && !isCSpace(n) {
-						return nil, ErrUnbalancedQuotes
-					}
-					done = true
-				} else if c == 0 {
-					return nil, ErrUnbalancedQuotes
-				} else {
-					cur = append(cur, c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
-			}
-			if p < len(line) {
-				p++
-			}
-		}
-		args = append(args, string(cur))
-	}
+	return args, nil
 }
 
 // isCSpace is C isspace() in the "C" locale.
@@ -121,54 +38,10 @@ func isCSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
 // Repr quotes s the way Redis's sdscatrepr does (used by CONFIG REWRITE and
-// to turn command-line options into configuration lines): the result is
-// double quoted, with \\ \" \n \r \t \a \b escapes, printable ASCII as is
-// and every other byte as \xHH. SplitArgs(Repr(s)) returns []string{s}.
-func Repr(s string) string {
-	const hex = "0123456789abcdef"
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if c >= 0x20 && c <= 0x7e {
-				b = append(b, c)
-			} else {
-				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-			}
-		}
-	}
-	return string(append(b, '"'))
-}
+// to turn command-line options into configuration lines).
+// SplitArgs(Repr(s)) returns []string{s}.
+func Repr(s string) string { return string(resp.AppendRepr(nil, []byte(s))) }
 
 // memtoull is Redis 7.0's memtoull: digits followed by an optional unit
 // among b, k (1000), kb (1024), m, mb, g, gb (case-insensitive). A leading

@@ -179,3 +179,34 @@ func (w *Writer) Verbatim(format, s string) {
 
 // Raw appends pre-encoded RESP.
 func (w *Writer) Raw(b []byte) { w.Buf = append(w.Buf, b...) }
+
+// AppendRepr appends b quoted as Redis's sdscatrepr does (MONITOR lines,
+// CONFIG REWRITE): double quotes, \\ \" \n \r \t \a \b escapes, printable
+// ASCII as is and every other byte as \xHH. SplitArgs reads it back.
+func AppendRepr(dst, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range b {
+		switch c {
+		case '\\', '"':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\a':
+			dst = append(dst, '\\', 'a')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		default:
+			if c >= 0x20 && c <= 0x7e {
+				dst = append(dst, c)
+			} else {
+				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
+			}
+		}
+	}
+	return append(dst, '"')
+}

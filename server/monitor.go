@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/hotkv/hotkv/resp"
 	"strconv"
 	"sync"
 	"time"
@@ -119,7 +120,7 @@ func (s *Server) feedMonitors(c *Client, args [][]byte) {
 		if redact.has(i) {
 			line = append(line, `"(redacted)"`...)
 		} else {
-			line = appendRepr(line, a)
+			line = resp.AppendRepr(line, a)
 		}
 	}
 	line = append(line, '\r', '\n')
@@ -198,33 +199,4 @@ func (s *Server) monitorRedactions(c *Client, args [][]byte) redactions {
 		}
 	}
 	return r
-}
-
-// appendRepr quotes b as Redis's sdscatrepr does.
-func appendRepr(dst, b []byte) []byte {
-	dst = append(dst, '"')
-	for _, ch := range b {
-		switch ch {
-		case '\\', '"':
-			dst = append(dst, '\\', ch)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\a':
-			dst = append(dst, '\\', 'a')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		default:
-			if ch >= 0x20 && ch < 0x7f {
-				dst = append(dst, ch)
-			} else {
-				const hex = "0123456789abcdef"
-				dst = append(dst, '\\', 'x', hex[ch>>4], hex[ch&15])
-			}
-		}
-	}
-	return append(dst, '"')
 }
