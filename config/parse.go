@@ -107,54 +107,8 @@ func ParseMemory(s string) (int64, error) {
 	return int64(v), nil
 }
 
-// string2ll is Redis's strict integer parser: optional '-', no '+', no
-// leading zeros (except "0" itself), no spaces, at most 20 characters, no
-// overflow.
-func string2ll(s string) (int64, bool) {
-	if len(s) == 0 || len(s) >= 21 {
-		return 0, false
-	}
-	if s == "0" {
-		return 0, true
-	}
-	neg := false
-	p := 0
-	if s[0] == '-' {
-		neg = true
-		p++
-		if p == len(s) {
-			return 0, false
-		}
-	}
-	if s[p] < '1' || s[p] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; p < len(s); p++ {
-		c := s[p]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > math.MaxUint64/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > math.MaxUint64-uint64(c-'0') {
-			return 0, false
-		}
-		v += uint64(c - '0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// string2ll is Redis's strict integer parser (resp.ParseInt).
+func string2ll(s string) (int64, bool) { return resp.ParseInt([]byte(s)) }
 
 // strtoll mimics C strtoll (glibc, bases 8 and 10): it skips leading
 // blanks, accepts a sign, parses as many digits as it can and returns the

@@ -58,18 +58,21 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// equalFold reports whether b equals the lower-case ASCII word w, ignoring
-// case, without allocating.
-func equalFold(b []byte, w string) bool {
+// equalFold is strcasecmp(b, w) == 0 for ASCII (bytes above 127 compare
+// exactly), without allocating.
+func equalFold[T ~string | ~[]byte](b T, w string) bool {
 	if len(b) != len(w) {
 		return false
 	}
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		x, y := b[i], w[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
 		}
-		if c != w[i] {
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
 			return false
 		}
 	}

@@ -423,7 +423,7 @@ func (m *commandMeta) specPositions(cmd *Command, args [][]byte) []specKey {
 				if j >= argc || j < 1 {
 					break
 				}
-				if asciiEqualFold(args[j], s.keyword) {
+				if equalFold(args[j], s.keyword) {
 					first = j + 1
 					break
 				}
@@ -473,25 +473,6 @@ func (m *commandMeta) specPositions(cmd *Command, args [][]byte) []specKey {
 		}
 	}
 	return out
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 //go:embed commanddocs.json

@@ -465,7 +465,7 @@ func cmdScan(c *Client, args [][]byte) {
 		if usePattern && !glob.MatchString(pattern, k, false) {
 			return
 		}
-		if useType && !equalFoldString(typ, e.Kind.String()) {
+		if useType && !equalFold(typ, e.Kind.String()) {
 			return
 		}
 		keys = append(keys, k)
@@ -477,26 +477,6 @@ func cmdScan(c *Client, args [][]byte) {
 	for _, k := range keys {
 		c.w.BulkString(k)
 	}
-}
-
-// equalFoldString is strcasecmp(a, b) == 0 for ASCII.
-func equalFoldString(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // RANDOMKEY
