@@ -11,6 +11,7 @@ package keyspace
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -88,9 +89,10 @@ func (e *Entry) Clone() *Entry {
 	return d
 }
 
-// IdleSeconds returns the seconds since the entry was last accessed.
-func (e *Entry) IdleSeconds(nowMs int64) int64 {
-	d := int64(uint32(nowMs/1000) - e.lru.Load())
+// IdleSeconds returns the seconds since the entry was last accessed, on
+// the same coarse clock that records accesses (as Redis's LRU clock).
+func (e *Entry) IdleSeconds() int64 {
+	d := int64(lruClock.Load()) - int64(e.lru.Load())
 	if d < 0 {
 		return 0
 	}
@@ -152,8 +154,17 @@ type DB struct {
 	// Now returns the current unix time in milliseconds; tests replace it.
 	Now func() int64
 	// OnExpire, when set, is called (under the shard lock; it must not
-	// call back into the DB) with each key removed lazily by expiry.
+	// call back into the DB) with each key removed lazily by expiry: on
+	// access, or when a write (SET, DEL) meets the expired key. Keys the
+	// active expiry cycle removes (DeleteExpired) are not reported.
 	OnExpire func(key string)
+
+	// volShards has a bit set for each shard whose volatile set may be
+	// non-empty, so that the active expiry cycle skips the others at no
+	// cost. A bit is set, under the shard lock, when a key gains an
+	// expiry; only SampleExpired clears it, under the shard lock, after
+	// finding the set empty.
+	volShards [numShards / 64]atomic.Uint64
 }
 
 // NowMs is the default clock.
@@ -238,6 +249,9 @@ func (db *DB) Set(key []byte, e *Entry) {
 	if ok {
 		db.removeLocked(s, k, old)
 		// Reuse the map's key string.
+		if old.expire != 0 && db.OnExpire != nil && old.expire <= db.Now() {
+			db.OnExpire(k)
+		}
 	}
 	e.size = e.memSize(k)
 	e.shard = uint16(si)
@@ -248,6 +262,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 			s.volatile = make(map[string]struct{})
 		}
 		s.volatile[k] = struct{}{}
+		db.markVolatile(si)
 	}
 	s.mu.Unlock()
 	e.touch()
@@ -280,17 +295,22 @@ func (db *DB) Delete(key []byte) bool {
 	s := db.shardOf(key)
 	s.mu.Lock()
 	e, ok := s.m[string(key)]
+	live := ok && (e.expire == 0 || e.expire > db.Now())
 	if ok {
 		db.removeLocked(s, string(key), e)
+		if !live && db.OnExpire != nil {
+			db.OnExpire(string(key))
+		}
 	}
 	s.mu.Unlock()
-	return ok && (e.expire == 0 || e.expire > db.Now())
+	return live
 }
 
 // SetExpire sets the expiry of the live key (unix ms, 0 to persist) and
 // reports whether the key exists.
 func (db *DB) SetExpire(key []byte, at int64) bool {
-	s := db.shardOf(key)
+	si := shardIndex(hashKey(key))
+	s := &db.shards[si]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[string(key)]
@@ -306,6 +326,7 @@ func (db *DB) SetExpire(key []byte, at int64) bool {
 			s.volatile = make(map[string]struct{})
 		}
 		s.volatile[k] = struct{}{}
+		db.markVolatile(si)
 	}
 	e.expire = at
 	return true
@@ -369,6 +390,12 @@ func (db *DB) Swap(other *DB) {
 		b.mu.Lock()
 		a.m, b.m = b.m, a.m
 		a.volatile, b.volatile = b.volatile, a.volatile
+		if len(a.volatile) > 0 {
+			db.markVolatile(i)
+		}
+		if len(b.volatile) > 0 {
+			other.markVolatile(i)
+		}
 		am := a.mem.Load()
 		a.mem.Store(b.mem.Load())
 		b.mem.Store(am)
@@ -521,6 +548,62 @@ func (db *DB) ExpireCandidates(si int, max int, out []string) []string {
 // NumShards is the number of shards ExpireCandidates cycles over.
 const NumShards = numShards
 
+// markVolatile records that shard si holds keys with an expiry. The
+// caller holds the shard's lock.
+func (db *DB) markVolatile(si int) {
+	w, bit := &db.volShards[si>>6], uint64(1)<<(si&63)
+	if w.Load()&bit == 0 {
+		w.Or(bit)
+	}
+}
+
+// NextVolatileShard returns the first shard at or after from (0 <= from <
+// NumShards) that may hold keys with an expiry, or -1 when there is none
+// up to the last shard. Shards without volatile keys cost a bit test.
+func (db *DB) NextVolatileShard(from int) int {
+	for wi := from >> 6; wi < len(db.volShards); wi++ {
+		w := db.volShards[wi].Load()
+		if wi == from>>6 {
+			w &= ^uint64(0) << (from & 63)
+		}
+		if w != 0 {
+			return wi<<6 | bits.TrailingZeros64(w)
+		}
+	}
+	return -1
+}
+
+// SampleExpired looks at up to max keys with an expiry in shard si, in
+// the map's (random) order, and appends the expired ones to out. It
+// returns out and the number of keys looked at; 0 means the shard has no
+// volatile keys left, and the shard is then skipped by NextVolatileShard
+// until a key gains an expiry there. The active expiry cycle then locks
+// each candidate and calls DeleteExpired.
+func (db *DB) SampleExpired(si int, max int, out []string) ([]string, int) {
+	s := &db.shards[si]
+	now := db.Now()
+	sampled := 0
+	s.mu.RLock()
+	for k := range s.volatile {
+		if sampled == max {
+			break
+		}
+		sampled++
+		if e := s.m[k]; e != nil && e.expire <= now {
+			out = append(out, k)
+		}
+	}
+	s.mu.RUnlock()
+	if sampled == 0 {
+		s.mu.Lock()
+		if len(s.volatile) == 0 {
+			db.volShards[si>>6].And(^(uint64(1) << (si & 63)))
+		}
+		s.mu.Unlock()
+	}
+	return out, sampled
+}
+
 // DeleteExpired removes key if it is expired and reports whether it did.
 // The caller holds key's tag lock exclusively.
 func (db *DB) DeleteExpired(key []byte) bool {
@@ -546,6 +629,9 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	e, ok := s.m[string(key)]
 	if ok && e.expire != 0 && e.expire <= db.Now() {
 		db.removeLocked(s, string(key), e)
+		if db.OnExpire != nil {
+			db.OnExpire(string(key))
+		}
 		ok = false
 	}
 	if !ok {

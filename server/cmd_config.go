@@ -105,6 +105,8 @@ func (c *Client) isLocal() bool {
 // As in Redis it resets the INFO statistics and the command statistics (not
 // the slow log); HotKV also resets its lock statistics.
 func cmdConfigResetStat(c *Client, args [][]byte) {
+	// The commands run before this one in the batch are reset too.
+	c.stats.publish(&c.srv.stats, c.slot)
 	c.srv.resetStats()
 	c.w.OK()
 }
@@ -138,6 +140,9 @@ func (s *Server) resetStats() {
 		}
 	}
 	st.inst.reset()
+	st.errors.reset()
+	s.expire.stalePerc.Store(0)
+	s.expire.timeCapReached.Store(0)
 	for _, cmd := range s.table {
 		cmd.resetStats()
 		for _, sc := range cmd.Sub {

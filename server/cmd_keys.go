@@ -583,7 +583,7 @@ func cmdObjectIdletime(c *Client, args [][]byte) {
 		c.errorReply(errLFUSelected)
 		return
 	}
-	c.w.Int(e.IdleSeconds(c.db.Now()))
+	c.w.Int(e.IdleSeconds())
 }
 
 // lfuInitVal is Redis's LFU_INIT_VAL, the counter of a new key.

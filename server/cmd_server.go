@@ -142,14 +142,18 @@ var debugHelp = []string{
 	"    it is used instead of the 'key' prefix. These are not propagated to",
 	"    replicas. Cluster slots are not respected so keys not belonging to the",
 	"    current node can be created in cluster mode.",
+	"SET-ACTIVE-EXPIRE <0|1>",
+	"    Setting it to 0 disables expiring keys in background when they are not",
+	"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+	"    default.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
 }
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, POPULATE and SLEEP; other subcommands get
-// Redis's unknown-subcommand error.
+// HotKV implements HELP, LOG, POPULATE, SET-ACTIVE-EXPIRE and SLEEP; other
+// subcommands get Redis's unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
 		c.errorReply(errDebugNotAllowed)
@@ -170,6 +174,10 @@ func cmdDebug(c *Client, args [][]byte) {
 		c.w.OK()
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
 		debugPopulate(c, args)
+	case equalFold(sub, "set-active-expire") && len(args) == 3:
+		// Redis reads the flag with atoi: anything but a number is 0.
+		c.srv.expire.disabled.Store(atoi(args[2]) == 0)
+		c.w.OK()
 	default:
 		c.errorReply(fmtSubcommandArgs(sub, "DEBUG"))
 	}
@@ -210,6 +218,28 @@ func debugPopulate(c *Client, args [][]byte) {
 		}
 	}
 	c.w.OK()
+}
+
+// atoi parses the longest prefix of b that is an integer, as C's atoi
+// does (0 when there is none; no overflow check needed for a flag).
+func atoi(b []byte) int64 {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9' && n < 1<<40; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // strtod parses the longest prefix of b that is a decimal number, as C's
@@ -557,9 +587,7 @@ func init() {
 		{"cpu", "CPU", true, (*Server).infoCPU},
 		{"modules", "Modules", true, nil},
 		{"commandstats", "Commandstats", false, (*Server).infoCommandStats},
-		// Error statistics by error prefix need a hook where errors are
-		// written (gate.go); the section is there but empty for now.
-		{"errorstats", "Errorstats", true, nil},
+		{"errorstats", "Errorstats", true, (*Server).infoErrorStats},
 		{"latencystats", "Latencystats", false, nil},
 		{"cluster", "Cluster", true, (*Server).infoCluster},
 		{"keyspace", "Keyspace", true, (*Server).infoKeyspace},
@@ -581,6 +609,9 @@ func cmdInfo(c *Client, args [][]byte) {
 			named = append(named, string(lower(nil, a)))
 		}
 	}
+	// The counters of the commands run before INFO in this batch are
+	// published at the flush: count them now, as Redis would.
+	c.stats.publish(&c.srv.stats, c.slot)
 	c.w.Verbatim("txt", string(c.srv.infoString(all, def, named)))
 }
 
@@ -685,7 +716,7 @@ func (s *Server) infoServer(b []byte) []byte {
 	b = fmt.Appendf(b, "server_time_usec:%d\r\n", now.UnixMicro())
 	b = fmt.Appendf(b, "uptime_in_seconds:%d\r\n", uptime)
 	b = fmt.Appendf(b, "uptime_in_days:%d\r\n", uptime/(3600*24))
-	b = fmt.Appendf(b, "hz:%d\r\n", hz)
+	b = fmt.Appendf(b, "hz:%d\r\n", s.hz.Load())
 	b = fmt.Appendf(b, "configured_hz:%d\r\n", hz)
 	b = fmt.Appendf(b, "lru_clock:%d\r\n", (now.UnixMilli()/1000)&(1<<24-1))
 	b = fmt.Appendf(b, "executable:%s\r\n", exe)
@@ -936,7 +967,8 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "rejected_connections:%d\r\n", st.rejectedConns.Load())
 	b = append(b, "sync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"...)
 	b = fmt.Appendf(b, "expired_keys:%d\r\n", st.expiredKeys.Load())
-	b = append(b, "expired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"...)
+	b = fmt.Appendf(b, "expired_stale_perc:%.2f\r\n", s.expire.stale()*100)
+	b = fmt.Appendf(b, "expired_time_cap_reached_count:%d\r\n", s.expire.timeCapReached.Load())
 	b = fmt.Appendf(b, "expire_cycle_cpu_milliseconds:%d\r\n", st.expireCycleCPUMicros.Load()/1000)
 	b = fmt.Appendf(b, "evicted_keys:%d\r\n", st.evicted.Load())
 	b = append(b, "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"...)
@@ -1017,6 +1049,15 @@ func (s *Server) infoCommandStats(b []byte) []byte {
 		}
 		b = fmt.Appendf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
 			cmd.Name, calls, usec, perCall, rejected, failed)
+	}
+	return b
+}
+
+// infoErrorStats lists the error replies by code, in Redis's (byte) order.
+func (s *Server) infoErrorStats(b []byte) []byte {
+	codes, counts := s.stats.errors.snapshot()
+	for i, code := range codes {
+		b = fmt.Appendf(b, "errorstat_%s:count=%d\r\n", code, counts[i])
 	}
 	return b
 }

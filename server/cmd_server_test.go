@@ -141,7 +141,7 @@ func srvInfoWellFormed(tb testing.TB, text string) {
 			}
 			continue
 		}
-		if !regexp.MustCompile(`^[a-z0-9_|.-]+:\S*`).MatchString(l) {
+		if !regexp.MustCompile(`^[a-zA-Z0-9_|.-]+:\S*`).MatchString(l) {
 			tb.Errorf("bad INFO line %q", l)
 		}
 	}

@@ -42,6 +42,7 @@ type Client struct {
 
 	created    time.Time
 	lastActive atomic.Int64 // unix ms
+	busy       atomic.Bool  // running a batch of commands (not idle); cleared by flush
 	lastCmd    atomic.Pointer[Command]
 	// What the connection's own goroutine last stored in lastCmd and
 	// lastActive (in seconds).
@@ -134,12 +135,15 @@ func (s *Server) serveInput(c *Client) bool {
 			var perr *resp.ProtocolError
 			if errors.As(err, &perr) {
 				s.stats.protocolErrors.Add(1)
-				c.w.Error("ERR " + perr.Error())
+				c.errorReply("ERR " + perr.Error())
 				c.flush()
 			} else if errors.Is(err, resp.ErrQueryBufferLimit) {
 				s.logf("closing client id=%d: query buffer limit reached", c.id)
 			}
 			return false
+		}
+		if !c.busy.Load() {
+			c.busy.Store(true)
 		}
 		s.dispatch(c, args)
 		if c.closeAfter || c.killed.Load() {
@@ -158,6 +162,9 @@ const maxUnflushed = 64 * 1024
 // flush writes the pending replies to the socket.
 func (c *Client) flush() error {
 	c.mark = 0
+	if c.busy.Load() {
+		c.busy.Store(false)
+	}
 	c.stats.publish(&c.srv.stats, c.slot)
 	if len(c.w.Buf) == 0 {
 		return nil

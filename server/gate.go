@@ -66,7 +66,7 @@ func (s *Server) lookupChecked(c *Client, args [][]byte) (*Command, bool) {
 			}
 			fmt.Fprintf(&b, "'%s' ", arg)
 		}
-		s.stats.totalErrorReplies.Add(1)
+		s.countError(errUnknownCommand)
 		c.w.Error(fmt.Sprintf(errUnknownCommand, truncate(cString(args[0]), 128), b.String()))
 		return nil, false
 	}
@@ -74,7 +74,7 @@ func (s *Server) lookupChecked(c *Client, args [][]byte) (*Command, bool) {
 		// A container (CONFIG, CLIENT) with an unknown subcommand. A
 		// container alone meets its own arity check: "CONFIG" fails it,
 		// "COMMAND" runs the container's handler.
-		s.stats.totalErrorReplies.Add(1)
+		s.countError(errUnknownSubcommand)
 		c.w.Error(fmt.Sprintf(errUnknownSubcommand, truncate(cString(args[1]), 128), cmd.upperName()))
 		return nil, false
 	}
@@ -95,7 +95,7 @@ func truncate(b []byte, n int) []byte {
 // reject answers a command refused before it ran.
 func (s *Server) reject(c *Client, cmd *Command, msg string) {
 	cmd.stats[c.slot].rejected.Add(1)
-	s.stats.totalErrorReplies.Add(1)
+	s.countError(msg)
 	c.w.Error(msg)
 }
 
@@ -235,6 +235,6 @@ func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {
 // errors only through it.
 func (c *Client) errorReply(msg string) {
 	c.errors++
-	c.srv.stats.totalErrorReplies.Add(1)
+	c.srv.countError(msg)
 	c.w.Error(msg)
 }

@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +60,10 @@ type Server struct {
 	slowlog  slowlog
 	lastSave atomic.Int64 // unix seconds
 
+	expire    expireState
+	hz        atomic.Int64 // the cron's current frequency (INFO's hz)
+	cronTicks atomic.Int64 // cron runs so far (tests watch it)
+
 	usedMem struct {
 		at    atomic.Int64 // unix ms of the last computation
 		bytes atomic.Int64
@@ -73,6 +77,8 @@ type serverStats struct {
 	protocolErrors, unexpectedErrors      atomic.Int64
 	totalErrorReplies, panics, evicted    atomic.Int64
 	expireCycleKeys, expireCycleCPUMicros atomic.Int64
+
+	errors errorStats // INFO errorstats
 
 	// slots spread the per-command counters over cache lines.
 	slots [statSlots]struct {
@@ -99,6 +105,7 @@ func New(cfg *config.Config) *Server {
 	s.dbs = make([]*keyspace.DB, n)
 	for i := range s.dbs {
 		s.dbs[i] = keyspace.New()
+		s.dbs[i].OnExpire = s.countExpired
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")
@@ -108,6 +115,7 @@ func New(cfg *config.Config) *Server {
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
 	s.registerCommands()
+	s.cronHz() // INFO's hz before the cron runs
 	return s
 }
 
@@ -288,17 +296,16 @@ func (s *Server) usedMemory(nowMs int64) int64 {
 // baseMemory stands for what an empty server uses, like Redis's ~860KB.
 const baseMemory = 900 * 1024
 
-// cron runs the periodic background work: active expiry.
+// cron runs the periodic background work, like Redis's serverCron: the
+// access clock, active expiry, the memory peak, the instantaneous metrics
+// and idle-client timeouts. It runs hz times a second; a CONFIG SET hz
+// takes effect from the next tick.
 func (s *Server) cron() {
 	defer s.wg.Done()
-	hz := s.cfg.Lookup("hz").Int()
-	if hz <= 0 {
-		hz = 10
-	}
+	hz := s.cronHz()
 	t := time.NewTicker(time.Second / time.Duration(hz))
 	defer t.Stop()
-	guard := s.locks.NewGuard(rand.Uint64())
-	next := 0
+	var lastClientsCheck time.Time
 	for {
 		select {
 		case <-s.done:
@@ -306,46 +313,119 @@ func (s *Server) cron() {
 		case <-t.C:
 			start := time.Now()
 			keyspace.Tick(start.UnixMilli())
-			next = s.activeExpire(guard, next)
-			s.stats.expireCycleCPUMicros.Add(time.Since(start).Microseconds())
+			s.activeExpireCycle(hz)
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
 			s.sampleInstantaneous(start)
+			if start.Sub(lastClientsCheck) >= time.Second {
+				lastClientsCheck = start
+				s.closeIdleClients(start)
+			}
+			s.cronTicks.Add(1)
+			if h := s.cronHz(); h != hz {
+				hz = h
+				t.Reset(time.Second / time.Duration(hz))
+			}
 		}
 	}
 }
 
-// activeExpire samples keys with an expiry across the shards of every
-// database and removes those that expired, each under its tag lock (busy
-// keys are skipped; they expire on access or in a later cycle). It keeps
-// going over a shard while more than a quarter of its sample was expired.
-func (s *Server) activeExpire(g *lock.Guard, next int) int {
-	const shardsPerCycle = 64
-	const sample = 20
-	var cand []string
-	for _, db := range s.dbs {
-		for i := 0; i < shardsPerCycle; i++ {
-			si := (next + i) % keyspace.NumShards
-			for {
-				cand = db.ExpireCandidates(si, sample, cand[:0])
-				removed := 0
-				for _, k := range cand {
-					kb := []byte(k)
-					if !g.TryLockKey(kb) {
-						continue
-					}
-					if db.DeleteExpired(kb) {
-						removed++
-					}
-					g.Unlock()
-				}
-				s.stats.expiredKeys.Add(int64(removed))
-				if removed <= sample/4 {
-					break
-				}
+// Redis's CONFIG_MIN_HZ, CONFIG_MAX_HZ and MAX_CLIENTS_PER_CLOCK_TICK.
+const (
+	minHz                 = 1
+	maxHz                 = 500
+	maxClientsPerCronTick = 200
+)
+
+// cronHz returns the frequency the cron should run at: the hz parameter
+// and, with dynamic-hz, doubled (up to 500) until there are at most 200
+// clients per tick, as Redis's serverCron does. INFO reports it as hz.
+func (s *Server) cronHz() int {
+	hz := min(max(s.cfg.Lookup("hz").Int(), minHz), maxHz)
+	if p := s.cfg.Lookup("dynamic-hz"); p != nil && p.Bool() {
+		s.mu.Lock()
+		n := int64(len(s.mu.clients))
+		s.mu.Unlock()
+		for n/hz > maxClientsPerCronTick {
+			hz *= 2
+			if hz > maxHz {
+				hz = maxHz
+				break
 			}
 		}
 	}
-	return (next + shardsPerCycle) % keyspace.NumShards
+	s.hz.Store(hz)
+	return int(hz)
+}
+
+// closeIdleClients closes the clients idle for more than timeout seconds,
+// as Redis's clientsCronHandleTimeout does; MONITOR clients are exempt
+// (Redis also exempts replicas, blocked and pub/sub clients, which HotKV
+// does not have yet). Idle time is counted in whole seconds since the
+// client's last command, like Redis's lastinteraction.
+func (s *Server) closeIdleClients(now time.Time) {
+	timeout := s.cfg.Lookup("timeout").Int()
+	if timeout <= 0 {
+		return
+	}
+	nowSec := now.Unix()
+	var idle []*Client
+	s.mu.Lock()
+	for _, c := range s.mu.clients {
+		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !slices.Contains(s.mu.monitors, c) {
+			idle = append(idle, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range idle {
+		s.log.Debug("Closing idle client", "id", c.id)
+		c.kill()
+	}
+}
+
+// errorStats counts error replies by their code, the first word of the
+// message (INFO errorstats). Errors are rare, so a mutex is enough.
+type errorStats struct {
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+// countError counts one error reply with text msg (without the leading
+// '-') in total_error_replies and errorstats. Like Redis's afterErrorReply
+// the code is the text up to the first space within the first 32 bytes of
+// the reply, "ERR" when there is none.
+func (s *Server) countError(msg string) {
+	s.stats.totalErrorReplies.Add(1)
+	code := "ERR"
+	if i := strings.IndexByte(msg[:min(len(msg), 31)], ' '); i > 0 {
+		code = msg[:i]
+	}
+	e := &s.stats.errors
+	e.mu.Lock()
+	if e.counts == nil {
+		e.counts = make(map[string]int64)
+	}
+	e.counts[code]++
+	e.mu.Unlock()
+}
+
+// snapshot returns the error codes and counts, sorted by code.
+func (e *errorStats) snapshot() (codes []string, counts []int64) {
+	e.mu.Lock()
+	for code := range e.counts {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	for _, code := range codes {
+		counts = append(counts, e.counts[code])
+	}
+	e.mu.Unlock()
+	return codes, counts
+}
+
+func (e *errorStats) reset() {
+	e.mu.Lock()
+	e.counts = nil
+	e.mu.Unlock()
 }
 
 // Logf logs at warning level (used for recovered panics and bad clients).
