@@ -34,7 +34,11 @@ var ErrWouldBlock = errors.New("eventloop: would block")
 type Handler interface {
 	// OnReadable is called when c has input (or was closed by the peer):
 	// the handler reads until ErrWouldBlock, io.EOF or another error. It
-	// returns false to have the connection closed.
+	// returns false to have the connection closed. It is called even while
+	// c has output pending — like Redis, the loop keeps reading, since a
+	// client may write a whole pipeline before reading any reply. A handler
+	// that wants back-pressure may stop early while output is pending:
+	// OnReadable is then called again once that output has drained.
 	OnReadable(c *Conn) bool
 	// OnClose is called once, on the loop, after the connection is closed.
 	OnClose(c *Conn)
@@ -56,7 +60,16 @@ type loop struct {
 	conns  map[int]*Conn
 	mu     sync.Mutex
 	tasks  []func()
+	// stopped is set (under mu) when the loop has stopped serving: its
+	// wakefd is closed (the number may belong to another file by now),
+	// and Invoke runs tasks on the goroutine that calls it, one caller
+	// at a time (running, under mu, says one is draining tasks).
+	stopped bool
+	running bool
 }
+
+// ErrClosed is returned by Add when the group is closed.
+var ErrClosed = errors.New("eventloop: group closed")
 
 // New starts n loops (n <= 0: one per GOMAXPROCS).
 func New(n int, h Handler) (*Group, error) {
@@ -64,25 +77,29 @@ func New(n int, h Handler) (*Group, error) {
 		n = runtime.GOMAXPROCS(0)
 	}
 	g := &Group{handler: h}
+	fail := func(err error) (*Group, error) {
+		for _, l := range g.loops { // none is running yet
+			syscall.Close(l.epfd)
+			syscall.Close(l.wakefd)
+		}
+		return nil, err
+	}
 	for i := 0; i < n; i++ {
 		epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 		if err != nil {
-			g.Close()
-			return nil, err
+			return fail(err)
 		}
 		wfd, _, errno := syscall.Syscall(syscall.SYS_EVENTFD2, 0, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if errno != 0 {
 			syscall.Close(epfd)
-			g.Close()
-			return nil, errno
+			return fail(errno)
 		}
 		l := &loop{g: g, epfd: epfd, wakefd: int(wfd), conns: make(map[int]*Conn)}
+		g.loops = append(g.loops, l)
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wfd)}
 		if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, int(wfd), &ev); err != nil {
-			g.Close()
-			return nil, err
+			return fail(err)
 		}
-		g.loops = append(g.loops, l)
 	}
 	for _, l := range g.loops {
 		g.wg.Add(1)
@@ -95,6 +112,9 @@ func New(n int, h Handler) (*Group, error) {
 // (duplicated) is served by one of the loops. setup runs before the loop
 // sees the connection (it typically sets Conn.Context).
 func (g *Group) Add(nc net.Conn, setup func(*Conn)) error {
+	if g.closed.Load() {
+		return ErrClosed
+	}
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return errors.New("eventloop: not a socket")
@@ -122,14 +142,23 @@ func (g *Group) Add(nc net.Conn, setup func(*Conn)) error {
 	c.loop = l
 	setup(c)
 	l.Invoke(func() {
-		if g.closed.Load() {
+		if g.closed.Load() || l.isStopped() {
 			l.drop(c)
 			return
 		}
 		l.conns[fd] = c
+		// Under wmu, so that a Write from another goroutine that queued
+		// output before the registration (its EPOLL_CTL_MOD failed) is
+		// seen here and EPOLLOUT asked for.
+		c.wmu.Lock()
 		c.events = syscall.EPOLLIN | syscall.EPOLLRDHUP
+		if len(c.pending) > 0 {
+			c.events |= syscall.EPOLLOUT
+		}
 		ev := syscall.EpollEvent{Events: c.events | epollET, Fd: int32(fd)}
-		if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
+		c.wmu.Unlock()
+		if err != nil {
 			l.drop(c)
 			return
 		}
@@ -141,6 +170,8 @@ func (g *Group) Add(nc net.Conn, setup func(*Conn)) error {
 }
 
 // Close stops the loops and closes every connection (each gets OnClose).
+// A connection whose Add races with Close gets its OnClose on the goroutine
+// that called Add, possibly after Close has returned.
 func (g *Group) Close() {
 	if !g.closed.CompareAndSwap(false, true) {
 		return
@@ -152,14 +183,61 @@ func (g *Group) Close() {
 }
 
 // Invoke runs fn on the loop's thread, after the events being handled.
+// Once the loop has stopped (Group.Close), fn runs on the calling
+// goroutine instead, never at the same time as another task.
 func (l *loop) Invoke(fn func()) {
 	l.mu.Lock()
 	l.tasks = append(l.tasks, fn)
+	if !l.stopped {
+		l.wakeLocked()
+		l.mu.Unlock()
+		return
+	}
+	if l.running { // another goroutine drains the tasks: it runs fn too
+		l.mu.Unlock()
+		return
+	}
+	l.running = true
 	l.mu.Unlock()
-	l.wake()
+	l.drainStopped()
+}
+
+// drainStopped runs the tasks of a stopped loop until none is left; the
+// caller set running.
+func (l *loop) drainStopped() {
+	for {
+		l.mu.Lock()
+		tasks := l.tasks
+		l.tasks = nil
+		if len(tasks) == 0 {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		for _, fn := range tasks {
+			fn()
+		}
+	}
+}
+
+func (l *loop) isStopped() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stopped
 }
 
 func (l *loop) wake() {
+	l.mu.Lock()
+	if !l.stopped {
+		l.wakeLocked()
+	}
+	l.mu.Unlock()
+}
+
+// wakeLocked writes to the eventfd; the caller holds mu and checked that
+// the loop has not stopped (after which the descriptor is closed).
+func (l *loop) wakeLocked() {
 	one := uint64(1)
 	syscall.Write(l.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
 }
@@ -207,26 +285,35 @@ func (l *loop) run() {
 			break
 		}
 	}
+	// Stop. From now on tasks run in Invoke's caller (after the ones
+	// queued until now, which run here): an Add's registration sees the
+	// loop stopped and drops its connection.
+	l.mu.Lock()
+	l.stopped = true
+	l.running = true
+	l.mu.Unlock()
+	syscall.Close(l.wakefd)
 	for _, c := range l.conns {
 		l.drop(c)
 	}
 	syscall.Close(l.epfd)
-	syscall.Close(l.wakefd)
+	l.drainStopped()
 }
 
-// readable lets the handler consume c's input, unless c's output is backed
-// up: then input waits until the peer reads (back-pressure).
+// readable lets the handler consume c's input.
 func (l *loop) readable(c *Conn) {
 	if c.closed.Load() {
 		l.drop(c)
 		return
 	}
-	if c.blockedOnOutput() {
-		c.pendingRead = true
-		return
-	}
 	if !l.g.handler.OnReadable(c) || c.closed.Load() {
 		l.drop(c)
+		return
+	}
+	if c.blockedOnOutput() {
+		// The handler may have left input unread behind the output;
+		// edge-triggered epoll would not report it again.
+		c.pendingRead = true
 	}
 }
 
@@ -346,14 +433,20 @@ func (c *Conn) armWrite(on bool) {
 
 // writable sends pending output; once it is all sent, input that waited
 // for it is handled.
+//
+// A failed write (the peer reset the connection, or is gone) closes the
+// connection: its output can never drain, and its input, held back behind
+// that output, would never be read to notice the end.
 func (c *Conn) writable() {
 	c.wmu.Lock()
+	broken := false
 	for len(c.pending) > 0 {
 		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(c.pending))), uintptr(len(c.pending)))
 		if errno == syscall.EINTR {
 			continue
 		}
 		if errno != 0 {
+			broken = errno != syscall.EAGAIN
 			break
 		}
 		c.pending = c.pending[n:]
@@ -364,6 +457,10 @@ func (c *Conn) writable() {
 		c.armWrite(false)
 	}
 	c.wmu.Unlock()
+	if broken {
+		c.loop.drop(c)
+		return
+	}
 	if drained && c.pendingRead {
 		c.pendingRead = false
 		c.loop.readable(c)

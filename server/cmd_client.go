@@ -199,7 +199,17 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	} else {
 		argvMem = int(cl.argvMem.Load())
 	}
-	totMem := clientBaseMem + replyBufferMem + qbuf + qbufFree + argvMem + obl
+	// Output the socket has not taken yet (the event loop's queue) is
+	// what Redis reports as its reply list.
+	omem := 0
+	if p, ok := cl.conn.(interface{ Pending() int }); ok {
+		omem = p.Pending()
+	}
+	oll := 0
+	if omem > 0 {
+		oll = 1
+	}
+	totMem := clientBaseMem + replyBufferMem + qbuf + qbufFree + argvMem + obl + omem
 
 	flags := make([]byte, 0, 4)
 	if monitor {
@@ -221,22 +231,17 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	nowSec := now.Unix()
 
 	dst = fmt.Appendf(dst, "id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d",
-		cl.id, peerString(cl.conn.RemoteAddr()), peerString(cl.conn.LocalAddr()), connFD(cl.conn, cl == c),
+		cl.id, peerString(cl.conn.RemoteAddr()), peerString(cl.conn.LocalAddr()), connFD(cl.conn),
 		name, nowSec-cl.created.Unix(), nowSec-cl.lastActive.Load()/1000, flags, cl.dbIndex.Load())
 	dst = fmt.Appendf(dst, " sub=0 psub=0 ssub=0 multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0", qbuf, qbufFree, argvMem)
-	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=0 omem=0 tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
-		replyBufferMem, replyBufferMem, obl, totMem, cmd, proto)
+	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
+		replyBufferMem, replyBufferMem, obl, oll, omem, totMem, cmd, proto)
 	return dst
 }
 
 // connFD returns the socket's file descriptor, -1 when it cannot be read.
-// An event-loop connection's descriptor may be read on its own loop only
-// (own: cl is the client running the command).
-func connFD(conn any, own bool) int {
+func connFD(conn any) int {
 	if f, ok := conn.(interface{ Fd() int }); ok {
-		if !own {
-			return -1
-		}
 		return f.Fd()
 	}
 	sc, ok := conn.(syscall.Conn)

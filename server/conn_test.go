@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net"
@@ -405,5 +406,42 @@ func TestConnHandlerPanic(t *testing.T) {
 	}
 	if r := c.Read(); r != "+PONG\r\n" {
 		t.Fatalf("PING pipelined after panic: %q", r)
+	}
+}
+
+// TestConnPipelineBeforeReading: a client may write a whole pipeline, far
+// larger than the socket buffers, before reading any reply. Redis keeps
+// reading input while replies queue up; so must HotKV, or both ends wait
+// for each other forever.
+func TestConnPipelineBeforeReading(t *testing.T) {
+	_, addr := startServer(t)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	val := strings.Repeat("v", 1000)
+	key := strings.Repeat("k", 1000)
+	const n = 40000 // ~40 MB each way
+	var req []byte
+	req = append(req, difftest.Encode("SET", key, val)...)
+	get := difftest.Encode("GET", key)
+	for i := 0; i < n; i++ {
+		req = append(req, get...)
+	}
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	if _, err := c.Write(req); err != nil {
+		t.Fatalf("writing the pipeline (the server stopped reading?): %v", err)
+	}
+	r := bufio.NewReaderSize(c, 1<<20)
+	if line, _ := difftest.ReadReply(r); line != "+OK\r\n" {
+		t.Fatalf("SET: %q", line)
+	}
+	want := "$1000\r\n" + val + "\r\n"
+	for i := 0; i < n; i++ {
+		got, err := difftest.ReadReply(r)
+		if err != nil || got != want {
+			t.Fatalf("reply %d: %q, %v", i, got[:min(len(got), 20)], err)
+		}
 	}
 }
