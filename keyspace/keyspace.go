@@ -112,7 +112,16 @@ var lruClock atomic.Uint32
 func init() { Tick(NowMs()) }
 
 // Tick advances the access clock; the server's cron calls it.
-func Tick(nowMs int64) { lruClock.Store(uint32(nowMs / 1000)) }
+func Tick(nowMs int64) {
+	// Several servers (tests) may tick one clock: it only moves forward.
+	now := uint32(nowMs / 1000)
+	for {
+		cur := lruClock.Load()
+		if now <= cur || lruClock.CompareAndSwap(cur, now) {
+			return
+		}
+	}
+}
 
 func (e *Entry) memSize(key string) int64 {
 	n := int64(len(key)) + entryOverhead
@@ -431,20 +440,20 @@ func (db *DB) Random(rand func(n int) int) (string, bool) {
 	// Like Redis, remove the expired keys met on the way: each try either
 	// finds a live key or removes one, so this ends.
 	for {
-		k, e, s, ok := db.randomEntry(rand)
+		k, e, exp, s, ok := db.randomEntry(rand)
 		if !ok {
 			return "", false
 		}
-		if e.expire == 0 || e.expire > now {
+		if exp == 0 || exp > now {
 			return k, true
 		}
 		db.expireIfSame(s, []byte(k), e)
 	}
 }
 
-// randomEntry picks a random entry: a random element of the first
-// non-empty shard from a random start.
-func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, *shard, bool) {
+// randomEntry picks a random entry (with its expiry, read under the shard
+// lock): a random element of the first non-empty shard from a random start.
+func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, bool) {
 	start := rand(numShards)
 	for j := 0; j < numShards; j++ {
 		s := &db.shards[(start+j)%numShards]
@@ -456,13 +465,14 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, *shard, bool) {
 					skip--
 					continue
 				}
+				exp := e.expire
 				s.mu.RUnlock()
-				return k, e, s, true
+				return k, e, exp, s, true
 			}
 		}
 		s.mu.RUnlock()
 	}
-	return "", nil, nil, false
+	return "", nil, 0, nil, false
 }
 
 // Scan returns keys in ascending order of their hash, starting at cursor,
