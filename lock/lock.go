@@ -58,7 +58,10 @@ type Manager struct {
 
 type globalSlot struct {
 	mu sync.RWMutex
-	_  [cacheLinePad - 24]byte
+	// acquisitions counts the tag locks taken by the guards of this slot,
+	// added by Guard.FlushStats.
+	acquisitions atomic.Int64
+	_            [cacheLinePad - 32]byte
 }
 
 type shard struct {
@@ -104,6 +107,9 @@ func (m *Manager) Snapshot() (acq, waits, waitMicros, global, held int64) {
 	for i := range m.shards {
 		s := &m.shards[i]
 		acq += s.st.Acquisitions.Load()
+		if i < globalSlots {
+			acq += m.global[i].acquisitions.Load()
+		}
 		waits += s.st.Waits.Load()
 		waitMicros += s.st.WaitNanos.Load() / 1000
 		s.mu.Lock()
@@ -118,6 +124,9 @@ func (m *Manager) ResetStats() {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.st.Acquisitions.Store(0)
+		if i < globalSlots {
+			m.global[i].acquisitions.Store(0)
+		}
 		s.st.Waits.Store(0)
 		s.st.WaitNanos.Store(0)
 	}
@@ -193,11 +202,22 @@ func (m *Manager) unref(s *shard, l *tagLock) {
 // Guard records the locks one command (or one transaction or script) holds.
 // A Guard is reused by its owner; it is not safe for concurrent use.
 type Guard struct {
-	m      *Manager
-	slot   int
-	global int8 // 0 none, 1 shared, 2 exclusive
-	excl   bool
-	tags   []held
+	m        *Manager
+	slot     int
+	global   int8 // 0 none, 1 shared, 2 exclusive
+	excl     bool
+	tags     []held
+	acquired int64 // tag locks taken since the last FlushStats
+}
+
+// FlushStats adds the guard's acquisitions to the manager's statistics.
+// Owners call it now and then (the server: once per batch of commands),
+// so that counting costs no shared write per lock.
+func (g *Guard) FlushStats() {
+	if g.acquired != 0 {
+		g.m.global[g.slot].acquisitions.Add(g.acquired)
+		g.acquired = 0
+	}
 }
 
 type held struct {
@@ -250,7 +270,7 @@ func (g *Guard) LockKeys(keys [][]byte, write bool) {
 	for i := range g.tags {
 		s, l := g.m.ref(g.tags[i].tag)
 		g.tags[i].lock, g.tags[i].shard = l, s
-		s.st.Acquisitions.Add(1)
+		g.acquired++
 		if write {
 			if !l.rw.TryLock() {
 				start := time.Now()

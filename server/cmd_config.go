@@ -106,7 +106,7 @@ func (c *Client) isLocal() bool {
 // the slow log); HotKV also resets its lock statistics.
 func cmdConfigResetStat(c *Client, args [][]byte) {
 	// The commands run before this one in the batch are reset too.
-	c.stats.publish(&c.srv.stats, c.slot)
+	c.publishStats()
 	c.srv.resetStats()
 	c.w.OK()
 }

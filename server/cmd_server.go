@@ -611,7 +611,7 @@ func cmdInfo(c *Client, args [][]byte) {
 	}
 	// The counters of the commands run before INFO in this batch are
 	// published at the flush: count them now, as Redis would.
-	c.stats.publish(&c.srv.stats, c.slot)
+	c.publishStats()
 	c.w.Verbatim("txt", string(c.srv.infoString(all, def, named)))
 }
 

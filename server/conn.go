@@ -159,13 +159,20 @@ func (s *Server) serveInput(c *Client) bool {
 // maxUnflushed bounds the replies kept back while a long pipeline is read.
 const maxUnflushed = 64 * 1024
 
+// publishStats adds the statistics the client gathered since the last
+// call (command counts, keyspace hits, lock acquisitions) to the server's.
+func (c *Client) publishStats() {
+	c.stats.publish(&c.srv.stats, c.slot)
+	c.guard.FlushStats()
+}
+
 // flush writes the pending replies to the socket.
 func (c *Client) flush() error {
 	c.mark = 0
 	if c.busy.Load() {
 		c.busy.Store(false)
 	}
-	c.stats.publish(&c.srv.stats, c.slot)
+	c.publishStats()
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
