@@ -51,6 +51,24 @@ type Entry struct {
 	lru    atomic.Uint32
 	Kind   Kind
 	shard  uint16 // index of the shard holding the entry, for accounting
+	// inline holds small string values: Str points into it, so reading the
+	// value touches no memory beyond the entry's own.
+	inline [inlineCap]byte
+}
+
+const inlineCap = 16
+
+// setStr makes v (copied) the string value, inline when it fits; a buffer
+// that already holds it without waste is reused.
+func (e *Entry) setStr(v []byte) {
+	switch {
+	case len(v) <= inlineCap:
+		e.Str = append(e.inline[:0:inlineCap], v...)
+	case cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16:
+		e.Str = append(e.Str[:0], v...)
+	default:
+		e.Str = append(make([]byte, 0, len(v)), v...)
+	}
 }
 
 // entryOverhead approximates what a key costs besides its bytes: the map
@@ -78,7 +96,7 @@ func (e *Entry) Clone() *Entry {
 	d := &Entry{Kind: e.Kind, expire: e.expire}
 	switch {
 	case e.Kind == KindString:
-		d.Str = append(make([]byte, 0, len(e.Str)), e.Str...)
+		d.setStr(e.Str)
 	default:
 		c, ok := e.Obj.(Cloner)
 		if !ok {
@@ -123,8 +141,8 @@ func Tick(nowMs int64) {
 	}
 }
 
-func (e *Entry) memSize(key string) int64 {
-	n := int64(len(key)) + entryOverhead
+func (e *Entry) memSize(keyLen int) int64 {
+	n := int64(keyLen) + entryOverhead
 	switch e.Kind {
 	case KindString:
 		n += int64(cap(e.Str))
@@ -262,7 +280,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 			db.OnExpire(k)
 		}
 	}
-	e.size = e.memSize(k)
+	e.size = e.memSize(len(k))
 	e.shard = uint16(si)
 	s.mem.Add(e.size)
 	s.m[k] = e
@@ -280,7 +298,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 // Updated re-accounts e's memory after its value changed in place. The
 // caller holds key's tag lock exclusively.
 func (db *DB) Updated(key []byte, e *Entry) {
-	n := e.memSize(string(key))
+	n := e.memSize(len(key))
 	if d := n - e.size; d != 0 {
 		e.size = n
 		db.shards[e.shard].mem.Add(d)
@@ -291,11 +309,7 @@ func (db *DB) Updated(key []byte, e *Entry) {
 // database, with v (copied), in place. The caller holds its key's tag lock
 // exclusively; the expiry is kept.
 func (db *DB) OverwriteString(key []byte, e *Entry, v []byte) {
-	if cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16 {
-		e.Str = append(e.Str[:0], v...)
-	} else {
-		e.Str = append(make([]byte, 0, len(v)), v...)
-	}
+	e.setStr(v)
 	db.Updated(key, e)
 }
 
@@ -646,15 +660,15 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	}
 	if !ok {
 		s.mu.Unlock()
-		e = NewString(append(make([]byte, 0, len(v)), v...))
+		e = &Entry{Kind: KindString}
+		e.setStr(v)
 		db.Set(key, e)
 		return e
 	}
-	if e.Kind == KindString && cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16 {
-		e.Str = append(e.Str[:0], v...)
-	} else {
-		e.Str = append(make([]byte, 0, len(v)), v...)
+	if e.Kind != KindString {
+		e.Str = nil
 	}
+	e.setStr(v)
 	e.Kind, e.Obj = KindString, nil
 	if !keepTTL && e.expire != 0 {
 		delete(s.volatile, string(key))
