@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Kind is the type of a value.
@@ -51,9 +52,37 @@ type Entry struct {
 	lru    atomic.Uint32
 	Kind   Kind
 	shard  uint16 // index of the shard holding the entry, for accounting
+	keyed  bool   // key has been set; keyInline is then never written again
+	hash   uint64 // hashKey(key), set with key
+	key    string // the key; short keys point into keyInline
 	// inline holds small string values: Str points into it, so reading the
 	// value touches no memory beyond the entry's own.
-	inline [inlineCap]byte
+	inline    [inlineCap]byte
+	keyInline [24]byte
+}
+
+// Key returns the key the entry is stored under. The string stays valid
+// and unchanged for as long as it is referenced.
+func (e *Entry) Key() string { return e.key }
+
+// setKey records key and its hash. A short key is stored in the entry
+// itself, written only the first time (strings handed out must never
+// change); a renamed entry gets a fresh string.
+func (e *Entry) setKey(key []byte, h uint64) {
+	e.hash = h
+	if e.keyed {
+		if e.key != string(key) {
+			e.key = string(key)
+		}
+		return
+	}
+	e.keyed = true
+	if len(key) <= len(e.keyInline) {
+		n := copy(e.keyInline[:], key)
+		e.key = unsafe.String(unsafe.SliceData(e.keyInline[:]), n)
+		return
+	}
+	e.key = string(key)
 }
 
 const inlineCap = 16
@@ -169,10 +198,10 @@ func shardIndex(h uint64) int { return int(h >> (64 - shardBits)) }
 
 type shard struct {
 	mu       sync.RWMutex
-	m        map[string]*Entry
-	volatile map[string]struct{} // keys with an expiry
+	m        table
+	volatile map[*Entry]struct{} // entries with an expiry
 	mem      atomic.Int64
-	_        [40]byte
+	_        [16]byte
 }
 
 // DB is one numbered database.
@@ -200,16 +229,18 @@ func NowMs() int64 { return time.Now().UnixMilli() }
 // New returns an empty database.
 func New() *DB { return &DB{Now: NowMs} }
 
-func (db *DB) shardOf(key []byte) *shard {
-	return &db.shards[shardIndex(hashKey(key))]
+// locate returns key's hash and shard.
+func (db *DB) locate(key []byte) (uint64, *shard) {
+	h := hashKey(key)
+	return h, &db.shards[shardIndex(h)]
 }
 
 // Get returns the live entry for key, or nil. An expired entry is removed.
 // The caller holds key's tag lock (shared at least).
 func (db *DB) Get(key []byte) *Entry {
-	s := db.shardOf(key)
+	h, s := db.locate(key)
 	s.mu.RLock()
-	e := s.m[string(key)]
+	e := s.m.get(h, key)
 	if e == nil {
 		s.mu.RUnlock()
 		return nil
@@ -217,7 +248,7 @@ func (db *DB) Get(key []byte) *Entry {
 	exp := e.expire
 	s.mu.RUnlock()
 	if exp != 0 && exp <= db.Now() {
-		db.expireIfSame(s, key, e)
+		db.expireIfSame(s, e)
 		return nil
 	}
 	e.touch()
@@ -227,69 +258,75 @@ func (db *DB) Get(key []byte) *Entry {
 // Peek is Get without updating the access time (OBJECT, TYPE with
 // NO-TOUCH, SCAN).
 func (db *DB) Peek(key []byte) *Entry {
-	s := db.shardOf(key)
+	h, s := db.locate(key)
 	s.mu.RLock()
-	e := s.m[string(key)]
+	e := s.m.get(h, key)
 	var exp int64
 	if e != nil {
 		exp = e.expire
 	}
 	s.mu.RUnlock()
 	if e != nil && exp != 0 && exp <= db.Now() {
-		db.expireIfSame(s, key, e)
+		db.expireIfSame(s, e)
 		return nil
 	}
 	return e
 }
 
-func (db *DB) expireIfSame(s *shard, key []byte, e *Entry) {
+// expireIfSame removes the expired entry e if it is still in the shard.
+func (db *DB) expireIfSame(s *shard, e *Entry) {
 	s.mu.Lock()
-	if s.m[string(key)] == e {
-		db.removeLocked(s, string(key), e)
-		if db.OnExpire != nil {
-			db.OnExpire(string(key))
-		}
+	if db.removeLocked(s, e) && db.OnExpire != nil {
+		db.OnExpire(e.key)
 	}
 	s.mu.Unlock()
 }
 
-func (db *DB) removeLocked(s *shard, key string, e *Entry) {
-	delete(s.m, key)
+// removeLocked removes e from s, if there, and reports whether it was.
+// The caller holds s.mu.
+func (db *DB) removeLocked(s *shard, e *Entry) bool {
+	if !s.m.remove(e.hash, e) {
+		return false
+	}
 	if e.expire != 0 {
-		delete(s.volatile, key)
+		delete(s.volatile, e)
 	}
 	s.mem.Add(-e.size)
+	return true
+}
+
+// addVolatileLocked records that e has an expiry. The caller holds s.mu.
+func (db *DB) addVolatileLocked(s *shard, si int, e *Entry) {
+	if s.volatile == nil {
+		s.volatile = make(map[*Entry]struct{})
+	}
+	s.volatile[e] = struct{}{}
+	db.markVolatile(si)
 }
 
 // Set stores e under key, replacing any previous entry; e's expiry is kept
 // as it is (0 for a fresh entry). The caller holds key's tag lock
 // exclusively.
 func (db *DB) Set(key []byte, e *Entry) {
-	si := shardIndex(hashKey(key))
+	h := hashKey(key)
+	si := shardIndex(h)
 	s := &db.shards[si]
 	s.mu.Lock()
-	if s.m == nil {
-		s.m = make(map[string]*Entry)
-	}
-	k := string(key)
-	old, ok := s.m[k]
-	if ok {
-		db.removeLocked(s, k, old)
-		// Reuse the map's key string.
-		if old.expire != 0 && db.OnExpire != nil && old.expire <= db.Now() {
-			db.OnExpire(k)
-		}
-	}
-	e.size = e.memSize(len(k))
+	e.setKey(key, h)
+	e.size = e.memSize(len(key))
 	e.shard = uint16(si)
-	s.mem.Add(e.size)
-	s.m[k] = e
-	if e.expire != 0 {
-		if s.volatile == nil {
-			s.volatile = make(map[string]struct{})
+	if old := s.m.put(h, e); old != nil && old != e {
+		if old.expire != 0 {
+			delete(s.volatile, old)
+			if db.OnExpire != nil && old.expire <= db.Now() {
+				db.OnExpire(old.key)
+			}
 		}
-		s.volatile[k] = struct{}{}
-		db.markVolatile(si)
+		s.mem.Add(-old.size)
+	}
+	s.mem.Add(e.size)
+	if e.expire != 0 {
+		db.addVolatileLocked(s, si, e)
 	}
 	s.mu.Unlock()
 	e.touch()
@@ -315,14 +352,14 @@ func (db *DB) OverwriteString(key []byte, e *Entry, v []byte) {
 
 // Delete removes key and reports whether a live entry was there.
 func (db *DB) Delete(key []byte) bool {
-	s := db.shardOf(key)
+	h, s := db.locate(key)
 	s.mu.Lock()
-	e, ok := s.m[string(key)]
-	live := ok && (e.expire == 0 || e.expire > db.Now())
-	if ok {
-		db.removeLocked(s, string(key), e)
+	e := s.m.get(h, key)
+	live := e != nil && (e.expire == 0 || e.expire > db.Now())
+	if e != nil {
+		db.removeLocked(s, e)
 		if !live && db.OnExpire != nil {
-			db.OnExpire(string(key))
+			db.OnExpire(e.key)
 		}
 	}
 	s.mu.Unlock()
@@ -332,24 +369,20 @@ func (db *DB) Delete(key []byte) bool {
 // SetExpire sets the expiry of the live key (unix ms, 0 to persist) and
 // reports whether the key exists.
 func (db *DB) SetExpire(key []byte, at int64) bool {
-	si := shardIndex(hashKey(key))
+	h := hashKey(key)
+	si := shardIndex(h)
 	s := &db.shards[si]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.m[string(key)]
-	if !ok {
+	e := s.m.get(h, key)
+	if e == nil {
 		return false
 	}
-	k := string(key)
 	switch {
 	case at == 0 && e.expire != 0:
-		delete(s.volatile, k)
+		delete(s.volatile, e)
 	case at != 0 && e.expire == 0:
-		if s.volatile == nil {
-			s.volatile = make(map[string]struct{})
-		}
-		s.volatile[k] = struct{}{}
-		db.markVolatile(si)
+		db.addVolatileLocked(s, si, e)
 	}
 	e.expire = at
 	return true
@@ -362,7 +395,7 @@ func (db *DB) Len() int {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.RLock()
-		n += len(s.m)
+		n += s.m.len()
 		s.mu.RUnlock()
 	}
 	return n
@@ -394,7 +427,7 @@ func (db *DB) Flush() {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.Lock()
-		s.m, s.volatile = nil, nil
+		s.m, s.volatile = table{}, nil
 		s.mem.Store(0)
 		s.mu.Unlock()
 	}
@@ -435,16 +468,18 @@ func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.RLock()
-		for k, e := range s.m {
+		more := true
+		s.m.each(func(_ uint64, e *Entry) bool {
 			if e.expire != 0 && e.expire <= now {
-				continue
+				return true
 			}
-			if !fn(k, e) {
-				s.mu.RUnlock()
-				return
-			}
-		}
+			more = fn(e.key, e)
+			return more
+		})
 		s.mu.RUnlock()
+		if !more {
+			return
+		}
 	}
 }
 
@@ -461,7 +496,7 @@ func (db *DB) Random(rand func(n int) int) (string, bool) {
 		if exp == 0 || exp > now {
 			return k, true
 		}
-		db.expireIfSame(s, []byte(k), e)
+		db.expireIfSame(s, e)
 	}
 }
 
@@ -472,17 +507,11 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 	for j := 0; j < numShards; j++ {
 		s := &db.shards[(start+j)%numShards]
 		s.mu.RLock()
-		if n := len(s.m); n > 0 {
-			skip := rand(n)
-			for k, e := range s.m {
-				if skip > 0 {
-					skip--
-					continue
-				}
-				exp := e.expire
-				s.mu.RUnlock()
-				return k, e, exp, s, true
-			}
+		if s.m.len() > 0 {
+			e := s.m.random(rand(len(s.m.slots)))
+			exp := e.expire
+			s.mu.RUnlock()
+			return e.key, e, exp, s, true
 		}
 		s.mu.RUnlock()
 	}
@@ -514,11 +543,12 @@ func (db *DB) Scan(cursor uint64, count int, fn func(key string, e *Entry)) uint
 		s := &db.shards[si]
 		batch = batch[:0]
 		s.mu.RLock()
-		for k, e := range s.m {
-			if h := maphash.String(seed, k); h >= cursor {
-				batch = append(batch, hk{h, k, e, e.expire == 0 || e.expire > now})
+		s.m.each(func(h uint64, e *Entry) bool {
+			if h >= cursor {
+				batch = append(batch, hk{h, e.key, e, e.expire == 0 || e.expire > now})
 			}
-		}
+			return true
+		})
 		s.mu.RUnlock()
 		slices.SortFunc(batch, func(a, b hk) int {
 			switch {
@@ -556,13 +586,13 @@ func (db *DB) ExpireCandidates(si int, max int, out []string) []string {
 	s := &db.shards[si%numShards]
 	now := db.Now()
 	s.mu.RLock()
-	for k := range s.volatile {
+	for e := range s.volatile {
 		if max == 0 {
 			break
 		}
 		max--
-		if e := s.m[k]; e != nil && e.expire <= now {
-			out = append(out, k)
+		if e.expire <= now {
+			out = append(out, e.key)
 		}
 	}
 	s.mu.RUnlock()
@@ -608,13 +638,13 @@ func (db *DB) SampleExpired(si int, max int, out []string) ([]string, int) {
 	now := db.Now()
 	sampled := 0
 	s.mu.RLock()
-	for k := range s.volatile {
+	for e := range s.volatile {
 		if sampled == max {
 			break
 		}
 		sampled++
-		if e := s.m[k]; e != nil && e.expire <= now {
-			out = append(out, k)
+		if e.expire <= now {
+			out = append(out, e.key)
 		}
 	}
 	s.mu.RUnlock()
@@ -631,15 +661,14 @@ func (db *DB) SampleExpired(si int, max int, out []string) ([]string, int) {
 // DeleteExpired removes key if it is expired and reports whether it did.
 // The caller holds key's tag lock exclusively.
 func (db *DB) DeleteExpired(key []byte) bool {
-	s := db.shardOf(key)
+	h, s := db.locate(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.m[string(key)]
+	e := s.m.get(h, key)
 	if e == nil || e.expire == 0 || e.expire > db.Now() {
 		return false
 	}
-	db.removeLocked(s, string(key), e)
-	return true
+	return db.removeLocked(s, e)
 }
 
 // SetString stores v (copied) as key's string value. It overwrites the
@@ -648,17 +677,17 @@ func (db *DB) DeleteExpired(key []byte) bool {
 // key's expiry stays, otherwise it is cleared. The caller holds key's tag
 // lock exclusively.
 func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
-	s := db.shardOf(key)
+	h, s := db.locate(key)
 	s.mu.Lock()
-	e, ok := s.m[string(key)]
-	if ok && e.expire != 0 && e.expire <= db.Now() {
-		db.removeLocked(s, string(key), e)
+	e := s.m.get(h, key)
+	if e != nil && e.expire != 0 && e.expire <= db.Now() {
+		db.removeLocked(s, e)
 		if db.OnExpire != nil {
-			db.OnExpire(string(key))
+			db.OnExpire(e.key)
 		}
-		ok = false
+		e = nil
 	}
-	if !ok {
+	if e == nil {
 		s.mu.Unlock()
 		e = &Entry{Kind: KindString}
 		e.setStr(v)
@@ -671,7 +700,7 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	e.setStr(v)
 	e.Kind, e.Obj = KindString, nil
 	if !keepTTL && e.expire != 0 {
-		delete(s.volatile, string(key))
+		delete(s.volatile, e)
 		e.expire = 0
 	}
 	s.mu.Unlock()
