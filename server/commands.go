@@ -11,6 +11,10 @@ func (s *Server) registerCommands() {
 		clientCommands(),
 		configCommands(),
 		introspectionCommands(),
+		hashCommands(),
+		setCommands(),
+		listCommands(),
+		zsetCommands(),
 	} {
 		s.table.add(group...)
 	}

@@ -1,0 +1,6 @@
+package server
+
+// listCommands is the list command group (issue #3).
+func listCommands() []*Command {
+	return nil
+}

@@ -1,0 +1,6 @@
+package server
+
+// zsetCommands is the zset command group (issue #3).
+func zsetCommands() []*Command {
+	return nil
+}
