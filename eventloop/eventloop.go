@@ -352,6 +352,10 @@ type Conn struct {
 // RemoteAddr returns the peer's address.
 func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
+// Invoke runs fn on the connection's loop (after the events being
+// handled), one at a time with the handler's calls for the connection.
+func (c *Conn) Invoke(fn func()) { c.loop.Invoke(fn) }
+
 // LocalAddr returns the local address.
 func (c *Conn) LocalAddr() net.Addr { return c.local }
 

@@ -214,6 +214,10 @@ type DB struct {
 	// access, or when a write (SET, DEL) meets the expired key. Keys the
 	// active expiry cycle removes (DeleteExpired) are not reported.
 	OnExpire func(key string)
+	// OnCreate, when set, is called (under the shard lock; it must not call
+	// back into the DB) with each key Set creates where none was: the
+	// server wakes the clients blocked on it.
+	OnCreate func(key string, kind Kind)
 
 	// volShards has a bit set for each shard whose volatile set may be
 	// non-empty, so that the active expiry cycle skips the others at no
@@ -315,7 +319,9 @@ func (db *DB) Set(key []byte, e *Entry) {
 	e.setKey(key, h)
 	e.size = e.memSize(len(key))
 	e.shard = uint16(si)
-	if old := s.m.put(h, e); old != nil && old != e {
+	old := s.m.put(h, e)
+	created := old == nil || old.expire != 0 && old.expire <= db.Now()
+	if old != nil && old != e {
 		if old.expire != 0 {
 			delete(s.volatile, old)
 			if db.OnExpire != nil && old.expire <= db.Now() {
@@ -327,6 +333,9 @@ func (db *DB) Set(key []byte, e *Entry) {
 	s.mem.Add(e.size)
 	if e.expire != 0 {
 		db.addVolatileLocked(s, si, e)
+	}
+	if created && db.OnCreate != nil {
+		db.OnCreate(e.key, e.Kind)
 	}
 	s.mu.Unlock()
 	e.touch()

@@ -141,6 +141,21 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 	}
 }
 
+// Drain reads the input available now into the buffer without parsing it
+// (a blocked client's commands wait there). It returns nil when the
+// transport has nothing more now (its would-block error is wouldBlock),
+// and any other read error, io.EOF included.
+func (r *Reader) Drain(wouldBlock error) error {
+	for {
+		if err := r.fill(); err != nil {
+			if err == wouldBlock {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
 // fill reads more input, compacting or growing the buffer first. While the
 // length of what comes is unknown it reads at most ReadChunk bytes, as
 // Redis does; while a bulk is awaited it reads up to the rest of it.

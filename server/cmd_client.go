@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/hotkv/hotkv/resp"
 	"slices"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ func clientCommands() []*Command {
 			"list":     {Arity: -2, Flags: Admin | conn, Handler: cmdClientList},
 			"info":     {Arity: 2, Flags: conn, Handler: cmdClientInfo},
 			"kill":     {Arity: -3, Flags: Admin | conn, Handler: cmdClientKill},
+			"unblock":  {Arity: -3, Flags: Admin | conn, Handler: cmdClientUnblock},
 			"reply":    {Arity: 3, Flags: conn, Handler: cmdClientReply},
 			"setinfo":  {Arity: 4, Flags: conn, Handler: cmdClientSetInfo},
 			"no-evict": {Arity: 3, Flags: Admin | conn, Handler: cmdClientNoEvict},
@@ -214,6 +216,9 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	flags := make([]byte, 0, 4)
 	if monitor {
 		flags = append(flags, 'O')
+	}
+	if cl.isBlocked.Load() {
+		flags = append(flags, 'b')
 	}
 	if noEvict {
 		flags = append(flags, 'e')
@@ -484,3 +489,49 @@ var clientHelp = []string{
 
 // CLIENT HELP
 func cmdClientHelp(c *Client, args [][]byte) { c.replyHelpLines("CLIENT", clientHelp) }
+
+// CLIENT UNBLOCK client-id [TIMEOUT | ERROR]
+func cmdClientUnblock(c *Client, args [][]byte) {
+	id, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	reply := func(w *resp.Writer) { w.NullArray() } // TIMEOUT: as if it timed out
+	if len(args) > 4 {
+		c.errorReply(errSyntax)
+		return
+	}
+	if len(args) == 4 {
+		switch {
+		case equalFold(args[3], "timeout"):
+		case equalFold(args[3], "error"):
+			reply = func(w *resp.Writer) { w.Error(errUnblocked) }
+		default:
+			c.errorReply(errUnblockReason)
+			return
+		}
+	}
+	s := c.srv
+	s.mu.Lock()
+	target := s.mu.clients[uint64(id)]
+	s.mu.Unlock()
+	if target == nil {
+		c.w.Int(0)
+		return
+	}
+	target.mu.Lock()
+	w := target.mu.waiter
+	target.mu.Unlock()
+	if w == nil {
+		c.w.Int(0)
+		return
+	}
+	if len(args) == 3 || equalFold(args[3], "timeout") {
+		reply = w.onTimeout
+	}
+	if s.unblock(w, reply) {
+		c.w.Int(1)
+	} else {
+		c.w.Int(0)
+	}
+}

@@ -731,11 +731,10 @@ func (s *Server) infoClients(b []byte) []byte {
 	b = fmt.Appendf(b, "connected_clients:%d\r\n", n)
 	b = append(b, "cluster_connections:0\r\n"...)
 	b = fmt.Appendf(b, "maxclients:%d\r\n", s.cfg.Lookup("maxclients").Int())
-	return append(b, "client_recent_max_input_buffer:0\r\n"+
-		"client_recent_max_output_buffer:0\r\n"+
-		"blocked_clients:0\r\n"+
-		"tracking_clients:0\r\n"+
-		"clients_in_timeout_table:0\r\n"...)
+	b = append(b, "client_recent_max_input_buffer:0\r\n"+
+		"client_recent_max_output_buffer:0\r\n"...)
+	b = fmt.Appendf(b, "blocked_clients:%d\r\n", s.blockedCount())
+	return fmt.Appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:%d\r\n", s.blockedCount())
 }
 
 // bytesToHuman formats n as Redis's bytesToHuman does.

@@ -43,7 +43,14 @@ type Client struct {
 	created    time.Time
 	lastActive atomic.Int64 // unix ms
 	busy       atomic.Bool  // running a batch of commands (not idle); cleared by flush
-	lastCmd    atomic.Pointer[Command]
+	// blocked is the client's parked blocking command (blocking.go);
+	// isBlocked mirrors it for other connections.
+	blocked   *waiter
+	isBlocked atomic.Bool
+	// tasks carries work to a goroutine-transport connection while it is
+	// blocked (the event loop has Invoke instead).
+	tasks   chan func()
+	lastCmd atomic.Pointer[Command]
 	// What the connection's own goroutine last stored in lastCmd and
 	// lastActive (in seconds).
 	lastCmdSeen   *Command
@@ -70,6 +77,7 @@ type Client struct {
 	mu struct {
 		sync.Mutex
 		name, libName, libVer string
+		waiter                *waiter // the blocked command, for CLIENT UNBLOCK
 		monitorOut            chan []byte
 	}
 }
@@ -113,8 +121,43 @@ func (s *Server) serveConn(conn net.Conn) {
 	defer s.wg.Done()
 	c := s.newClient(conn)
 	c.rd.BeforeBlock = c.flush
+	c.tasks = make(chan func(), 4)
 	defer s.removeClient(c)
-	for !s.closing.Load() && s.serveInput(c) {
+	for !s.closing.Load() {
+		if c.blocked != nil {
+			// A blocked client waits for its reply; a disconnect is
+			// noticed only once it is served or times out.
+			select {
+			case fn := <-c.tasks:
+				fn()
+			case <-s.done:
+				return
+			}
+			continue
+		}
+		if !s.serveInput(c) {
+			return
+		}
+	}
+}
+
+// invoke runs fn on c's own connection goroutine or loop.
+func (c *Client) invoke(fn func()) {
+	if inv, ok := c.conn.(interface{ Invoke(func()) }); ok {
+		inv.Invoke(fn)
+		return
+	}
+	c.tasks <- fn
+}
+
+// resume goes on with the commands that waited while c was blocked. On
+// the goroutine transport serveConn's loop does that by itself.
+func (c *Client) resume() {
+	if _, ok := c.conn.(interface{ Invoke(func()) }); !ok {
+		return
+	}
+	if !c.srv.serveInput(c) {
+		c.conn.Close()
 	}
 }
 
@@ -123,6 +166,11 @@ func (s *Server) serveConn(conn net.Conn) {
 // connection ends. It flushes the replies and reports whether the
 // connection stays open.
 func (s *Server) serveInput(c *Client) bool {
+	if c.blocked != nil {
+		// Commands wait while the client is blocked, but its input is
+		// read so that a disconnect is noticed.
+		return c.rd.Drain(errWouldBlock) == nil
+	}
 	for {
 		c.rd.MaxBulkLen = s.protoMaxBulk.Int()
 		c.rd.MaxQueryBuffer = s.queryBufLimit.Int()
@@ -149,6 +197,10 @@ func (s *Server) serveInput(c *Client) bool {
 		if c.closeAfter || c.killed.Load() {
 			c.flush()
 			return false
+		}
+		if c.blocked != nil {
+			c.flush()
+			return true
 		}
 		if len(c.w.Buf) > maxUnflushed {
 			c.flush()
@@ -194,6 +246,7 @@ func (c *Client) flush() error {
 
 func (s *Server) removeClient(c *Client) {
 	c.conn.Close()
+	c.unblockOnClose()
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()

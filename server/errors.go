@@ -89,3 +89,9 @@ const (
 	errHelloOption       = "ERR Syntax error in HELLO option '%s'"
 	errHelloNoAuth       = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
+
+// blocking
+const (
+	errUnblocked     = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	errUnblockReason = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+)

@@ -151,6 +151,9 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	errsBefore := c.errors
 	s.runHandler(c, cmd, args)
 	c.guard.Unlock()
+	if s.blocking.ready.Load() {
+		s.serveReady(c)
+	}
 	end := monoNow()
 	c.mark = end
 	d := end - start

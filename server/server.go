@@ -57,6 +57,7 @@ type Server struct {
 	wg       sync.WaitGroup
 
 	stats    serverStats
+	blocking blockState
 	slowlog  slowlog
 	lastSave atomic.Int64 // unix seconds
 
@@ -106,6 +107,7 @@ func New(cfg *config.Config) *Server {
 	for i := range s.dbs {
 		s.dbs[i] = keyspace.New()
 		s.dbs[i].OnExpire = s.countExpired
+		s.dbs[i].OnCreate = func(key string, kind keyspace.Kind) { s.signalCreated(i, key, kind) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")
@@ -371,7 +373,7 @@ func (s *Server) closeIdleClients(now time.Time) {
 	var idle []*Client
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
-		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !slices.Contains(s.mu.monitors, c) {
+		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !c.isBlocked.Load() && !slices.Contains(s.mu.monitors, c) {
 			idle = append(idle, c)
 		}
 	}

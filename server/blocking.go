@@ -1,0 +1,267 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/resp"
+)
+
+// Blocking commands (BLPOP, BLMOVE, BZPOPMIN, ...) that find no data park
+// their client here, holding no lock, until a write makes one of their
+// keys ready, the timeout passes, CLIENT UNBLOCK arrives or the client
+// goes away.
+//
+// The way of a blocked client:
+//
+//  1. The handler runs under its keys' locks, finds nothing, and calls
+//     c.block. The waiter is registered under those locks, so a push to
+//     one of its keys either came before (and the handler saw the data)
+//     or comes after and finds the waiter.
+//  2. The client's connection stops running commands: input that arrives
+//     is read into its buffer (so a disconnect is noticed) but waits.
+//  3. A write that creates a list or sorted-set key (keyspace's OnCreate
+//     hook) marks the key ready. After that write's command, the gate
+//     serves the waiters of ready keys in the order they blocked (first
+//     blocked, first served, per key): it locks each waiter's keys, runs
+//     the waiter's serve function, and hands the reply to the waiter's
+//     connection, which then goes on with its buffered commands.
+//
+// Lock order: blockState.mu is a leaf. It is taken under tag locks and
+// under a keyspace shard lock (the OnCreate hook), never the reverse.
+type blockState struct {
+	count atomic.Int64 // registered waiters; the write path checks only this
+	ready atomic.Bool  // readyKeys is not empty
+
+	mu        sync.Mutex
+	waiters   map[blockKey][]*waiter
+	readyKeys []blockKey
+}
+
+type blockKey struct {
+	db  int
+	key string
+}
+
+// Waiter states.
+const (
+	waiterBlocked = iota
+	waiterServing // a server is trying it, under its keys' locks
+	waiterDone
+)
+
+// waiter is one blocked command.
+type waiter struct {
+	c    *Client
+	db   int
+	keys []string // the keys it waits on
+	// lockKeys are locked (exclusively) to serve it: keys, plus a
+	// destination for BLMOVE-like commands.
+	lockKeys [][]byte
+	// serve tries to complete the command on db, writing its reply to w;
+	// false when there is still no data.
+	serve func(db *keyspace.DB, w *resp.Writer) bool
+	// onTimeout writes the reply for a timeout (a null of the right kind).
+	onTimeout func(w *resp.Writer)
+	proto     int
+	timer     atomic.Pointer[time.Timer]
+
+	state atomic.Int32
+	// cancel, when set while the waiter is being served, ends it after the
+	// attempt (timeout or CLIENT UNBLOCK raced with a server).
+	cancel atomic.Pointer[func(w *resp.Writer)]
+}
+
+// block parks c on keys (in c's database) until serve succeeds, the
+// timeout (0: none) passes, or the client is unblocked. The caller is a
+// handler holding the locks of keys (and of any destination in
+// lockKeys); it writes no reply.
+func (c *Client) block(keys [][]byte, lockKeys [][]byte, timeout time.Duration,
+	serve func(db *keyspace.DB, w *resp.Writer) bool, onTimeout func(w *resp.Writer)) {
+	s := c.srv
+	w := &waiter{c: c, db: int(c.dbIndex.Load()), serve: serve, onTimeout: onTimeout, proto: c.w.Proto}
+	for _, k := range keys {
+		w.keys = append(w.keys, string(k))
+	}
+	for _, k := range lockKeys {
+		w.lockKeys = append(w.lockKeys, append([]byte(nil), k...))
+	}
+	b := &s.blocking
+	b.mu.Lock()
+	if b.waiters == nil {
+		b.waiters = make(map[blockKey][]*waiter)
+	}
+	for _, k := range w.keys {
+		bk := blockKey{w.db, k}
+		b.waiters[bk] = append(b.waiters[bk], w)
+	}
+	b.count.Add(1)
+	b.mu.Unlock()
+	c.blocked = w
+	c.setBlockedFlag(true)
+	if timeout > 0 {
+		w.timer.Store(time.AfterFunc(timeout, func() { s.unblock(w, w.onTimeout) }))
+	}
+}
+
+// signalCreated is keyspace's OnCreate hook: a list or sorted-set key was
+// created in database db. It runs under the key's shard lock.
+func (s *Server) signalCreated(db int, key string, kind keyspace.Kind) {
+	b := &s.blocking
+	if b.count.Load() == 0 || kind != keyspace.KindList && kind != keyspace.KindZSet {
+		return
+	}
+	bk := blockKey{db, key}
+	b.mu.Lock()
+	if len(b.waiters[bk]) > 0 {
+		b.readyKeys = append(b.readyKeys, bk)
+		b.ready.Store(true)
+	}
+	b.mu.Unlock()
+}
+
+// serveReady serves the waiters of the keys made ready by the command c
+// just ran. c holds no lock; its guard is used to lock each waiter's keys.
+func (s *Server) serveReady(c *Client) {
+	b := &s.blocking
+	for b.ready.Load() {
+		b.mu.Lock()
+		ready := b.readyKeys
+		b.readyKeys = nil
+		b.ready.Store(false)
+		b.mu.Unlock()
+		for _, bk := range ready {
+			s.serveKey(c, bk)
+		}
+	}
+}
+
+// serveKey serves bk's waiters in order until one finds no data.
+func (s *Server) serveKey(c *Client, bk blockKey) {
+	b := &s.blocking
+	for {
+		b.mu.Lock()
+		var w *waiter
+		for _, x := range b.waiters[bk] {
+			if x.state.Load() == waiterBlocked {
+				w = x
+				break
+			}
+		}
+		b.mu.Unlock()
+		if w == nil || !w.state.CompareAndSwap(waiterBlocked, waiterServing) {
+			if w == nil {
+				return
+			}
+			continue
+		}
+		wr := resp.Writer{Proto: w.proto}
+		c.guard.LockKeys(w.lockKeys, true)
+		served := w.serve(s.dbs[w.db], &wr)
+		c.guard.Unlock()
+		if !served {
+			w.state.Store(waiterBlocked)
+			if cancel := w.cancel.Load(); cancel != nil {
+				s.unblock(w, *cancel)
+			}
+			return
+		}
+		w.state.Store(waiterDone)
+		s.finish(w, wr.Buf)
+	}
+}
+
+// unblock ends a waiter that was not served (timeout, CLIENT UNBLOCK, a
+// disconnect when reply is nil) and reports whether it did. A waiter being
+// served right now is ended by its server after the attempt.
+func (s *Server) unblock(w *waiter, reply func(w *resp.Writer)) bool {
+	for {
+		switch w.state.Load() {
+		case waiterDone:
+			return false
+		case waiterServing:
+			w.cancel.Store(&reply)
+			if w.state.Load() != waiterBlocked {
+				return true // its server sees cancel after the attempt
+			}
+		}
+		if w.state.CompareAndSwap(waiterBlocked, waiterDone) {
+			break
+		}
+	}
+	var buf []byte
+	if reply != nil {
+		wr := resp.Writer{Proto: w.proto}
+		reply(&wr)
+		buf = wr.Buf
+	}
+	s.finish(w, buf)
+	return true
+}
+
+// finish removes a done waiter from the registry and hands its reply to
+// its client's connection, which then resumes.
+func (s *Server) finish(w *waiter, reply []byte) {
+	if t := w.timer.Load(); t != nil {
+		t.Stop()
+	}
+	b := &s.blocking
+	b.mu.Lock()
+	for _, k := range w.keys {
+		bk := blockKey{w.db, k}
+		list := b.waiters[bk]
+		for i, x := range list {
+			if x == w {
+				list = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(b.waiters, bk)
+		} else {
+			b.waiters[bk] = list
+		}
+	}
+	b.count.Add(-1)
+	b.mu.Unlock()
+	if reply == nil {
+		return // the client is gone
+	}
+	c := w.c
+	c.invoke(func() {
+		if c.blocked != w {
+			return
+		}
+		c.blocked = nil
+		c.setBlockedFlag(false)
+		c.w.Raw(reply)
+		c.resume()
+	})
+}
+
+// blockedCount returns the number of blocked clients (INFO).
+func (s *Server) blockedCount() int64 { return s.blocking.count.Load() }
+
+// setBlockedFlag publishes c's blocked command to other connections
+// (CLIENT LIST, CLIENT UNBLOCK).
+func (c *Client) setBlockedFlag(on bool) {
+	c.isBlocked.Store(on)
+	c.mu.Lock()
+	if on {
+		c.mu.waiter = c.blocked
+	} else {
+		c.mu.waiter = nil
+	}
+	c.mu.Unlock()
+}
+
+// unblockOnClose ends c's wait when its connection goes away.
+func (c *Client) unblockOnClose() {
+	if w := c.blocked; w != nil {
+		c.srv.unblock(w, nil)
+		c.blocked = nil
+		c.setBlockedFlag(false)
+	}
+}
