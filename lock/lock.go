@@ -361,3 +361,13 @@ func (g *Guard) Unlock() {
 	}
 	g.global = 0
 }
+
+// CoversAll reports whether the guard covers writes to every key.
+func (g *Guard) CoversAll(keys [][]byte) bool {
+	for _, k := range keys {
+		if !g.Covers(k, true) {
+			return false
+		}
+	}
+	return true
+}

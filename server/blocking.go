@@ -123,8 +123,12 @@ func (s *Server) signalCreated(db int, key string, kind keyspace.Kind) {
 }
 
 // serveReady serves the waiters of the keys made ready by the command c
-// just ran. c holds no lock; its guard is used to lock each waiter's keys.
-func (s *Server) serveReady(c *Client) {
+// just ran. With held, c still holds its command's locks: waiters whose
+// keys those locks cover are served at once, before any other command can
+// take the new data, as in Redis; a key whose next waiter needs other
+// locks is left for the pass after c's locks are released (held false),
+// which locks each waiter's keys with c's guard.
+func (s *Server) serveReady(c *Client, held bool) {
 	b := &s.blocking
 	for b.ready.Load() {
 		b.mu.Lock()
@@ -132,14 +136,26 @@ func (s *Server) serveReady(c *Client) {
 		b.readyKeys = nil
 		b.ready.Store(false)
 		b.mu.Unlock()
+		var later []blockKey
 		for _, bk := range ready {
-			s.serveKey(c, bk)
+			if !s.serveKey(c, bk, held) {
+				later = append(later, bk)
+			}
+		}
+		if len(later) > 0 {
+			b.mu.Lock()
+			b.readyKeys = append(b.readyKeys, later...)
+			b.ready.Store(true)
+			b.mu.Unlock()
+			return
 		}
 	}
 }
 
-// serveKey serves bk's waiters in order until one finds no data.
-func (s *Server) serveKey(c *Client, bk blockKey) {
+// serveKey serves bk's waiters in order until one finds no data. With
+// held it stops, returning false, at a waiter whose keys c's held locks
+// do not cover.
+func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 	b := &s.blocking
 	for {
 		b.mu.Lock()
@@ -151,22 +167,29 @@ func (s *Server) serveKey(c *Client, bk blockKey) {
 			}
 		}
 		b.mu.Unlock()
-		if w == nil || !w.state.CompareAndSwap(waiterBlocked, waiterServing) {
-			if w == nil {
-				return
-			}
+		if w == nil {
+			return true
+		}
+		if held && !c.guard.CoversAll(w.lockKeys) {
+			return false
+		}
+		if !w.state.CompareAndSwap(waiterBlocked, waiterServing) {
 			continue
 		}
 		wr := resp.Writer{Proto: w.proto}
-		c.guard.LockKeys(w.lockKeys, true)
+		if !held {
+			c.guard.LockKeys(w.lockKeys, true)
+		}
 		served := w.serve(s.dbs[w.db], &wr)
-		c.guard.Unlock()
+		if !held {
+			c.guard.Unlock()
+		}
 		if !served {
 			w.state.Store(waiterBlocked)
 			if cancel := w.cancel.Load(); cancel != nil {
 				s.unblock(w, *cancel)
 			}
-			return
+			return true
 		}
 		w.state.Store(waiterDone)
 		s.finish(w, wr.Buf)

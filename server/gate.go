@@ -150,9 +150,12 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	}
 	errsBefore := c.errors
 	s.runHandler(c, cmd, args)
+	if s.blocking.ready.Load() {
+		s.serveReady(c, true)
+	}
 	c.guard.Unlock()
 	if s.blocking.ready.Load() {
-		s.serveReady(c)
+		s.serveReady(c, false)
 	}
 	end := monoNow()
 	c.mark = end
