@@ -29,24 +29,51 @@ for p in $HPORT $RPORT; do
   for i in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
 done
 
-# run PORT TEST PIPELINE -> requests per second
+csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
+
+# run PORT TEST PIPELINE -> requests per second. TEST is a redis-benchmark
+# test name, or one of ours:
+#   zrange100  ZRANGE of the first 100 members of a 100-member sorted set
+#   blpop      BLPOP/LPUSH ping-pong: CLIENTS/2 clients block on a list while
+#              CLIENTS/2 push to it (pipelining does not apply)
 run() {
-  redis-benchmark -p "$1" -t "$2" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null |
-    awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'
+  case "$2" in
+  zrange100)
+    redis-cli -p "$1" del bench:z >/dev/null
+    redis-cli -p "$1" zcard bench:z 2>&1 | grep -q ERR && return 0
+    for i in $(seq 0 99); do echo "ZADD bench:z $i m$i"; done | redis-cli -p "$1" >/dev/null
+    redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -q --csv ZRANGE bench:z 0 99 2>/dev/null | csv_rps || true ;;
+  blpop)
+    redis-cli -p "$1" del bench:q >/dev/null
+    # A server without BLPOP would "finish" at once: measure nothing.
+    redis-cli -p "$1" blpop bench:q 0.01 2>&1 | grep -q ERR && return 0
+    local half=$((CLIENTS / 2)) start end
+    start=$(date +%s.%N)
+    redis-benchmark -p "$1" -n "$N" -c "$half" -q --csv BLPOP bench:q 0 >/dev/null 2>&1 &
+    local pop=$!
+    redis-benchmark -p "$1" -n "$N" -c "$half" -q --csv LPUSH bench:q x >/dev/null 2>&1
+    wait "$pop"
+    end=$(date +%s.%N)
+    awk -v n="$N" -v a="$start" -v b="$end" 'BEGIN {printf "%.2f\n", n/(b-a)}' ;;
+  *)
+    redis-benchmark -p "$1" -t "$2" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true ;;
+  esac
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 printf '%-8s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
 IFS=, read -ra tests <<<"$TESTS"
 for t in "${tests[@]}"; do
-  for p in $PIPELINES; do
+  pipelines=$PIPELINES
+  [ "$t" = blpop ] && pipelines=1
+  for p in $pipelines; do
     h=(); r=()
     for i in $(seq "$RUNS"); do
       h+=("$(run "$HPORT" "$t" "$p")")
       r+=("$(run "$RPORT" "$t" "$p")")
     done
     hm=$(printf '%s\n' "${h[@]}" | median); rm_=$(printf '%s\n' "${r[@]}" | median)
-    ratio=$(awk -v a="$hm" -v b="$rm_" 'BEGIN {printf "%.2f", a/b}')
+    ratio=$(awk -v a="$hm" -v b="$rm_" 'BEGIN {if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a/b}')
     printf '%-8s %-4s %14s %14s %7s\n' "$t" "$p" "$hm" "$rm_" "$ratio"
   done
 done
