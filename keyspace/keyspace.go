@@ -44,6 +44,8 @@ type Sizer interface{ MemSize() int64 }
 // Entry is one key's value. Kind and the expiry are fixed for the life of
 // the Entry as far as readers are concerned (changing them goes through
 // DB methods); Str and Obj belong to the holder of the key's tag lock.
+//
+// The layout is kept at 128 bytes, two cache lines (a test checks it).
 type Entry struct {
 	Str    []byte // KindString: the bytes
 	Obj    any    // other kinds: the data structure (a Sizer)
@@ -51,8 +53,8 @@ type Entry struct {
 	size   int64  // bytes accounted to the shard
 	lru    atomic.Uint32
 	Kind   Kind
-	shard  uint16 // index of the shard holding the entry, for accounting
 	keyed  bool   // key has been set; keyInline is then never written again
+	shard  uint16 // index of the shard holding the entry, for accounting
 	hash   uint64 // hashKey(key), set with key
 	key    string // the key; short keys point into keyInline
 	// inline holds small string values: Str points into it, so reading the

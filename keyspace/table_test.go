@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestTableAgainstMap runs random puts, gets and removes on a table and on
@@ -102,5 +103,13 @@ func BenchmarkGetRandom(b *testing.B) {
 		if db.Get(keys[r.IntN(n)]) == nil {
 			b.Fatal("missing")
 		}
+	}
+}
+
+// TestEntrySize: an entry is two cache lines; a field added carelessly
+// would push it into the next allocation size class.
+func TestEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(Entry{}); n != 128 {
+		t.Fatalf("Entry is %d bytes, want 128", n)
 	}
 }

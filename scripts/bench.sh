@@ -61,7 +61,7 @@ run() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-printf '%-8s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
+printf '%-10s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
 IFS=, read -ra tests <<<"$TESTS"
 for t in "${tests[@]}"; do
   pipelines=$PIPELINES
@@ -74,6 +74,6 @@ for t in "${tests[@]}"; do
     done
     hm=$(printf '%s\n' "${h[@]}" | median); rm_=$(printf '%s\n' "${r[@]}" | median)
     ratio=$(awk -v a="$hm" -v b="$rm_" 'BEGIN {if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a/b}')
-    printf '%-8s %-4s %14s %14s %7s\n' "$t" "$p" "$hm" "$rm_" "$ratio"
+    printf '%-10s %-4s %14s %14s %7s\n' "$t" "$p" "$hm" "$rm_" "$ratio"
   done
 done
