@@ -95,3 +95,21 @@ const (
 	errUnblocked     = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 	errUnblockReason = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
 )
+
+// sets
+const (
+	errSRandCountRange       = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errSInterCardNumkeys     = "ERR numkeys should be greater than 0"
+	errSInterCardTooManyKeys = "ERR Number of keys can't be greater than number of args"
+	errSInterCardLimit       = "ERR LIMIT can't be negative"
+)
+
+// lists
+const (
+	errListIndexRange     = "ERR index out of range"
+	errListRankZero       = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errListCountNegative  = "ERR COUNT can't be negative"
+	errListMaxlenNegative = "ERR MAXLEN can't be negative"
+	errListNumkeys        = "ERR numkeys should be greater than 0"
+	errListCount          = "ERR count should be greater than 0"
+)
