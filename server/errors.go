@@ -113,3 +113,12 @@ const (
 	errListNumkeys        = "ERR numkeys should be greater than 0"
 	errListCount          = "ERR count should be greater than 0"
 )
+
+// hashes
+const (
+	errHashNotInt          = "ERR hash value is not an integer"
+	errHashNotFloat        = "ERR hash value is not a float"
+	errHashIncrNaN         = "ERR value is NaN or Infinity"
+	errHashRandRange       = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errHashRandValuesRange = "ERR value is out of range"
+)
