@@ -53,7 +53,7 @@ type Entry struct {
 	size   int64  // bytes accounted to the shard
 	lru    atomic.Uint32
 	Kind   Kind
-	keyed  bool   // key has been set; keyInline is then never written again
+	flags  uint8  // flagKeyed, flagRaw
 	shard  uint16 // index of the shard holding the entry, for accounting
 	hash   uint64 // hashKey(key), set with key
 	key    string // the key; short keys point into keyInline
@@ -62,6 +62,27 @@ type Entry struct {
 	inline    [inlineCap]byte
 	keyInline [24]byte
 }
+
+const (
+	flagKeyed = 1 << iota // key has been set; keyInline is then never written again
+	flagRaw               // the string was edited in place (APPEND, SETRANGE)
+	flagNoInt             // the string was stored without integer encoding (INCRBYFLOAT)
+)
+
+// MarkNoInt records that the value was stored as Redis stores a number it
+// formatted itself (INCRBYFLOAT): embstr or raw, never int.
+func (e *Entry) MarkNoInt() { e.flags |= flagNoInt }
+
+// IsNoInt reports whether MarkNoInt was called since the value was set.
+func (e *Entry) IsNoInt() bool { return e.flags&flagNoInt != 0 }
+
+// MarkRaw records that the string value was edited in place, which makes
+// Redis report its encoding as "raw" whatever its length. Setting a new
+// value clears it.
+func (e *Entry) MarkRaw() { e.flags |= flagRaw }
+
+// IsRaw reports whether MarkRaw was called since the value was last set.
+func (e *Entry) IsRaw() bool { return e.flags&flagRaw != 0 }
 
 // Key returns the key the entry is stored under. The string stays valid
 // and unchanged for as long as it is referenced.
@@ -72,13 +93,13 @@ func (e *Entry) Key() string { return e.key }
 // change); a renamed entry gets a fresh string.
 func (e *Entry) setKey(key []byte, h uint64) {
 	e.hash = h
-	if e.keyed {
+	if e.flags&flagKeyed != 0 {
 		if e.key != string(key) {
 			e.key = string(key)
 		}
 		return
 	}
-	e.keyed = true
+	e.flags |= flagKeyed
 	if len(key) <= len(e.keyInline) {
 		n := copy(e.keyInline[:], key)
 		e.key = unsafe.String(unsafe.SliceData(e.keyInline[:]), n)
@@ -92,6 +113,7 @@ const inlineCap = 16
 // setStr makes v (copied) the string value, inline when it fits; a buffer
 // that already holds it without waste is reused.
 func (e *Entry) setStr(v []byte) {
+	e.flags &^= flagRaw | flagNoInt
 	switch {
 	case len(v) <= inlineCap:
 		e.Str = append(e.inline[:0:inlineCap], v...)
@@ -128,6 +150,7 @@ func (e *Entry) Clone() *Entry {
 	switch {
 	case e.Kind == KindString:
 		d.setStr(e.Str)
+		d.flags |= e.flags & (flagRaw | flagNoInt) // COPY keeps the encoding
 	default:
 		c, ok := e.Obj.(Cloner)
 		if !ok {

@@ -522,6 +522,12 @@ func stringEncoding(v []byte) string {
 // objectEncoding names e's encoding as OBJECT ENCODING reports it.
 func objectEncoding(e *keyspace.Entry) string {
 	if e.Kind == keyspace.KindString {
+		switch {
+		case e.IsRaw():
+			return "raw"
+		case e.IsNoInt() && len(e.Str) <= 44:
+			return "embstr"
+		}
 		return stringEncoding(e.Str)
 	}
 	if enc, ok := e.Obj.(interface{ Encoding() string }); ok {

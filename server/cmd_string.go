@@ -345,6 +345,7 @@ func cmdAppend(c *Client, args [][]byte) {
 		return
 	}
 	e.Str = append(e.Str, val...)
+	e.MarkRaw()
 	c.db.Updated(key, e)
 	c.w.Int(int64(len(e.Str)))
 }
@@ -446,7 +447,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	v := formatLongDouble(nil, sum)
-	c.db.SetString(key, v, true)
+	c.db.SetString(key, v, true).MarkNoInt()
 	c.w.Bulk(v)
 }
 
@@ -514,7 +515,9 @@ func cmdSetRange(c *Client, args [][]byte) {
 		}
 		buf := make([]byte, int(off)+len(val))
 		copy(buf[off:], val)
-		c.db.Set(key, keyspace.NewString(buf))
+		e := keyspace.NewString(buf)
+		e.MarkRaw()
+		c.db.Set(key, e)
 		c.w.Int(int64(len(buf)))
 		return
 	}
@@ -533,6 +536,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		clear(e.Str[old:])
 	}
 	copy(e.Str[off:], val)
+	e.MarkRaw()
 	c.db.Updated(key, e)
 	c.w.Int(int64(len(e.Str)))
 }
