@@ -1,0 +1,516 @@
+// Package list is HotKV's list value: a deque of small chunks ("nodes"),
+// each a flat byte buffer of encoded entries, like Redis's quicklist of
+// listpacks.
+//
+// Nodes are sized by the fill factor Redis calls list-max-listpack-size: a
+// negative fill bounds a node's bytes (-1: 4 KB, -2: 8 KB, -3: 16 KB,
+// -4: 32 KB, -5: 64 KB), a positive one its number of entries (with an
+// 8 KB safety limit). The nodes live in a directory that has free slots at
+// both ends, and each node's buffer keeps free room on both sides of its
+// entries, so pushes and pops at either end cost O(1) amortized. Finding
+// an index scans the directory's entry counts from the nearer end and then
+// one node's entries: O(nodes + node size).
+//
+// A List is not safe for concurrent use: readers may share it (no method
+// that only reads writes anything), writers need it to themselves.
+package list
+
+import "slices"
+
+// Fill limits, as Redis's quicklist sets them.
+const (
+	// sizeSafetyLimit bounds a node's bytes when the fill counts entries.
+	sizeSafetyLimit = 8192
+	// maxFill is the largest positive fill Redis accepts (FILL_MAX).
+	maxFill = 1<<15 - 1
+)
+
+// optimizationLevel is the byte limit of a node for fill -1 ... -5.
+var optimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
+
+// node is one chunk: n entries occupying b[off:len(b)]. A node in a list
+// is never empty.
+type node struct {
+	b   []byte
+	off int32
+	n   int32
+}
+
+// size is the bytes the node's entries take.
+func (nd *node) size() int { return len(nd.b) - int(nd.off) }
+
+// nodeSize is unsafe.Sizeof(node{}).
+const nodeSize = 32
+
+// listSize approximates unsafe.Sizeof(List{}) plus its allocation header.
+const listSize = 64
+
+// List is a list of byte strings.
+type List struct {
+	dir    []node // the nodes, in order, are dir[lo:hi]
+	lo, hi int
+	count  int
+	fill   int
+	bufMem int64 // sum of the capacities of the nodes' buffers
+}
+
+// New returns an empty list whose nodes follow fill (Redis's
+// list-max-listpack-size; out-of-range values are clamped as Redis does).
+func New(fill int) *List {
+	switch {
+	case fill > maxFill:
+		fill = maxFill
+	case fill < -len(optimizationLevel):
+		fill = -len(optimizationLevel)
+	case fill == 0:
+		// Redis treats 0 like a count limit that is always reached: a
+		// node per entry.
+	}
+	return &List{fill: fill}
+}
+
+// Len returns the number of entries.
+func (l *List) Len() int { return l.count }
+
+// Fill returns the list's fill factor.
+func (l *List) Fill() int { return l.fill }
+
+// Nodes returns the number of nodes (for tests and statistics).
+func (l *List) Nodes() int { return l.hi - l.lo }
+
+// MemSize estimates the bytes the list occupies.
+func (l *List) MemSize() int64 {
+	return listSize + int64(cap(l.dir))*nodeSize + l.bufMem
+}
+
+// Encoding is the name Redis 7.0 gives this representation (OBJECT
+// ENCODING).
+func (l *List) Encoding() string { return "quicklist" }
+
+// Clone returns a deep copy of l as an any (keyspace.Cloner).
+func (l *List) Clone() any { return l.Copy() }
+
+// Copy returns a deep copy of l, its nodes' buffers trimmed to size.
+func (l *List) Copy() *List {
+	k := l.hi - l.lo
+	d := &List{fill: l.fill, count: l.count, dir: make([]node, k), hi: k}
+	for i := range k {
+		src := &l.dir[l.lo+i]
+		b := append([]byte(nil), src.b[src.off:]...)
+		d.dir[i] = node{b: b, n: src.n}
+		d.bufMem += int64(cap(b))
+	}
+	return d
+}
+
+// maxBytes is the byte limit of a node, past which a node holds a single
+// (large) entry.
+func (l *List) maxBytes() int {
+	if l.fill < 0 {
+		return optimizationLevel[-l.fill-1]
+	}
+	return sizeSafetyLimit
+}
+
+// allow reports whether nd may take one more entry of add bytes
+// (_quicklistNodeAllowInsert). An empty node takes anything.
+func (l *List) allow(nd *node, add int) bool {
+	if nd.n == 0 {
+		return true
+	}
+	sz := nd.size() + add
+	if l.fill < 0 {
+		return sz <= optimizationLevel[-l.fill-1]
+	}
+	return sz <= sizeSafetyLimit && int(nd.n) < l.fill
+}
+
+// allowMerge reports whether a and b fit in one node.
+func (l *List) allowMerge(a, b *node) bool {
+	sz := a.size() + b.size()
+	if l.fill < 0 {
+		return sz <= optimizationLevel[-l.fill-1]
+	}
+	return sz <= sizeSafetyLimit && int(a.n+b.n) <= l.fill
+}
+
+// --- the directory ---
+
+// insertNode inserts nd as the i-th node (0 <= i <= Nodes()).
+func (l *List) insertNode(i int, nd node) {
+	k := l.hi - l.lo
+	switch {
+	case i == 0 && l.lo > 0:
+		l.lo--
+	case i == k && l.hi < len(l.dir):
+		l.hi++
+	case l.hi < len(l.dir) && (2*i >= k || l.lo == 0):
+		copy(l.dir[l.lo+i+1:l.hi+1], l.dir[l.lo+i:l.hi])
+		l.hi++
+	case l.lo > 0:
+		copy(l.dir[l.lo-1:l.lo+i-1], l.dir[l.lo:l.lo+i])
+		l.lo--
+	default:
+		l.regrowDir(k+1, i)
+	}
+	l.dir[l.lo+i] = nd
+}
+
+// regrowDir moves the k-1 nodes to a new directory for k nodes, leaving
+// slot i free, with free slots on both sides.
+func (l *List) regrowDir(k, i int) {
+	c := 1
+	if k > 1 {
+		c = max(4, 2*k)
+	}
+	d := make([]node, c)
+	lo := (c - k) / 2
+	copy(d[lo:], l.dir[l.lo:l.lo+i])
+	copy(d[lo+i+1:], l.dir[l.lo+i:l.hi])
+	l.dir, l.lo, l.hi = d, lo, lo+k
+}
+
+// removeNode removes the i-th node, shifting the shorter side.
+func (l *List) removeNode(i int) {
+	k := l.hi - l.lo
+	l.bufMem -= int64(cap(l.dir[l.lo+i].b))
+	if 2*i < k {
+		copy(l.dir[l.lo+1:l.lo+i+1], l.dir[l.lo:l.lo+i])
+		l.dir[l.lo] = node{}
+		l.lo++
+	} else {
+		copy(l.dir[l.lo+i:l.hi-1], l.dir[l.lo+i+1:l.hi])
+		l.hi--
+		l.dir[l.hi] = node{}
+	}
+	switch k--; {
+	case k == 0:
+		l.dir, l.lo, l.hi = nil, 0, 0
+	case len(l.dir) > 64 && k < len(l.dir)/8:
+		d := make([]node, 2*k)
+		lo := k / 2
+		copy(d[lo:], l.dir[l.lo:l.hi])
+		l.dir, l.lo, l.hi = d, lo, lo+k
+	}
+}
+
+// --- node buffers ---
+
+// openGap makes the newLen bytes at p of nd's buffer writable in place of
+// the oldLen bytes there (p is an offset into nd.b; p+oldLen <= len(nd.b))
+// and returns where they now start. The entries before and after keep
+// their order; whichever side is cheaper moves.
+func (l *List) openGap(nd *node, p, oldLen, newLen int) int {
+	delta := newLen - oldLen
+	off, end := int(nd.off), len(nd.b)
+	pre, suf := p-off, end-p-oldLen
+	if delta == 0 {
+		return p
+	}
+	if delta < 0 {
+		d := -delta
+		if pre < suf {
+			copy(nd.b[off+d:p+d], nd.b[off:p])
+			nd.off = int32(off + d)
+			return p + d
+		}
+		copy(nd.b[p+newLen:], nd.b[p+oldLen:end])
+		nd.b = nd.b[:end-d]
+		return p
+	}
+	front, back := off, cap(nd.b)-end
+	if front >= delta && (pre <= suf || back < delta) {
+		copy(nd.b[off-delta:p-delta], nd.b[off:p])
+		nd.off = int32(off - delta)
+		return p - delta
+	}
+	if back >= delta {
+		nd.b = nd.b[:end+delta]
+		copy(nd.b[p+newLen:], nd.b[p+oldLen:end])
+		return p
+	}
+	// Neither side has the room: spread the free space (in place when the
+	// buffer is already as large as a node gets), or grow the buffer.
+	sz := end - off + delta
+	want := 2 * sz
+	if lim := l.maxBytes(); want > lim {
+		want = max(sz, lim)
+	}
+	inPlace := want <= cap(nd.b)
+	var nb []byte
+	if inPlace {
+		nb = nd.b[:cap(nd.b)]
+	} else {
+		nb = slices.Grow([]byte(nil), want)
+		nb = nb[:cap(nb)]
+	}
+	slack := len(nb) - sz
+	var newOff int
+	switch {
+	case pre == 0 && suf > 0:
+		newOff = slack // pushing at the front: keep room there
+	case suf == 0 && pre > 0:
+		newOff = 0
+	default:
+		newOff = slack / 2
+	}
+	src := nd.b
+	if inPlace && newOff > off {
+		copy(nb[newOff+pre+newLen:], src[p+oldLen:end])
+		copy(nb[newOff:], src[off:p])
+	} else {
+		copy(nb[newOff:], src[off:p])
+		copy(nb[newOff+pre+newLen:], src[p+oldLen:end])
+	}
+	if !inPlace {
+		l.bufMem += int64(cap(nb) - cap(nd.b))
+	}
+	nd.b = nb[:newOff+sz]
+	nd.off = int32(newOff)
+	return newOff + pre
+}
+
+// pushInto adds e at the front or back of the i-th node.
+func (l *List) pushInto(i int, e *encoded, front bool) {
+	nd := &l.dir[l.lo+i]
+	p := len(nd.b)
+	if front {
+		p = int(nd.off)
+	}
+	p = l.openGap(nd, p, 0, e.size)
+	e.put(nd.b[p : p+e.size])
+	nd.n++
+	l.count++
+}
+
+// PushFront adds v (copied) at the head.
+func (l *List) PushFront(v []byte) {
+	e := encode(v)
+	if l.hi == l.lo || !l.allow(&l.dir[l.lo], e.size) {
+		l.insertNode(0, node{})
+	}
+	l.pushInto(0, &e, true)
+}
+
+// PushBack adds v (copied) at the tail.
+func (l *List) PushBack(v []byte) {
+	e := encode(v)
+	if l.hi == l.lo || !l.allow(&l.dir[l.hi-1], e.size) {
+		l.insertNode(l.hi-l.lo, node{})
+	}
+	l.pushInto(l.hi-l.lo-1, &e, false)
+}
+
+// PopFront removes the head and appends its value to dst. ok is false
+// when the list is empty.
+func (l *List) PopFront(dst []byte) (_ []byte, ok bool) {
+	if l.count == 0 {
+		return dst, false
+	}
+	nd := &l.dir[l.lo]
+	var sc [20]byte
+	v, sz := valueAt(nd.b, int(nd.off), &sc)
+	dst = append(dst, v...)
+	nd.off += int32(sz)
+	l.dropped(0, nd)
+	return dst, true
+}
+
+// PopBack removes the tail and appends its value to dst. ok is false when
+// the list is empty.
+func (l *List) PopBack(dst []byte) (_ []byte, ok bool) {
+	if l.count == 0 {
+		return dst, false
+	}
+	i := l.hi - l.lo - 1
+	nd := &l.dir[l.hi-1]
+	p := prevStart(nd.b, len(nd.b))
+	var sc [20]byte
+	v, _ := valueAt(nd.b, p, &sc)
+	dst = append(dst, v...)
+	nd.b = nd.b[:p]
+	l.dropped(i, nd)
+	return dst, true
+}
+
+// dropped accounts for one entry removed from the i-th node, removing the
+// node when it is empty.
+func (l *List) dropped(i int, nd *node) {
+	nd.n--
+	l.count--
+	if nd.n == 0 {
+		l.removeNode(i)
+	} else {
+		l.shrink(nd)
+	}
+}
+
+// shrink gives nd a smaller buffer when its entries fill a quarter of it
+// or less, as a listpack shrinks when entries are deleted.
+func (l *List) shrink(nd *node) {
+	c, sz := cap(nd.b), nd.size()
+	if c <= 512 || c < 4*sz {
+		return
+	}
+	nb := slices.Grow([]byte(nil), 2*sz)
+	nb = nb[:cap(nb)]
+	off := (len(nb) - sz) / 2
+	copy(nb[off:], nd.b[nd.off:])
+	l.bufMem += int64(cap(nb) - c)
+	nd.b = nb[:off+sz]
+	nd.off = int32(off)
+}
+
+// Clear removes every entry.
+func (l *List) Clear() {
+	l.dir, l.lo, l.hi, l.count, l.bufMem = nil, 0, 0, 0, 0
+}
+
+// TrimFront removes the first k entries (all when k >= Len()).
+func (l *List) TrimFront(k int) {
+	if k >= l.count {
+		l.Clear()
+		return
+	}
+	for k > 0 {
+		nd := &l.dir[l.lo]
+		if int(nd.n) <= k {
+			k -= int(nd.n)
+			l.count -= int(nd.n)
+			l.removeNode(0)
+			continue
+		}
+		p := int(nd.off)
+		for j := 0; j < k; j++ {
+			p += sizeAt(nd.b, p)
+		}
+		nd.off = int32(p)
+		nd.n -= int32(k)
+		l.count -= k
+		k = 0
+		l.shrink(nd)
+	}
+}
+
+// TrimBack removes the last k entries (all when k >= Len()).
+func (l *List) TrimBack(k int) {
+	if k >= l.count {
+		l.Clear()
+		return
+	}
+	for k > 0 {
+		i := l.hi - l.lo - 1
+		nd := &l.dir[l.hi-1]
+		if int(nd.n) <= k {
+			k -= int(nd.n)
+			l.count -= int(nd.n)
+			l.removeNode(i)
+			continue
+		}
+		p := len(nd.b)
+		for j := 0; j < k; j++ {
+			p = prevStart(nd.b, p)
+		}
+		nd.b = nd.b[:p]
+		nd.n -= int32(k)
+		l.count -= k
+		k = 0
+		l.shrink(nd)
+	}
+}
+
+// locate finds entry i (0 <= i < Len()): its node's position in dir and
+// its offset in the node's buffer.
+func (l *List) locate(i int) (di, p int) {
+	if i < l.count/2 {
+		for di = l.lo; ; di++ {
+			n := int(l.dir[di].n)
+			if i < n {
+				break
+			}
+			i -= n
+		}
+	} else {
+		j := l.count - 1 - i // from the tail
+		for di = l.hi - 1; ; di-- {
+			n := int(l.dir[di].n)
+			if j < n {
+				i = n - 1 - j
+				break
+			}
+			j -= n
+		}
+	}
+	nd := &l.dir[di]
+	if 2*i < int(nd.n) {
+		p = int(nd.off)
+		for ; i > 0; i-- {
+			p += sizeAt(nd.b, p)
+		}
+		return di, p
+	}
+	p = len(nd.b)
+	for k := int(nd.n) - i; k > 0; k-- {
+		p = prevStart(nd.b, p)
+	}
+	return di, p
+}
+
+// Index appends entry i to dst (negative i counts from the tail, -1 being
+// the last entry). ok is false when i is out of range.
+func (l *List) Index(i int, dst []byte) (_ []byte, ok bool) {
+	if i < 0 {
+		i += l.count
+	}
+	if i < 0 || i >= l.count {
+		return dst, false
+	}
+	di, p := l.locate(i)
+	var sc [20]byte
+	v, _ := valueAt(l.dir[di].b, p, &sc)
+	return append(dst, v...), true
+}
+
+// Set replaces entry i (negative i counts from the tail) with v (copied).
+// It returns false when i is out of range.
+func (l *List) Set(i int, v []byte) bool {
+	if i < 0 {
+		i += l.count
+	}
+	if i < 0 || i >= l.count {
+		return false
+	}
+	di, p := l.locate(i)
+	nd := &l.dir[di]
+	e := encode(v)
+	p = l.openGap(nd, p, sizeAt(nd.b, p), e.size)
+	e.put(nd.b[p : p+e.size])
+	if nd.n > 1 && nd.size() > l.maxBytes() {
+		// The node outgrew its limit: give the new entry a node of its
+		// own, as Redis keeps large entries apart.
+		i := di - l.lo
+		if end := p + e.size; end < len(nd.b) {
+			l.splitNode(i, end)
+		}
+		if p > int(l.dir[l.lo+i].off) {
+			l.splitNode(i, p)
+		}
+	}
+	return true
+}
+
+// splitNode splits the i-th node at buffer offset p (strictly inside its
+// entries): the entries from p on move to a new node after it.
+func (l *List) splitNode(i, p int) {
+	nd := &l.dir[l.lo+i]
+	left := int32(0)
+	for q := int(nd.off); q < p; q += sizeAt(nd.b, q) {
+		left++
+	}
+	rb := append([]byte(nil), nd.b[p:]...)
+	right := node{b: rb, n: nd.n - left}
+	nd.b = nd.b[:p]
+	nd.n = left
+	l.bufMem += int64(cap(rb))
+	l.insertNode(i+1, right)
+}
