@@ -60,9 +60,10 @@ type waiter struct {
 	// lockKeys are locked (exclusively) to serve it: keys, plus a
 	// destination for BLMOVE-like commands.
 	lockKeys [][]byte
-	// serve tries to complete the command on db, writing its reply to w;
-	// false when there is still no data.
-	serve func(db *keyspace.DB, w *resp.Writer) bool
+	// serve tries to complete the command, with sc standing in for the
+	// blocked client (its database, a fresh reply writer): it writes the
+	// reply to sc.w, or returns false when there is still no data.
+	serve func(sc *Client) bool
 	// onTimeout writes the reply for a timeout (a null of the right kind).
 	onTimeout func(w *resp.Writer)
 	proto     int
@@ -79,7 +80,7 @@ type waiter struct {
 // handler holding the locks of keys (and of any destination in
 // lockKeys); it writes no reply.
 func (c *Client) block(keys [][]byte, lockKeys [][]byte, timeout time.Duration,
-	serve func(db *keyspace.DB, w *resp.Writer) bool, onTimeout func(w *resp.Writer)) {
+	serve func(sc *Client) bool, onTimeout func(w *resp.Writer)) {
 	s := c.srv
 	w := &waiter{c: c, db: int(c.dbIndex.Load()), serve: serve, onTimeout: onTimeout, proto: c.w.Proto}
 	for _, k := range keys {
@@ -176,14 +177,15 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 		if !w.state.CompareAndSwap(waiterBlocked, waiterServing) {
 			continue
 		}
-		wr := resp.Writer{Proto: w.proto}
+		sc := s.standIn(w)
 		if !held {
 			c.guard.LockKeys(w.lockKeys, true)
 		}
-		served := w.serve(s.dbs[w.db], &wr)
+		served := w.serve(sc)
 		if !held {
 			c.guard.Unlock()
 		}
+		wr := sc.w
 		if !served {
 			w.state.Store(waiterBlocked)
 			if cancel := w.cancel.Load(); cancel != nil {
@@ -194,6 +196,15 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 		w.state.Store(waiterDone)
 		s.finish(w, wr.Buf)
 	}
+}
+
+// standIn returns a client that stands in for w's blocked client while a
+// server runs w.serve on another connection's goroutine: same database and
+// protocol, its own reply buffer, none of the blocked connection's state.
+func (s *Server) standIn(w *waiter) *Client {
+	sc := &Client{srv: s, db: s.dbs[w.db], w: resp.Writer{Proto: w.proto}, id: w.c.id}
+	sc.dbIndex.Store(int32(w.db))
+	return sc
 }
 
 // unblock ends a waiter that was not served (timeout, CLIENT UNBLOCK, a

@@ -57,7 +57,7 @@ func addBlockingTestCommands(s *Server) {
 			key := [][]byte{args[1]}
 			k := append([]byte(nil), args[1]...)
 			c.block(key, key, time.Duration(ms)*time.Millisecond,
-				func(db *keyspace.DB, w *resp.Writer) bool { return pop(db, k, w) },
+				func(sc *Client) bool { return pop(sc.db, k, &sc.w) },
 				func(w *resp.Writer) { w.Null() })
 		}},
 	)

@@ -698,35 +698,42 @@ func cAtoi(b []byte) int {
 
 // LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]
 func cmdLMPop(c *Client, args [][]byte) {
-	numkeys, ok := c.listRangeArg(args[1], 1, math.MaxInt64, errListNumkeys)
-	if !ok {
-		return
+	keys, front, count, ok := c.parseMPop(args, 1)
+	if ok && !c.listMPop(keys, front, count) {
+		c.w.NullArray()
 	}
-	if numkeys > int64(len(args)-3) { // where LEFT|RIGHT should be
+}
+
+// parseMPop parses LMPOP's arguments from args[at] (numkeys) on: the keys,
+// the end to pop from and the count (1 when not given), replying with
+// Redis's error when they are malformed. BLMPOP calls it with at 2.
+func (c *Client) parseMPop(args [][]byte, at int) (keys [][]byte, front bool, count int64, ok bool) {
+	numkeys, ok := c.listRangeArg(args[at], 1, math.MaxInt64, errListNumkeys)
+	if !ok {
+		return nil, false, 0, false
+	}
+	if numkeys > int64(len(args)-at-2) { // where LEFT|RIGHT should be
 		c.errorReply(errSyntax)
-		return
+		return nil, false, 0, false
 	}
-	whereIdx := 2 + int(numkeys)
-	front, ok := c.listEnd(args[whereIdx])
-	if !ok {
-		return
+	whereIdx := at + 1 + int(numkeys)
+	if front, ok = c.listEnd(args[whereIdx]); !ok {
+		return nil, false, 0, false
 	}
-	count := int64(-1)
+	count = -1
 	for j := whereIdx + 1; j < len(args); j++ {
 		if count == -1 && equalFold(cstr(args[j]), "count") && j < len(args)-1 {
 			j++
 			if count, ok = c.listRangeArg(args[j], 1, math.MaxInt64, errListCount); !ok {
-				return
+				return nil, false, 0, false
 			}
 			continue
 		}
 		c.errorReply(errSyntax)
-		return
+		return nil, false, 0, false
 	}
 	if count == -1 {
 		count = 1
 	}
-	if !c.listMPop(args[2:whereIdx], front, count) {
-		c.w.NullArray()
-	}
+	return args[at+1 : whereIdx], front, count, true
 }

@@ -14,6 +14,7 @@ func (s *Server) registerCommands() {
 		hashCommands(),
 		setCommands(),
 		listCommands(),
+		listBlockingCommands(),
 		zsetCommands(),
 	} {
 		s.table.add(group...)

@@ -1,0 +1,144 @@
+package server
+
+import (
+	"math"
+	"time"
+
+	"github.com/hotkv/hotkv/resp"
+)
+
+// The blocking list commands: each tries its non-blocking form first and,
+// when every key is missing, parks the client (blocking.go) with a serve
+// function that retries the same form for it.
+
+func listBlockingCommands() []*Command {
+	return []*Command{
+		{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, First: 1, Last: -2, Step: 1, Handler: cmdBLPop},
+		{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, First: 1, Last: -2, Step: 1, Handler: cmdBRPop},
+		{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, First: 1, Last: 2, Step: 1, Handler: cmdBRPopLPush},
+		{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, First: 1, Last: 2, Step: 1, Handler: cmdBLMove},
+		{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Keys: blmpopKeys, Handler: cmdBLMPop},
+	}
+}
+
+func blmpopKeys(args [][]byte) []int { return listNumkeysKeys(args, 2, 3) }
+
+// timeoutArg parses a blocking command's timeout in seconds (decimals
+// allowed) as Redis does: the value times 1000, truncated to an integer
+// number of milliseconds; 0 waits forever. Like Redis's cast, a value too
+// large for that is reported as negative.
+func (c *Client) timeoutArg(b []byte) (time.Duration, bool) {
+	f, ok := parseFloat(b)
+	if !ok {
+		c.errorReply(errTimeoutNotFloat)
+		return 0, false
+	}
+	ms := math.Trunc(f * 1000)
+	if ms < 0 || ms >= math.MaxInt64 || math.IsNaN(ms) {
+		c.errorReply(errTimeoutNegative)
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// BLPOP key [key ...] timeout
+func cmdBLPop(c *Client, args [][]byte) { c.blockingPop(args, true) }
+
+// BRPOP key [key ...] timeout
+func cmdBRPop(c *Client, args [][]byte) { c.blockingPop(args, false) }
+
+func (c *Client) blockingPop(args [][]byte, front bool) {
+	timeout, ok := c.timeoutArg(args[len(args)-1])
+	if !ok {
+		return
+	}
+	keys := args[1 : len(args)-1]
+	if c.popOneWithKey(keys, front) {
+		return
+	}
+	owned := copyArgs(keys)
+	c.block(keys, keys, timeout,
+		func(sc *Client) bool { return sc.popOneWithKey(owned, front) },
+		func(w *resp.Writer) { w.NullArray() })
+}
+
+// popOneWithKey pops one element from the first non-empty list among keys
+// and replies [key, element]. It returns false, having replied nothing,
+// when every key is missing; WRONGTYPE is replied here.
+func (c *Client) popOneWithKey(keys [][]byte, front bool) bool {
+	i, e, ok := c.listFirstNonEmpty(keys)
+	if !ok {
+		return true
+	}
+	if i < 0 {
+		return false
+	}
+	l := listOf(e)
+	it := l.IterAt(listEndIndex(front), !front)
+	v, _ := it.Next()
+	c.w.Array(2)
+	c.w.Bulk(keys[i])
+	c.w.Bulk(v)
+	listTrim(l, front, 1)
+	c.listChanged(keys[i], e)
+	return true
+}
+
+// BRPOPLPUSH source destination timeout
+func cmdBRPopLPush(c *Client, args [][]byte) {
+	timeout, ok := c.timeoutArg(args[3])
+	if ok {
+		c.blockingMove(args[1], args[2], false, true, timeout)
+	}
+}
+
+// BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout
+func cmdBLMove(c *Client, args [][]byte) {
+	fromFront, ok := c.listEnd(args[3])
+	if !ok {
+		return
+	}
+	toFront, ok := c.listEnd(args[4])
+	if !ok {
+		return
+	}
+	timeout, ok := c.timeoutArg(args[5])
+	if ok {
+		c.blockingMove(args[1], args[2], fromFront, toFront, timeout)
+	}
+}
+
+func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout time.Duration) {
+	if c.listMove(src, dst, fromFront, toFront) {
+		return
+	}
+	keys := copyArgs([][]byte{src, dst})
+	c.block(keys[:1], keys, timeout,
+		func(sc *Client) bool { return sc.listMove(keys[0], keys[1], fromFront, toFront) },
+		func(w *resp.Writer) { w.NullArray() }) // Redis 7.0 times every blocked list command out with a null array
+}
+
+// BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]
+func cmdBLMPop(c *Client, args [][]byte) {
+	timeout, ok := c.timeoutArg(args[1])
+	if !ok {
+		return
+	}
+	keys, front, count, ok := c.parseMPop(args, 2)
+	if !ok || c.listMPop(keys, front, count) {
+		return
+	}
+	owned := copyArgs(keys)
+	c.block(keys, keys, timeout,
+		func(sc *Client) bool { return sc.listMPop(owned, front, count) },
+		func(w *resp.Writer) { w.NullArray() })
+}
+
+// copyArgs copies arguments that must outlive the read buffer.
+func copyArgs(args [][]byte) [][]byte {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		out[i] = append([]byte(nil), a...)
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// TestListBlockingImmediate: with data present (or a wrong type, or bad
+// arguments) the blocking commands answer at once, exactly as Redis.
+func TestListBlockingImmediate(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+		RPUSH l a b c d e f
+		BLPOP l 0
+		BRPOP nosuch l 0
+		BLPOP nosuch 0.01
+		BRPOPLPUSH l dst 0
+		LRANGE dst 0 -1
+		BLMOVE l dst LEFT RIGHT 0
+		BLMOVE nosuch dst LEFT RIGHT 0.01
+		RPUSH l2 1 2 3 4
+		BLMPOP 0 2 nosuch l2 RIGHT COUNT 3
+		BLMPOP 0.01 1 nosuch LEFT
+		SET s x
+		BLPOP s 0
+		BLPOP nosuch s 0
+		BRPOPLPUSH s dst 0
+		BLMOVE l2 s LEFT LEFT 0
+		BLPOP l -1
+		BLPOP l abc
+		BLPOP l 1e20
+		BLPOP l inf
+		BLPOP l nan
+		BLMOVE l dst UP LEFT 0
+		BLMOVE l dst LEFT RIGHT x
+		BLMPOP 0 0 l LEFT
+		BLMPOP x 1 l LEFT
+		BLMPOP 0 1 l MIDDLE
+		BLMPOP 0 1 l LEFT COUNT 0
+		BLMPOP 0 3 l LEFT
+		BLPOP l
+		BLMOVE a b
+	`)
+	p.Redis.Do("HELLO", "3")
+	p.HotKV.Do("HELLO", "3")
+	p.Run(`
+		BLPOP nosuch 0.01
+		BLMOVE nosuch dst LEFT RIGHT 0.01
+		BLMPOP 0.01 1 nosuch LEFT
+		RPUSH l3 x
+		BLPOP l3 0
+	`)
+}
+
+// TestListBlockingServed: a blocked client gets the element pushed later,
+// from another connection, with Redis's reply shapes; FIFO per key.
+func TestListBlockingServed(t *testing.T) {
+	s, addr := startServer(t)
+	push := difftest.Dial(t, addr)
+	type tc struct {
+		block []string
+		push  []string
+		want  string
+	}
+	for _, x := range []tc{
+		{[]string{"BLPOP", "q1", "q2", "0"}, []string{"RPUSH", "q2", "a", "b"}, "*2\r\n$2\r\nq2\r\n$1\r\na\r\n"},
+		{[]string{"BRPOP", "q1", "0"}, []string{"RPUSH", "q1", "a", "b"}, "*2\r\n$2\r\nq1\r\n$1\r\nb\r\n"},
+		{[]string{"BRPOPLPUSH", "src", "dst", "0"}, []string{"LPUSH", "src", "v"}, "$1\r\nv\r\n"},
+		{[]string{"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"}, []string{"RPUSH", "src", "w"}, "$1\r\nw\r\n"},
+		{[]string{"BLMPOP", "0", "2", "m1", "m2", "LEFT", "COUNT", "5"}, []string{"RPUSH", "m2", "1", "2"}, "*2\r\n$2\r\nm2\r\n*2\r\n$1\r\n1\r\n$1\r\n2\r\n"},
+	} {
+		push.Do("FLUSHALL")
+		c := difftest.Dial(t, addr)
+		c.Send(difftest.Encode(x.block...))
+		waitFor(t, func() bool { return s.blockedCount() == 1 })
+		push.Do(x.push...)
+		if got := c.Read(); got != x.want {
+			t.Errorf("%v then %v: got %q, want %q", x.block, x.push, got, x.want)
+		}
+	}
+	// BRPOPLPUSH delivered to dst.
+	push.Do("FLUSHALL")
+	c := difftest.Dial(t, addr)
+	c.Send(difftest.Encode("BLMOVE", "src", "dst", "LEFT", "LEFT", "0"))
+	waitFor(t, func() bool { return s.blockedCount() == 1 })
+	push.Do("RPUSH", "src", "x")
+	c.Read()
+	if got := push.Do("LRANGE", "dst", "0", "-1"); got != "*1\r\n$1\r\nx\r\n" {
+		t.Errorf("BLMOVE destination: %q", got)
+	}
+	if got := push.Do("EXISTS", "src"); got != ":0\r\n" {
+		t.Errorf("BLMOVE source left behind: %q", got)
+	}
+	// Timeout with decimals.
+	start := time.Now()
+	if got := c.Do("BLPOP", "nosuch", "0.05"); got != "*-1\r\n" {
+		t.Errorf("timeout: %q", got)
+	}
+	if time.Since(start) < 45*time.Millisecond {
+		t.Error("BLPOP 0.05 returned before its timeout")
+	}
+}
+
+// TestListBlockingManyClients: many clients blocked on one key and several
+// pushers: every element reaches exactly one client, in push order per
+// pusher, and a push to another tag wakes nobody on this one.
+func TestListBlockingManyClients(t *testing.T) {
+	s, addr := startServer(t)
+	const clients, each = 10, 20
+	got := make(chan string, clients*each)
+	var wg sync.WaitGroup
+	for i := 0; i < clients; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := difftest.Dial(t, addr)
+			for j := 0; j < each; j++ {
+				got <- c.Do("BLPOP", "{jobs}:q", "5")
+			}
+		}()
+	}
+	waitFor(t, func() bool { return s.blockedCount() >= 1 })
+	other := difftest.Dial(t, addr)
+	other.Do("RPUSH", "{other}:q", "x")
+	var pw sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		pw.Add(1)
+		go func(i int) {
+			defer pw.Done()
+			c := difftest.Dial(t, addr)
+			for j := 0; j < clients*each/4; j++ {
+				c.Do("RPUSH", "{jobs}:q", fmt.Sprintf("%d-%d", i, j))
+			}
+		}(i)
+	}
+	pw.Wait()
+	wg.Wait()
+	close(got)
+	seen := map[string]bool{}
+	for r := range got {
+		if r == "*-1\r\n" {
+			t.Fatal("a client timed out: an element was lost")
+		}
+		if seen[r] {
+			t.Fatalf("delivered twice: %q", r)
+		}
+		seen[r] = true
+	}
+	if got := other.Do("LLEN", "{other}:q"); got != ":1\r\n" {
+		t.Errorf("the push to another tag was taken: LLEN %q", got)
+	}
+}
