@@ -37,6 +37,12 @@ var randomTemplates = []string{
 	"SADD K M", "SADD K N N N", "SREM K M N", "SCARD K", "SISMEMBER K M", "SMISMEMBER K M N",
 	"SMOVE K K M", "SMEMBERS K", "SINTERCARD 2 K K", "SINTERSTORE K K K",
 	"SUNIONSTORE K K K", "SDIFFSTORE K K K", "SINTER K K", "SUNION K K", "SDIFF K K",
+	"HGETALL K", "HKEYS K", "HVALS K",
+	// lists
+	"LPUSH K M M", "RPUSH K M", "LPUSHX K M", "RPUSHX K N", "LPOP K", "RPOP K N", "LLEN K",
+	"LRANGE K I I", "LINDEX K I", "LSET K I M", "LINSERT K BEFORE M M", "LINSERT K AFTER M N",
+	"LREM K I M", "LTRIM K I I", "LPOS K M", "LPOS K M RANK -1 COUNT 0", "LMOVE K K LEFT RIGHT",
+	"RPOPLPUSH K K", "LMPOP 2 K K RIGHT COUNT 2", "BLPOP K K 0.001", "BLMOVE K K RIGHT LEFT 0.001",
 }
 
 // unorderedCommands have replies whose element order Redis does not fix
