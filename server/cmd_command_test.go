@@ -18,6 +18,8 @@ import (
 var commandTableDifferences = map[string]string{
 	"client|no-touch missing": "Redis 7.2 command, implemented with 7.2 semantics",
 	"client|setinfo missing":  "Redis 7.2 command, implemented with 7.2 semantics (client libraries send it)",
+	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
+	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 }
 
 // TestCommandTableMatchesRedis compares every command and subcommand of

@@ -122,3 +122,26 @@ const (
 	errHashRandRange       = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 	errHashRandValuesRange = "ERR value is out of range"
 )
+
+// sorted sets
+const (
+	errZAddXXNX            = "ERR XX and NX options at the same time are not compatible"
+	errZAddIncrPair        = "ERR INCR option supports a single increment-element pair"
+	errZScoreNaN           = "ERR resulting score is not a number (NaN)"
+	errZMinMaxFloat        = "ERR min or max is not a float"
+	errZMinMaxLex          = "ERR min or max not valid string range item"
+	errZRangeLimit         = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	errZRangeWithscoresLex = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	errZWeightFloat        = "ERR weight value is not a float"
+	errZNeedKey            = "ERR at least 1 input key is needed for '%s' command"
+	errZLimitNegative      = "ERR LIMIT can't be negative"
+	errZNumkeys            = "ERR numkeys should be greater than 0"
+	errZCount              = "ERR count should be greater than 0"
+	errZCountRange         = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errZCountWithscores    = "ERR value is out of range"
+)
+
+// SORT
+const (
+	errSortScores = "ERR One or more scores can't be converted into double"
+)

@@ -1,0 +1,592 @@
+// Package zset implements HotKV's sorted sets: members ordered by (score,
+// member), with O(1) score lookup by member and O(log n) rank queries.
+//
+// A set starts small: a flat byte slice in order (Redis's listpack), which
+// it leaves for the big form, a hash table plus an order-statistic B+tree
+// (Redis's skiplist + dict), when it grows past thresholds the caller
+// passes in. The conversion is one-way, as in Redis. The package knows
+// nothing of RESP, locks or configuration; every method needs the caller
+// to hold whatever lock guards the set.
+//
+// Members handed out as []byte alias the set's memory: they are valid,
+// and must not be modified, until the set next changes.
+package zset
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"unsafe"
+)
+
+// ZSet is a sorted set.
+type ZSet struct {
+	buf []byte // small form: the encoded elements
+	n   int    // small form: the number of elements
+	big *bigSet
+}
+
+type bigSet struct {
+	ht          htable
+	tree        btree
+	memberBytes int64 // allocated bytes of the member strings
+}
+
+// New returns an empty sorted set in the small form, or in the big form
+// when small is false (Redis creates a skiplist when the first member is
+// already too long, or zset-max-listpack-entries is 0).
+func New(small bool) *ZSet {
+	z := &ZSet{}
+	if !small {
+		z.big = &bigSet{ht: newHTable(0), tree: newBTree()}
+	}
+	return z
+}
+
+// Elem is a member and its score.
+type Elem struct {
+	Member string
+	Score  float64
+}
+
+// NewFromSorted returns a set holding elems, which must be in (score,
+// member) order without duplicate members, in the small form if small.
+func NewFromSorted(elems []Elem, small bool) *ZSet {
+	z := &ZSet{}
+	if small {
+		size := 0
+		for _, e := range elems {
+			size += entrySize(len(e.Member))
+		}
+		z.buf = make([]byte, 0, size)
+		for _, e := range elems {
+			z.buf = smallInsertAt(z.buf, len(z.buf), e.Member, e.Score)
+		}
+		z.n = len(elems)
+		return z
+	}
+	nodes := make([]*node, len(elems))
+	big := &bigSet{ht: newHTable(len(elems))}
+	for i, e := range elems {
+		nodes[i] = &node{member: e.Member, score: e.Score}
+		big.ht.insert(nodes[i])
+		big.memberBytes += allocSize(len(e.Member))
+	}
+	big.tree = buildBTree(nodes)
+	z.big = big
+	return z
+}
+
+// Len returns the number of elements.
+func (z *ZSet) Len() int {
+	if z.big != nil {
+		return z.big.tree.n
+	}
+	return z.n
+}
+
+// Encoding names the form as Redis 7.0's OBJECT ENCODING does.
+func (z *ZSet) Encoding() string {
+	if z.big != nil {
+		return "skiplist"
+	}
+	return "listpack"
+}
+
+// Small reports whether the set is in the small form.
+func (z *ZSet) Small() bool { return z.big == nil }
+
+// Score returns member's score.
+func (z *ZSet) Score(member []byte) (float64, bool) {
+	if z.big != nil {
+		if n := z.big.ht.getBytes(member); n != nil {
+			return n.score, true
+		}
+		return 0, false
+	}
+	_, s, ok := smallFind(z.buf, member)
+	return s, ok
+}
+
+// Add flags, as Redis's ZADD_IN_*.
+const (
+	AddNX = 1 << iota
+	AddXX
+	AddGT
+	AddLT
+	AddIncr
+)
+
+// Add results, as Redis's ZADD_OUT_*.
+const (
+	Added = 1 << iota
+	Updated
+	Nop
+	NaN // the score (or the incremented one) is not a number
+)
+
+// Add adds member with score, or updates its score, as Redis's zsetAdd
+// does under the AddNX/AddXX/AddGT/AddLT/AddIncr flags. It returns what
+// happened and the new score. Adding a new element to a small set first
+// converts it to the big form when it would exceed maxEntries elements or
+// the member is longer than maxValue bytes.
+func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue int) (out int, newScore float64) {
+	if math.IsNaN(score) {
+		return NaN, 0
+	}
+	incr, nx, xx := flags&AddIncr != 0, flags&AddNX != 0, flags&AddXX != 0
+	gt, lt := flags&AddGT != 0, flags&AddLT != 0
+	if z.big == nil {
+		off, cur, ok := smallFind(z.buf, member)
+		switch {
+		case ok:
+			if nx {
+				return Nop, 0
+			}
+			if incr {
+				if score += cur; math.IsNaN(score) {
+					return NaN, 0
+				}
+			}
+			if lt && score >= cur || gt && score <= cur {
+				return Nop, 0
+			}
+			if score != cur {
+				_, _, next := smallEntry(z.buf, off)
+				z.buf = smallDelete(z.buf, off, next)
+				z.buf = smallInsert(z.buf, member, score)
+				out = Updated
+			}
+			return out, score
+		case xx:
+			return Nop, 0
+		case z.n+1 <= maxEntries && len(member) <= maxValue:
+			z.buf = smallInsert(z.buf, member, score)
+			z.n++
+			return Added, score
+		}
+		z.toBig()
+	}
+	b := z.big
+	if n := b.ht.getBytes(member); n != nil {
+		if nx {
+			return Nop, 0
+		}
+		cur := n.score
+		if incr {
+			if score += cur; math.IsNaN(score) {
+				return NaN, 0
+			}
+		}
+		if lt && score >= cur || gt && score <= cur {
+			return Nop, 0
+		}
+		if score != cur {
+			b.tree.remove(cur, n.member)
+			n.score = score
+			b.tree.insert(n)
+			out = Updated
+		}
+		return out, score
+	}
+	if xx {
+		return Nop, 0
+	}
+	n := &node{member: string(member), score: score}
+	b.ht.insert(n)
+	b.tree.insert(n)
+	b.memberBytes += allocSize(len(member))
+	return Added, score
+}
+
+// toBig converts a small set to the big form.
+func (z *ZSet) toBig() {
+	nodes := make([]*node, 0, z.n)
+	b := &bigSet{ht: newHTable(z.n)}
+	for off := 0; off < len(z.buf); {
+		m, s, next := smallEntry(z.buf, off)
+		n := &node{member: string(m), score: s}
+		nodes = append(nodes, n)
+		b.ht.insert(n)
+		b.memberBytes += allocSize(len(m))
+		off = next
+	}
+	b.tree = buildBTree(nodes)
+	z.big, z.buf, z.n = b, nil, 0
+}
+
+// Delete removes member and reports whether it was there.
+func (z *ZSet) Delete(member []byte) bool {
+	if b := z.big; b != nil {
+		n := b.ht.getBytes(member)
+		if n == nil {
+			return false
+		}
+		b.ht.remove(n.member)
+		b.tree.remove(n.score, n.member)
+		b.memberBytes -= allocSize(len(n.member))
+		return true
+	}
+	off, _, ok := smallFind(z.buf, member)
+	if !ok {
+		return false
+	}
+	_, _, next := smallEntry(z.buf, off)
+	z.buf = smallDelete(z.buf, off, next)
+	z.n--
+	return true
+}
+
+// Rank returns member's 0-based rank in ascending order and its score.
+func (z *ZSet) Rank(member []byte) (rank int, score float64, ok bool) {
+	if b := z.big; b != nil {
+		n := b.ht.getBytes(member)
+		if n == nil {
+			return 0, 0, false
+		}
+		return b.tree.rank(n.score, n.member), n.score, true
+	}
+	r := 0
+	for off := 0; off < len(z.buf); r++ {
+		m, s, next := smallEntry(z.buf, off)
+		if string(m) == string(member) {
+			return r, s, true
+		}
+		off = next
+	}
+	return 0, 0, false
+}
+
+// At returns the element of rank r (0 <= r < Len()).
+func (z *ZSet) At(r int) (member []byte, score float64) {
+	if b := z.big; b != nil {
+		l, i := b.tree.at(r)
+		n := l.items[i]
+		return bytesOf(n.member), n.score
+	}
+	m, s, _ := smallEntry(z.buf, smallOffset(z.buf, r))
+	return m, s
+}
+
+// bytesOf returns the bytes of s without copying; they must not be
+// modified.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// Walk calls fn with the elements from rank from on, ascending or (if
+// reverse) descending, until fn returns false or they run out.
+func (z *ZSet) Walk(from int, reverse bool, fn func(member []byte, score float64) bool) {
+	if from < 0 || from >= z.Len() {
+		return
+	}
+	if b := z.big; b != nil {
+		b.tree.walk(from, reverse, func(n *node) bool { return fn(bytesOf(n.member), n.score) })
+		return
+	}
+	if !reverse {
+		for off := smallOffset(z.buf, from); off < len(z.buf); {
+			m, s, next := smallEntry(z.buf, off)
+			if !fn(m, s) {
+				return
+			}
+			off = next
+		}
+		return
+	}
+	var stack [130]int
+	offs := smallOffsets(z.buf, stack[:0])
+	for i := from; i >= 0; i-- {
+		m, s, _ := smallEntry(z.buf, offs[i])
+		if !fn(m, s) {
+			return
+		}
+	}
+}
+
+// DeleteRange removes the elements of ranks [lo, hi) and returns how many
+// it removed.
+func (z *ZSet) DeleteRange(lo, hi int) int {
+	lo, hi = max(lo, 0), min(hi, z.Len())
+	if lo >= hi {
+		return 0
+	}
+	if b := z.big; b != nil {
+		if n := b.tree.n; hi-lo > 64 && hi-lo > n/8 {
+			// A big part goes: rebuild the tree from the rest, O(n),
+			// rather than remove elements one at a time, O(k log n).
+			kept := make([]*node, 0, n-(hi-lo))
+			r := 0
+			b.tree.walk(0, false, func(x *node) bool {
+				if r < lo || r >= hi {
+					kept = append(kept, x)
+				} else {
+					b.ht.remove(x.member)
+					b.memberBytes -= allocSize(len(x.member))
+				}
+				r++
+				return true
+			})
+			b.tree = buildBTree(kept)
+			return hi - lo
+		}
+		for i := lo; i < hi; i++ {
+			l, j := b.tree.at(lo)
+			n := l.items[j]
+			b.tree.remove(n.score, n.member)
+			b.ht.remove(n.member)
+			b.memberBytes -= allocSize(len(n.member))
+		}
+		return hi - lo
+	}
+	from := smallOffset(z.buf, lo)
+	to := from + smallOffset(z.buf[from:], hi-lo)
+	z.buf = smallDelete(z.buf, from, to)
+	z.n -= hi - lo
+	return hi - lo
+}
+
+// ScoreRange returns the ranks [lo, hi) of the elements whose score is in r.
+func (z *ZSet) ScoreRange(r *ScoreRange) (lo, hi int) {
+	n := z.Len()
+	if r.Empty() || n == 0 {
+		return 0, 0
+	}
+	if b := z.big; b != nil {
+		lo = b.tree.seek(func(s float64, _ string) bool { return r.GteMin(s) })
+		hi = b.tree.seek(func(s float64, _ string) bool { return !r.LteMax(s) })
+		return lo, max(lo, hi)
+	}
+	off := 0
+	for ; off < len(z.buf) && !r.GteMin(smallScore(z.buf, off)); lo++ {
+		_, _, off = smallEntry(z.buf, off)
+	}
+	hi = lo
+	for ; off < len(z.buf) && r.LteMax(smallScore(z.buf, off)); hi++ {
+		_, _, off = smallEntry(z.buf, off)
+	}
+	return lo, hi
+}
+
+// LexRange returns the ranks [lo, hi) of the elements whose member is in
+// r. Lexical ranges are meant for sets whose scores are all equal; for
+// others, a small set answers as a Redis listpack does, scanning from the
+// low end (or, if reverse, from the high end, as ZREVRANGEBYLEX does).
+func (z *ZSet) LexRange(r *LexRange, reverse bool) (lo, hi int) {
+	n := z.Len()
+	if r.Empty() || n == 0 {
+		return 0, 0
+	}
+	if b := z.big; b != nil {
+		// zslIsInLexRange: some of the set can be in range.
+		first, last := b.tree.first.items[0], b.tree.last.items[len(b.tree.last.items)-1]
+		if !r.GteMin(bytesOf(last.member)) || !r.LteMax(bytesOf(first.member)) {
+			return 0, 0
+		}
+		lo = b.tree.seek(func(_ float64, m string) bool { return r.GteMin(bytesOf(m)) })
+		hi = b.tree.seek(func(_ float64, m string) bool { return !r.LteMax(bytesOf(m)) })
+		return lo, max(lo, hi)
+	}
+	var stack [130]int
+	offs := smallOffsets(z.buf, stack[:0])
+	member := func(i int) []byte { m, _, _ := smallEntry(z.buf, offs[i]); return m }
+	// zzlIsInLexRange: some of the set can be in range.
+	if !r.GteMin(member(n-1)) || !r.LteMax(member(0)) {
+		return 0, 0
+	}
+	if !reverse {
+		for lo = 0; lo < n && !r.GteMin(member(lo)); lo++ {
+		}
+		for hi = lo; hi < n && r.LteMax(member(hi)); hi++ {
+		}
+		return lo, hi
+	}
+	for hi = n; hi > 0 && !r.LteMax(member(hi-1)); hi-- {
+	}
+	for lo = hi; lo > 0 && r.GteMin(member(lo-1)); lo-- {
+	}
+	return lo, hi
+}
+
+// Scan visits about count elements from cursor on and returns the cursor
+// to continue from (0 when done), as Redis's ZSCAN does: a small set is
+// returned whole at once; a big one by hash-table buckets, so that every
+// element present for the whole iteration is returned at least once.
+// count counts reply items as Redis does (two per element).
+func (z *ZSet) Scan(cursor uint64, count int, fn func(member []byte, score float64)) uint64 {
+	b := z.big
+	if b == nil {
+		for off := 0; off < len(z.buf); {
+			m, s, next := smallEntry(z.buf, off)
+			fn(m, s)
+			off = next
+		}
+		return 0
+	}
+	items := 0
+	maxIter := count * 10
+	for {
+		cursor = b.ht.scan(cursor, func(n *node) {
+			fn(bytesOf(n.member), n.score)
+			items += 2
+		})
+		if cursor == 0 || maxIter == 0 || items >= count {
+			return cursor
+		}
+		maxIter--
+	}
+}
+
+// Clone returns a deep copy in the same form (for COPY).
+func (z *ZSet) Clone() any {
+	if z.big == nil {
+		return &ZSet{buf: append([]byte(nil), z.buf...), n: z.n}
+	}
+	elems := make([]Elem, 0, z.Len())
+	z.big.tree.walk(0, false, func(n *node) bool {
+		elems = append(elems, Elem{n.member, n.score})
+		return true
+	})
+	return NewFromSorted(elems, false)
+}
+
+// Per-element costs of the big form beyond the member bytes: the node (32
+// bytes) and its slot in a leaf of the tree (8 bytes at about 3/4 fill).
+const (
+	bigElemOverhead = 32 + 11
+	zsetOverhead    = 48
+)
+
+// MemSize estimates the bytes the set occupies.
+func (z *ZSet) MemSize() int64 {
+	if b := z.big; b != nil {
+		return zsetOverhead + 64 + int64(b.tree.n)*bigElemOverhead + b.memberBytes + int64(b.ht.buckets())*8
+	}
+	return zsetOverhead + int64(cap(z.buf))
+}
+
+// allocSize approximates the bytes the Go allocator gives a string of n
+// bytes.
+func allocSize(n int) int64 {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 8:
+		return 8
+	}
+	return int64(n+15) &^ 15
+}
+
+// The small form, like Redis's listpack, is one flat byte slice holding
+// the elements in (score, member) order, each encoded as
+//
+//	uvarint(len(member)) | member | score (IEEE 754 bits, little endian)
+//
+// Every operation is a linear scan, which for the few elements and short
+// members the thresholds allow is faster than any pointer structure and
+// costs 10 bytes per element beyond the member itself.
+
+// smallEntry decodes the entry at off and returns it with the offset of
+// the next one. member aliases buf.
+func smallEntry(buf []byte, off int) (member []byte, score float64, next int) {
+	l, k := binary.Uvarint(buf[off:])
+	off += k
+	end := off + int(l)
+	member = buf[off:end:end]
+	score = math.Float64frombits(binary.LittleEndian.Uint64(buf[end:]))
+	return member, score, end + 8
+}
+
+// smallScore returns the score of the entry at off.
+func smallScore(buf []byte, off int) float64 {
+	l, k := binary.Uvarint(buf[off:])
+	return math.Float64frombits(binary.LittleEndian.Uint64(buf[off+k+int(l):]))
+}
+
+func entrySize(memberLen int) int {
+	var tmp [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(tmp[:], uint64(memberLen)) + memberLen + 8
+}
+
+// smallFind returns the offset and score of member, or ok == false.
+func smallFind(buf []byte, member []byte) (off int, score float64, ok bool) {
+	for off < len(buf) {
+		m, s, next := smallEntry(buf, off)
+		if bytes.Equal(m, member) {
+			return off, s, true
+		}
+		off = next
+	}
+	return 0, 0, false
+}
+
+// smallInsert inserts (member, score), which must not be present, at its
+// place in the order.
+func smallInsert(buf []byte, member []byte, score float64) []byte {
+	off := 0
+	for off < len(buf) {
+		m, s, next := smallEntry(buf, off)
+		if s > score || s == score && bytes.Compare(m, member) > 0 {
+			break
+		}
+		off = next
+	}
+	return smallInsertAt(buf, off, member, score)
+}
+
+// smallInsertAt writes (member, score) at offset off of buf. -0 is stored
+// as 0, as a listpack stores a score that is an integer.
+func smallInsertAt[T string | []byte](buf []byte, off int, member T, score float64) []byte {
+	if score == 0 {
+		score = 0
+	}
+	size := entrySize(len(member))
+	buf = growBytes(buf, size)
+	copy(buf[off+size:], buf[off:len(buf)-size])
+	k := binary.PutUvarint(buf[off:], uint64(len(member)))
+	copy(buf[off+k:], member)
+	binary.LittleEndian.PutUint64(buf[off+k+len(member):], math.Float64bits(score))
+	return buf
+}
+
+// growBytes extends buf by n bytes, growing its array by a quarter at a
+// time rather than doubling: small sets are many, and each is small.
+func growBytes(buf []byte, n int) []byte {
+	if len(buf)+n > cap(buf) {
+		c := max(len(buf)+n, cap(buf)+cap(buf)/4, 32)
+		nb := make([]byte, len(buf), c)
+		copy(nb, buf)
+		buf = nb
+	}
+	return buf[:len(buf)+n]
+}
+
+// smallDelete removes the bytes [from, to) from buf.
+func smallDelete(buf []byte, from, to int) []byte {
+	n := copy(buf[from:], buf[to:])
+	buf = buf[:from+n]
+	if cap(buf) > 64 && len(buf) < cap(buf)/2 {
+		buf = append([]byte(nil), buf...) // give back what a shrunken set no longer needs
+	}
+	return buf
+}
+
+// smallOffsets appends to offs the offset of every entry, plus len(buf)
+// at the end.
+func smallOffsets(buf []byte, offs []int) []int {
+	off := 0
+	for off < len(buf) {
+		offs = append(offs, off)
+		_, _, off = smallEntry(buf, off)
+	}
+	return append(offs, off)
+}
+
+// smallOffset returns the offset of the entry of rank r (len(buf) when r
+// is the number of entries).
+func smallOffset(buf []byte, r int) int {
+	off := 0
+	for ; r > 0 && off < len(buf); r-- {
+		l, k := binary.Uvarint(buf[off:])
+		off += k + int(l) + 8
+	}
+	return off
+}
