@@ -16,6 +16,7 @@ func (s *Server) registerCommands() {
 		listCommands(),
 		listBlockingCommands(),
 		zsetCommands(),
+		zsetBlockingCommands(),
 	} {
 		s.table.add(group...)
 	}

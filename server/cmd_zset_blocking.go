@@ -1,0 +1,69 @@
+package server
+
+import "github.com/hotkv/hotkv/resp"
+
+// The blocking sorted-set pops: like the list ones (cmd_list_blocking.go),
+// each tries the non-blocking form and parks the client when every key is
+// missing.
+
+func zsetBlockingCommands() []*Command {
+	return []*Command{
+		{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, First: 1, Last: -2, Step: 1, Handler: cmdBZPopMin},
+		{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, First: 1, Last: -2, Step: 1, Handler: cmdBZPopMax},
+		{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: blmpopKeys, Handler: cmdBZMPop},
+	}
+}
+
+// BZPOPMIN key [key ...] timeout
+func cmdBZPopMin(c *Client, args [][]byte) { c.blockingZPop(args, false) }
+
+// BZPOPMAX key [key ...] timeout
+func cmdBZPopMax(c *Client, args [][]byte) { c.blockingZPop(args, true) }
+
+func (c *Client) blockingZPop(args [][]byte, max bool) {
+	timeout, ok := c.timeoutArg(args[len(args)-1])
+	if !ok {
+		return
+	}
+	keys := args[1 : len(args)-1]
+	if c.zpopFirst(keys, max, 1, popKeyFlat) {
+		return
+	}
+	owned := copyArgs(keys)
+	c.block(keys, keys, timeout,
+		func(sc *Client) bool { return sc.zpopFirst(owned, max, 1, popKeyFlat) },
+		func(w *resp.Writer) { w.NullArray() })
+}
+
+// BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]
+func cmdBZMPop(c *Client, args [][]byte) {
+	timeout, ok := c.timeoutArg(args[1])
+	if !ok {
+		return
+	}
+	keys, max, count, ok := c.parseZMPop(args, 2)
+	if !ok || c.zpopFirst(keys, max, count, popKeyNested) {
+		return
+	}
+	owned := copyArgs(keys)
+	c.block(keys, keys, timeout,
+		func(sc *Client) bool { return sc.zpopFirst(owned, max, count, popKeyNested) },
+		func(w *resp.Writer) { w.NullArray() })
+}
+
+// zpopFirst pops from the first non-empty sorted set among keys and
+// replies in the given shape. It returns false, having replied nothing,
+// when every key is missing; WRONGTYPE is replied here.
+func (c *Client) zpopFirst(keys [][]byte, max bool, count int64, shape int) bool {
+	for _, key := range keys {
+		e, ok := c.writeZSet(key)
+		if !ok {
+			return true
+		}
+		if e != nil {
+			zsetPop(c.db, &c.w, key, e, max, count, shape)
+			return true
+		}
+	}
+	return false
+}
