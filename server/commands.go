@@ -17,6 +17,7 @@ func (s *Server) registerCommands() {
 		listBlockingCommands(),
 		zsetCommands(),
 		zsetBlockingCommands(),
+		sortCommands(),
 	} {
 		s.table.add(group...)
 	}

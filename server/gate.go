@@ -136,7 +136,7 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 		c.lastActiveSec = ms / 1000
 		c.lastActive.Store(ms)
 	}
-	if cmd.Flags&Global != 0 {
+	if cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args) {
 		c.guard.LockGlobal()
 	} else {
 		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)

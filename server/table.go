@@ -76,8 +76,13 @@ type Command struct {
 	// Keys, when set, finds the key positions of commands whose keys move
 	// (a numkeys argument, options). It must not fail on malformed args:
 	// the handler reports syntax errors.
-	Keys    func(args [][]byte) []int
-	Handler HandlerFunc
+	Keys func(args [][]byte) []int
+	// GlobalFor, when set, reports whether this call must take the global
+	// lock exclusively instead of its keys' locks: SORT's BY and GET
+	// patterns read keys that no key spec names. Like Keys it must not
+	// fail on malformed args.
+	GlobalFor func(args [][]byte) bool
+	Handler   HandlerFunc
 	// Sub holds subcommands (CONFIG GET, CLIENT LIST, ...), by lower-case
 	// name.
 	Sub map[string]*Command
