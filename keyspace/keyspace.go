@@ -85,7 +85,8 @@ func (e *Entry) MarkRaw() { e.flags |= flagRaw }
 func (e *Entry) IsRaw() bool { return e.flags&flagRaw != 0 }
 
 // Key returns the key the entry is stored under. The string stays valid
-// and unchanged for as long as it is referenced.
+// and unchanged for as long as it is referenced; reading the field needs
+// the key's tag lock or its shard's lock (RENAME re-keys an entry).
 func (e *Entry) Key() string { return e.key }
 
 // setKey records key and its hash. A short key is stored in the entry
@@ -543,9 +544,9 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 		s.mu.RLock()
 		if s.m.len() > 0 {
 			e := s.m.random(rand(len(s.m.slots)))
-			exp := e.expire
+			k, exp := e.key, e.expire // a RENAME may re-key e once we unlock
 			s.mu.RUnlock()
-			return e.key, e, exp, s, true
+			return k, e, exp, s, true
 		}
 		s.mu.RUnlock()
 	}
