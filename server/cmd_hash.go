@@ -471,31 +471,12 @@ func cmdHscan(c *Client, args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	for i := 3; i < len(args); i += 2 {
-		more := i+1 < len(args)
-		switch {
-		case equalFold(cstr(args[i]), "count") && more:
-			if count, ok = c.intArg(args[i+1]); !ok {
-				return
-			}
-			if count < 1 {
-				c.errorReply(errSyntax)
-				return
-			}
-		case equalFold(cstr(args[i]), "match") && more:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		default:
-			c.errorReply(errSyntax)
-			return
-		}
+	count, pattern, ok := c.scanOptions(args, 3)
+	if !ok {
+		return
 	}
 	var out [][]byte
-	next := h.Scan(cursor, int(min(count, math.MaxInt32)), func(f, v []byte) {
+	next := h.Scan(cursor, count, func(f, v []byte) {
 		if pattern == nil || glob.Match(pattern, f, false) {
 			out = append(out, f, v)
 		}

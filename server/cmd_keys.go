@@ -687,3 +687,32 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	}
 	c.w.OK()
 }
+
+// scanOptions parses the [MATCH pattern] [COUNT count] options of SSCAN,
+// HSCAN and ZSCAN from args[from] on, replying with Redis's error when
+// they are malformed. A "*" pattern comes back nil (no filtering).
+func (c *Client) scanOptions(args [][]byte, from int) (count int, pattern []byte, ok bool) {
+	n := int64(10)
+	for i := from; i < len(args); i += 2 {
+		more := i+1 < len(args)
+		switch opt := cstr(args[i]); {
+		case equalFold(opt, "count") && more:
+			if n, ok = c.intArg(args[i+1]); !ok {
+				return 0, nil, false
+			}
+			if n < 1 {
+				c.errorReply(errSyntax)
+				return 0, nil, false
+			}
+		case equalFold(opt, "match") && more:
+			pattern = args[i+1]
+			if string(pattern) == "*" {
+				pattern = nil
+			}
+		default:
+			c.errorReply(errSyntax)
+			return 0, nil, false
+		}
+	}
+	return int(min(n, math.MaxInt32)), pattern, true
+}

@@ -566,33 +566,14 @@ func cmdSScan(c *Client, args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	usePattern := false
-	for i := 3; i < len(args); i += 2 {
-		opt := cstr(args[i])
-		more := i+1 < len(args)
-		switch {
-		case equalFold(opt, "count") && more:
-			if count, ok = c.intArg(args[i+1]); !ok {
-				return
-			}
-			if count < 1 {
-				c.errorReply(errSyntax)
-				return
-			}
-		case equalFold(opt, "match") && more:
-			pattern = args[i+1]
-			usePattern = !(len(pattern) == 1 && pattern[0] == '*')
-		default:
-			c.errorReply(errSyntax)
-			return
-		}
+	count, pattern, ok := c.scanOptions(args, 3)
+	if !ok {
+		return
 	}
 	var flat []byte
 	var ends []int
-	next := s.Scan(cursor, int(min(count, math.MaxInt32)), func(m []byte) {
-		if usePattern && !glob.Match(pattern, m, false) {
+	next := s.Scan(cursor, count, func(m []byte) {
+		if pattern != nil && !glob.Match(pattern, m, false) {
 			return
 		}
 		flat = append(flat, m...)

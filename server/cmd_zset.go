@@ -739,28 +739,9 @@ func cmdZScan(c *Client, args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	for i := 3; i < len(args); i += 2 {
-		more := i+1 < len(args)
-		switch opt := cstr(args[i]); {
-		case equalFold(opt, "count") && more:
-			if count, ok = c.intArg(args[i+1]); !ok {
-				return
-			}
-			if count < 1 {
-				c.errorReply(errSyntax)
-				return
-			}
-		case equalFold(opt, "match") && more:
-			pattern = args[i+1]
-			if string(pattern) == "*" {
-				pattern = nil
-			}
-		default:
-			c.errorReply(errSyntax)
-			return
-		}
+	count, pattern, ok := c.scanOptions(args, 3)
+	if !ok {
+		return
 	}
 	type elem struct {
 		m []byte
@@ -768,7 +749,7 @@ func cmdZScan(c *Client, args [][]byte) {
 	}
 	var out []elem
 	small := z.Small()
-	next := z.Scan(cursor, int(min(count, math.MaxInt32)), func(m []byte, s float64) {
+	next := z.Scan(cursor, count, func(m []byte, s float64) {
 		if pattern == nil || glob.Match(pattern, m, false) {
 			out = append(out, elem{m, s})
 		}
