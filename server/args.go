@@ -84,3 +84,61 @@ func formatInt(n int64) []byte { return appendInt(nil, n) }
 
 // appendInt appends n in decimal.
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// numkeysKeys returns the key finder of a command whose keys follow a
+// numkeys argument at index numkeysIdx, preceded by a destination key at
+// index dst when dst > 0 (ZUNIONSTORE). Like Redis's getkeys procedures it
+// reads numkeys as atoi does and finds no keys when the count is out of
+// range (the command then fails before touching any key).
+func numkeysKeys(numkeysIdx, dst int) func(args [][]byte) []int {
+	return func(args [][]byte) []int {
+		if numkeysIdx >= len(args) {
+			return nil
+		}
+		n := cAtoi(args[numkeysIdx])
+		if n < 1 || n > len(args)-numkeysIdx-1 {
+			return nil
+		}
+		keys := make([]int, 0, n+1)
+		if dst > 0 {
+			keys = append(keys, dst)
+		}
+		for i := 0; i < n; i++ {
+			keys = append(keys, numkeysIdx+1+i)
+		}
+		return keys
+	}
+}
+
+// cAtoi is C's atoi as glibc implements it: (int)strtol(s, NULL, 10),
+// with leading white space, a sign, saturation at the long limits and
+// truncation to 32 bits; it stops at the first non-digit (or NUL).
+func cAtoi(b []byte) int {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var u uint64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if u <= 1<<63 {
+			u = u*10 + uint64(b[i]-'0')
+		}
+	}
+	var v int64
+	switch {
+	case neg && u >= 1<<63:
+		v = math.MinInt64
+	case neg:
+		v = -int64(u)
+	case u > math.MaxInt64:
+		v = math.MaxInt64
+	default:
+		v = int64(u)
+	}
+	return int(int32(v))
+}

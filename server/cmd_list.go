@@ -41,7 +41,7 @@ func listCommands() []*Command {
 		one("lpos", -3, Readonly, cmdLPos),
 		{Name: "lmove", Arity: 5, Flags: rw, First: 1, Last: 2, Step: 1, Handler: cmdLMove},
 		{Name: "rpoplpush", Arity: 3, Flags: rw, First: 1, Last: 2, Step: 1, Handler: cmdRPopLPush},
-		{Name: "lmpop", Arity: -4, Flags: Write, Keys: lmpopKeys, Handler: cmdLMPop},
+		{Name: "lmpop", Arity: -4, Flags: Write, Keys: numkeysKeys(1, 0), Handler: cmdLMPop},
 	}
 }
 
@@ -642,59 +642,6 @@ func (c *Client) listMove(src, dst []byte, fromFront, toFront bool) bool {
 }
 
 // lmpopKeys finds LMPOP's keys: numkeys at 1, keys from 2.
-func lmpopKeys(args [][]byte) []int { return listNumkeysKeys(args, 1, 2) }
-
-// listNumkeysKeys is Redis's genericGetKeys for commands whose keys
-// follow a count (LMPOP, and the like in other groups): the count at
-// args[countIdx], read as C's atoi does, then that many keys from
-// args[first]. A count that cannot be right yields no keys.
-func listNumkeysKeys(args [][]byte, countIdx, first int) []int {
-	if countIdx >= len(args) {
-		return nil
-	}
-	n := cAtoi(args[countIdx])
-	if n < 1 || n > len(args)-first {
-		return nil
-	}
-	pos := make([]int, n)
-	for i := range pos {
-		pos[i] = first + i
-	}
-	return pos
-}
-
-// cAtoi is C's atoi as glibc implements it: (int)strtol(s, NULL, 10),
-// with leading white space, a sign, saturation at the long limits and
-// truncation to 32 bits; it stops at the first non-digit (or NUL).
-func cAtoi(b []byte) int {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var u uint64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if u <= 1<<63 {
-			u = u*10 + uint64(b[i]-'0')
-		}
-	}
-	var v int64
-	switch {
-	case neg && u >= 1<<63:
-		v = math.MinInt64
-	case neg:
-		v = -int64(u)
-	case u > math.MaxInt64:
-		v = math.MaxInt64
-	default:
-		v = int64(u)
-	}
-	return int(int32(v))
-}
 
 // LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]
 func cmdLMPop(c *Client, args [][]byte) {

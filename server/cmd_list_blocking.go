@@ -17,11 +17,9 @@ func listBlockingCommands() []*Command {
 		{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, First: 1, Last: -2, Step: 1, Handler: cmdBRPop},
 		{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, First: 1, Last: 2, Step: 1, Handler: cmdBRPopLPush},
 		{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, First: 1, Last: 2, Step: 1, Handler: cmdBLMove},
-		{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Keys: blmpopKeys, Handler: cmdBLMPop},
+		{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Keys: numkeysKeys(2, 0), Handler: cmdBLMPop},
 	}
 }
-
-func blmpopKeys(args [][]byte) []int { return listNumkeysKeys(args, 2, 3) }
 
 // timeoutArg parses a blocking command's timeout in seconds (decimals
 // allowed) as Redis does: the value times 1000, truncated to an integer

@@ -64,63 +64,6 @@ func zsetCommands() []*Command {
 	}
 }
 
-// numkeysKeys returns the key finder of a command whose keys follow a
-// numkeys argument at index numkeysIdx, preceded by a destination key at
-// index dst when dst > 0 (ZUNIONSTORE). Like Redis's getkeys procedures it
-// reads numkeys as atoi does and finds no keys when the count is out of
-// range (the command then fails before touching any key).
-func numkeysKeys(numkeysIdx, dst int) func(args [][]byte) []int {
-	return func(args [][]byte) []int {
-		if numkeysIdx >= len(args) {
-			return nil
-		}
-		n := numkeysAtoi(args[numkeysIdx])
-		if n < 1 || n > len(args)-numkeysIdx-1 {
-			return nil
-		}
-		keys := make([]int, 0, n+1)
-		if dst > 0 {
-			keys = append(keys, dst)
-		}
-		for i := 0; i < n; i++ {
-			keys = append(keys, numkeysIdx+1+i)
-		}
-		return keys
-	}
-}
-
-// numkeysAtoi is C's atoi: leading space, a sign, digits up to the first other
-// byte; strtol's clamping, then the conversion to a 32-bit int.
-func numkeysAtoi(b []byte) int {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var n uint64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if n <= math.MaxInt64 {
-			n = n*10 + uint64(b[i]-'0')
-		}
-	}
-	var v int64
-	switch {
-	case neg && n > math.MaxInt64:
-		v = math.MinInt64
-	case neg:
-		v = -int64(n)
-	case n > math.MaxInt64:
-		v = math.MaxInt64
-	default:
-		v = int64(n)
-	}
-	return int(int32(v))
-}
-
 // zsetOf returns the sorted set of a zset entry.
 func zsetOf(e *keyspace.Entry) *zset.ZSet { return e.Obj.(*zset.ZSet) }
 

@@ -10,7 +10,7 @@ func zsetBlockingCommands() []*Command {
 	return []*Command{
 		{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, First: 1, Last: -2, Step: 1, Handler: cmdBZPopMin},
 		{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, First: 1, Last: -2, Step: 1, Handler: cmdBZPopMax},
-		{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: blmpopKeys, Handler: cmdBZMPop},
+		{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: numkeysKeys(2, 0), Handler: cmdBZMPop},
 	}
 }
 
