@@ -244,6 +244,11 @@ type DB struct {
 	// back into the DB) with each key Set creates where none was: the
 	// server wakes the clients blocked on it.
 	OnCreate func(key string, kind Kind)
+	// OnModify, when set, is called (under the shard lock or the key's tag
+	// lock; it must not call back into the DB) with each key whose value,
+	// kind, expiry or existence changes — Redis's signalModifiedKey, for
+	// WATCH.
+	OnModify func(key string)
 
 	// volShards has a bit set for each shard whose volatile set may be
 	// non-empty, so that the active expiry cycle skips the others at no
@@ -306,10 +311,20 @@ func (db *DB) Peek(key []byte) *Entry {
 // expireIfSame removes the expired entry e if it is still in the shard.
 func (db *DB) expireIfSame(s *shard, e *Entry) {
 	s.mu.Lock()
-	if db.removeLocked(s, e) && db.OnExpire != nil {
-		db.OnExpire(e.key)
+	if db.removeLocked(s, e) {
+		if db.OnExpire != nil {
+			db.OnExpire(e.key)
+		}
+		db.modified(e.key)
 	}
 	s.mu.Unlock()
+}
+
+// modified runs the OnModify hook.
+func (db *DB) modified(key string) {
+	if db.OnModify != nil {
+		db.OnModify(key)
+	}
 }
 
 // removeLocked removes e from s, if there, and reports whether it was.
@@ -363,6 +378,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 	if created && db.OnCreate != nil {
 		db.OnCreate(e.key, e.Kind)
 	}
+	db.modified(e.key)
 	s.mu.Unlock()
 	e.touch()
 }
@@ -370,6 +386,7 @@ func (db *DB) Set(key []byte, e *Entry) {
 // Updated re-accounts e's memory after its value changed in place. The
 // caller holds key's tag lock exclusively.
 func (db *DB) Updated(key []byte, e *Entry) {
+	db.modified(e.key) // the caller's tag lock keeps e.key stable
 	n := e.memSize(len(key))
 	if d := n - e.size; d != 0 {
 		e.size = n
@@ -396,6 +413,7 @@ func (db *DB) Delete(key []byte) bool {
 		if !live && db.OnExpire != nil {
 			db.OnExpire(e.key)
 		}
+		db.modified(e.key)
 	}
 	s.mu.Unlock()
 	return live
@@ -420,6 +438,7 @@ func (db *DB) SetExpire(key []byte, at int64) bool {
 		db.addVolatileLocked(s, si, e)
 	}
 	e.expire = at
+	db.modified(e.key)
 	return true
 }
 
@@ -703,7 +722,11 @@ func (db *DB) DeleteExpired(key []byte) bool {
 	if e == nil || e.expire == 0 || e.expire > db.Now() {
 		return false
 	}
-	return db.removeLocked(s, e)
+	if !db.removeLocked(s, e) {
+		return false
+	}
+	db.modified(e.key)
+	return true
 }
 
 // SetString stores v (copied) as key's string value. It overwrites the

@@ -81,6 +81,11 @@ type waiter struct {
 // lockKeys); it writes no reply.
 func (c *Client) block(keys [][]byte, lockKeys [][]byte, timeout time.Duration,
 	serve func(sc *Client) bool, onTimeout func(w *resp.Writer)) {
+	if c.tx.inExec {
+		// Inside a transaction nothing waits: no data is a timeout.
+		onTimeout(&c.w)
+		return
+	}
 	s := c.srv
 	w := &waiter{c: c, db: int(c.dbIndex.Load()), serve: serve, onTimeout: onTimeout, proto: c.w.Proto}
 	for _, k := range keys {

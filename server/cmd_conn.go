@@ -208,6 +208,7 @@ func (c *Client) setName(name []byte) bool {
 // on. NO-EVICT survives (7.0 does not clear it); NO-TOUCH (7.2) is
 // cleared, as 7.2 does.
 func cmdReset(c *Client, args [][]byte) {
+	c.discardTx()
 	if c.monitor {
 		c.srv.stopMonitor(c)
 	}

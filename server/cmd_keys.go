@@ -654,7 +654,12 @@ func cmdSwapDB(c *Client, args [][]byte) {
 		return
 	}
 	if a != b {
+		// A watched key changes if it exists on either side.
+		c.srv.touchWatchedExisting(int(a))
+		c.srv.touchWatchedExisting(int(b))
 		c.srv.dbs[a].Swap(c.srv.dbs[b])
+		c.srv.touchWatchedExisting(int(a))
+		c.srv.touchWatchedExisting(int(b))
 	}
 	c.w.OK()
 }
@@ -673,6 +678,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 	if !c.flushMode(args) {
 		return
 	}
+	c.srv.touchWatchedExisting(int(c.dbIndex.Load()))
 	c.db.Flush()
 	c.w.OK()
 }
@@ -682,7 +688,8 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	if !c.flushMode(args) {
 		return
 	}
-	for _, db := range c.srv.dbs {
+	for i, db := range c.srv.dbs {
+		c.srv.touchWatchedExisting(i)
 		db.Flush()
 	}
 	c.w.OK()

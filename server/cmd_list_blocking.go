@@ -110,6 +110,10 @@ func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout 
 	if c.listMove(src, dst, fromFront, toFront) {
 		return
 	}
+	if c.tx.inExec {
+		c.w.Null() // inside MULTI: a null bulk, where a timeout is a null array
+		return
+	}
 	keys := copyArgs([][]byte{src, dst})
 	c.block(keys[:1], keys, timeout,
 		func(sc *Client) bool { return sc.listMove(keys[0], keys[1], fromFront, toFront) },

@@ -18,6 +18,7 @@ func (s *Server) registerCommands() {
 		zsetCommands(),
 		zsetBlockingCommands(),
 		sortCommands(),
+		transactionCommands(),
 	} {
 		s.table.add(group...)
 	}

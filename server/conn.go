@@ -47,6 +47,11 @@ type Client struct {
 	// isBlocked mirrors it for other connections.
 	blocked   *waiter
 	isBlocked atomic.Bool
+	// tx is the client's MULTI state; watched its WATCHed keys, and
+	// watchDirty is set (by any connection) when one of them changes.
+	tx         txState
+	watched    []blockKey
+	watchDirty atomic.Bool
 	// tasks carries work to a goroutine-transport connection while it is
 	// blocked (the event loop has Invoke instead).
 	tasks   chan func()
@@ -247,6 +252,7 @@ func (c *Client) flush() error {
 func (s *Server) removeClient(c *Client) {
 	c.conn.Close()
 	c.unblockOnClose()
+	c.unwatchAll()
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()

@@ -145,3 +145,14 @@ const (
 const (
 	errSortScores = "ERR One or more scores can't be converted into double"
 )
+
+// transactions
+const (
+	errNotInMulti          = "ERR Command not allowed inside a transaction"
+	errNestedMulti         = "ERR MULTI calls can not be nested"
+	errWatchInMulti        = "ERR WATCH inside MULTI is not allowed"
+	errExecWithoutMulti    = "ERR EXEC without MULTI"
+	errDiscardWithoutMulti = "ERR DISCARD without MULTI"
+	errExecAbort           = "EXECABORT Transaction discarded because of previous errors."
+	errExecAbortBecause    = "EXECABORT Transaction discarded because of: "
+)

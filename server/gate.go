@@ -28,14 +28,21 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 	cmd, ok := s.lookupChecked(c, args)
 	if !ok {
+		c.tx.failed = c.tx.active // a refused command makes EXEC abort
 		return
 	}
 	if !c.authenticated && cmd.Flags&NoAuth == 0 {
 		s.reject(c, cmd, errNoAuth)
+		c.tx.failed = c.tx.active
 		return
 	}
 	if cmd.Flags&DenyOOM != 0 && !s.memoryAvailable() {
 		s.reject(c, cmd, errOOM)
+		c.tx.failed = c.tx.active
+		return
+	}
+	if c.tx.active && !txControl(cmd) {
+		c.queue(cmd, args)
 		return
 	}
 	if s.monitors.Load() > 0 && cmd.Flags&(SkipMonitor|Admin) == 0 {

@@ -58,6 +58,7 @@ type Server struct {
 
 	stats    serverStats
 	blocking blockState
+	watch    watchState
 	slowlog  slowlog
 	lastSave atomic.Int64 // unix seconds
 
@@ -108,6 +109,7 @@ func New(cfg *config.Config) *Server {
 		s.dbs[i] = keyspace.New()
 		s.dbs[i].OnExpire = s.countExpired
 		s.dbs[i].OnCreate = func(key string, kind keyspace.Kind) { s.signalCreated(i, key, kind) }
+		s.dbs[i].OnModify = func(key string) { s.touchWatched(i, key) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")

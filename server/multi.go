@@ -1,0 +1,275 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Transactions (../shared/spec/transactions.md): MULTI queues commands,
+// EXEC runs them as one step under the exclusive locks of the union of
+// their keys' hash tags (the global lock when any of them needs it), and
+// WATCH makes EXEC conditional on its keys not being modified.
+
+func transactionCommands() []*Command {
+	return []*Command{
+		{Name: "multi", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, Handler: cmdMulti},
+		{Name: "exec", Arity: 1, Flags: NoScript | Loading | Stale | SkipSlowlog, Handler: cmdExec},
+		{Name: "discard", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, Handler: cmdDiscard},
+		{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy, First: 1, Last: -1, Step: 1, Handler: cmdWatch},
+		{Name: "unwatch", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, Handler: cmdUnwatch},
+	}
+}
+
+// txState is a client's transaction: owned by its connection.
+type txState struct {
+	active bool     // between MULTI and EXEC/DISCARD
+	failed bool     // a command was refused while queuing: EXEC aborts
+	inExec bool     // running the queue: blocking commands must not wait
+	queue  []queued // the commands, with their arguments copied
+}
+
+type queued struct {
+	cmd  *Command
+	args [][]byte
+}
+
+// txControl reports whether cmd runs at once inside MULTI instead of being
+// queued.
+func txControl(cmd *Command) bool {
+	switch cmd.Name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// queue adds cmd to c's transaction, or refuses it (making EXEC abort).
+func (c *Client) queue(cmd *Command, args [][]byte) {
+	if cmd.Flags&NoMulti != 0 {
+		c.errorReply(errNotInMulti)
+		c.tx.failed = true
+		return
+	}
+	c.tx.queue = append(c.tx.queue, queued{cmd, copyArgs(args)})
+	c.w.Simple("QUEUED")
+}
+
+// discardTx ends c's transaction and clears its watches.
+func (c *Client) discardTx() {
+	c.tx = txState{}
+	c.unwatchAll()
+}
+
+// MULTI
+func cmdMulti(c *Client, args [][]byte) {
+	if c.tx.active {
+		// Redis 7.0 still runs the EXEC; the spec makes it abort.
+		c.errorReply(errNestedMulti)
+		c.tx.failed = true
+		return
+	}
+	c.tx.active = true
+	c.w.OK()
+}
+
+// DISCARD
+func cmdDiscard(c *Client, args [][]byte) {
+	if !c.tx.active {
+		c.errorReply(errDiscardWithoutMulti)
+		return
+	}
+	c.discardTx()
+	c.w.OK()
+}
+
+// EXEC
+func cmdExec(c *Client, args [][]byte) {
+	if !c.tx.active {
+		c.errorReply(errExecWithoutMulti)
+		return
+	}
+	tx := c.tx
+	defer c.discardTx()
+	if tx.failed {
+		c.errorReply(errExecAbort)
+		return
+	}
+	if reason := c.srv.execRefusal(tx.queue); reason != "" {
+		c.errorReply(errExecAbortBecause + reason)
+		return
+	}
+	// Lock the union of the queued commands' keys once, exclusively; the
+	// gate took no lock for EXEC itself (it has no keys).
+	global := false
+	c.keys = c.keys[:0]
+	for _, q := range tx.queue {
+		if q.cmd.Flags&Global != 0 || q.cmd.GlobalFor != nil && q.cmd.GlobalFor(q.args) {
+			global = true
+			break
+		}
+		c.keyPos = q.cmd.keyPositions(c.keyPos[:0], q.args)
+		for _, i := range c.keyPos {
+			c.keys = append(c.keys, q.args[i])
+		}
+	}
+	switch {
+	case global:
+		c.guard.LockGlobal()
+	case len(c.keys) > 0:
+		c.guard.LockKeys(c.keys, true)
+	}
+	defer c.guard.Unlock()
+	if c.watchedChanged() {
+		c.w.NullArray()
+		return
+	}
+	c.tx.inExec = true
+	c.w.Array(len(tx.queue))
+	for _, q := range tx.queue {
+		start := monoNow()
+		errs := c.errors
+		c.srv.runHandler(c, q.cmd, q.args)
+		c.stats.count(q.cmd, monoNow()-start, c.errors != errs)
+	}
+}
+
+// execRefusal is the one hook that decides whether the server accepts a
+// transaction's writes now; it returns the reason when it does not (the
+// OOM text today, a read-only replica later).
+func (s *Server) execRefusal(queue []queued) string {
+	for _, q := range queue {
+		if q.cmd.Flags&DenyOOM != 0 {
+			if !s.memoryAvailable() {
+				return errOOM
+			}
+			break
+		}
+	}
+	return ""
+}
+
+// watchState tracks which clients watch which keys.
+type watchState struct {
+	count atomic.Int64 // watched keys; the write path checks only this
+
+	mu   sync.Mutex
+	keys map[blockKey][]*Client
+}
+
+// WATCH key [key ...]
+func cmdWatch(c *Client, args [][]byte) {
+	if c.tx.active {
+		// Redis 7.0 still runs the EXEC; the spec makes it abort.
+		c.errorReply(errWatchInMulti)
+		c.tx.failed = true
+		return
+	}
+	s := c.srv
+	db := int(c.dbIndex.Load())
+	w := &s.watch
+	w.mu.Lock()
+	if w.keys == nil {
+		w.keys = make(map[blockKey][]*Client)
+	}
+	for _, k := range args[1:] {
+		bk := blockKey{db, string(k)}
+		if c.watches(bk) {
+			continue
+		}
+		c.watched = append(c.watched, bk)
+		w.keys[bk] = append(w.keys[bk], c)
+		w.count.Add(1)
+	}
+	w.mu.Unlock()
+	c.w.OK()
+}
+
+// UNWATCH
+func cmdUnwatch(c *Client, args [][]byte) {
+	c.unwatchAll()
+	c.w.OK()
+}
+
+func (c *Client) watches(bk blockKey) bool {
+	for _, x := range c.watched {
+		if x == bk {
+			return true
+		}
+	}
+	return false
+}
+
+// unwatchAll forgets c's watched keys and clears its dirty mark.
+func (c *Client) unwatchAll() {
+	if len(c.watched) > 0 {
+		w := &c.srv.watch
+		w.mu.Lock()
+		for _, bk := range c.watched {
+			list := w.keys[bk]
+			for i, x := range list {
+				if x == c {
+					list = append(list[:i:i], list[i+1:]...)
+					break
+				}
+			}
+			if len(list) == 0 {
+				delete(w.keys, bk)
+			} else {
+				w.keys[bk] = list
+			}
+			w.count.Add(-1)
+		}
+		w.mu.Unlock()
+		c.watched = c.watched[:0]
+	}
+	c.watchDirty.Store(false)
+}
+
+// watchedChanged reports whether a watched key was modified, or has
+// expired, since WATCH.
+func (c *Client) watchedChanged() bool {
+	for _, bk := range c.watched {
+		// An expired key not yet removed is removed now, which marks it.
+		c.srv.dbs[bk.db].Peek([]byte(bk.key))
+	}
+	return c.watchDirty.Load()
+}
+
+// touchWatched is keyspace's OnModify hook: key changed in database db
+// (it runs under the key's shard lock).
+func (s *Server) touchWatched(db int, key string) {
+	w := &s.watch
+	if w.count.Load() == 0 {
+		return
+	}
+	w.mu.Lock()
+	for _, c := range w.keys[blockKey{db, key}] {
+		c.watchDirty.Store(true)
+	}
+	w.mu.Unlock()
+}
+
+// touchWatchedExisting marks the watchers of keys that exist in database
+// db: FLUSHDB, FLUSHALL and SWAPDB call it (under the global lock) before
+// they change the database.
+func (s *Server) touchWatchedExisting(db int) {
+	w := &s.watch
+	if w.count.Load() == 0 {
+		return
+	}
+	w.mu.Lock()
+	var keys []string
+	for bk := range w.keys {
+		if bk.db == db {
+			keys = append(keys, bk.key)
+		}
+	}
+	w.mu.Unlock()
+	// Peek takes shard locks (and may run the OnModify hook): not under
+	// w.mu.
+	for _, k := range keys {
+		if s.dbs[db].Peek([]byte(k)) != nil {
+			s.touchWatched(db, k)
+		}
+	}
+}
