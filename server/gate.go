@@ -36,7 +36,10 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.tx.failed = c.tx.active
 		return
 	}
-	if cmd.Flags&DenyOOM != 0 && !s.memoryAvailable() {
+	// Inside MULTI queuing itself uses memory: Redis refuses every command
+	// but EXEC, DISCARD, QUIT and RESET when over maxmemory.
+	queuing := c.tx.active && cmd.Name != "exec" && cmd.Name != "discard" && cmd.Name != "quit" && cmd.Name != "reset"
+	if (cmd.Flags&DenyOOM != 0 || queuing) && !s.memoryAvailable() {
 		s.reject(c, cmd, errOOM)
 		c.tx.failed = c.tx.active
 		return

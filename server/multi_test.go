@@ -282,3 +282,27 @@ func TestMultiParallelism(t *testing.T) {
 		t.Fatalf("GET after the transaction: %q", got)
 	}
 }
+
+// TestMultiExecOOM: memory over maxmemory at EXEC time (though not while
+// queuing) aborts a transaction with writes, with Redis's text.
+func TestMultiExecOOM(t *testing.T) {
+	if shared.redisErr != nil {
+		t.Skip(shared.redisErr)
+	}
+	_, addr := startServer(t)
+	p := difftest.NewPair(t, difftest.StartRedis(t), addr)
+	o := difftest.NewPair(t, p.Redis.Addr(), addr)
+	p.Run(`
+		MULTI
+		SET k v
+	`)
+	o.Do("CONFIG SET maxmemory 1")
+	p.Do("EXEC")
+	p.Do("GET k")
+	p.Run(`
+		MULTI
+		GET k
+	`)
+	p.Do("EXEC") // read-only transactions still run
+	o.Do("CONFIG SET maxmemory 0")
+}

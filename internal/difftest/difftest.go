@@ -133,6 +133,9 @@ func Dial(tb testing.TB, addr string) *Conn {
 	return &Conn{tb: tb, c: c, r: bufio.NewReader(c)}
 }
 
+// Addr returns the address the connection is connected to.
+func (c *Conn) Addr() string { return c.c.RemoteAddr().String() }
+
 // Encode returns args as a RESP multibulk request.
 func Encode(args ...string) []byte {
 	var b []byte
