@@ -18,6 +18,8 @@ BIN=${BIN:-bin/hotkv}
 
 command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: make deps" >&2; exit 1; }
 [ -x "$BIN" ] || go build -o "$BIN" ./cmd/hotkv
+TXBENCH=bin/txbench
+go build -o "$TXBENCH" ./internal/txbench
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 HPORT=$(freeport); RPORT=$(freeport)
@@ -36,6 +38,8 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #   zrange100  ZRANGE of the first 100 members of a 100-member sorted set
 #   blpop      BLPOP/LPUSH ping-pong: CLIENTS/2 clients block on a list while
 #              CLIENTS/2 push to it (pipelining does not apply)
+#   multi      MULTI, INCR {t}:a, INCR {t}:b, EXEC on random tags (transactions
+#              per second; pipelining does not apply)
 run() {
   case "$2" in
   zrange100)
@@ -43,6 +47,8 @@ run() {
     redis-cli -p "$1" zcard bench:z 2>&1 | grep -q ERR && return 0
     for i in $(seq 0 99); do echo "ZADD bench:z $i m$i"; done | redis-cli -p "$1" >/dev/null
     redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -q --csv ZRANGE bench:z 0 99 2>/dev/null | csv_rps || true ;;
+  multi)
+    "$TXBENCH" -addr "127.0.0.1:$1" -c "$CLIENTS" -n "$N" -r "$KEYSPACE" || true ;;
   blpop)
     redis-cli -p "$1" del bench:q >/dev/null
     # A server without BLPOP would "finish" at once: measure nothing.
@@ -65,7 +71,7 @@ printf '%-10s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
 IFS=, read -ra tests <<<"$TESTS"
 for t in "${tests[@]}"; do
   pipelines=$PIPELINES
-  [ "$t" = blpop ] && pipelines=1
+  case "$t" in blpop | multi) pipelines=1 ;; esac
   for p in $pipelines; do
     h=(); r=()
     for i in $(seq "$RUNS"); do

@@ -26,6 +26,10 @@ type txState struct {
 	failed bool     // a command was refused while queuing: EXEC aborts
 	inExec bool     // running the queue: blocking commands must not wait
 	queue  []queued // the commands, with their arguments copied
+	// argv and arena hold the queued arguments; kept between transactions
+	// so that queuing does not allocate.
+	argv  [][]byte
+	arena []byte
 }
 
 type queued struct {
@@ -50,14 +54,30 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 		c.tx.failed = true
 		return
 	}
-	c.tx.queue = append(c.tx.queue, queued{cmd, copyArgs(args)})
+	from := len(c.tx.argv)
+	for _, a := range args {
+		off := len(c.tx.arena)
+		c.tx.arena = append(c.tx.arena, a...)
+		end := len(c.tx.arena)
+		c.tx.argv = append(c.tx.argv, c.tx.arena[off:end:end])
+	}
+	end := len(c.tx.argv)
+	c.tx.queue = append(c.tx.queue, queued{cmd, c.tx.argv[from:end:end]})
 	c.w.Simple("QUEUED")
 }
 
 // discardTx ends c's transaction and clears its watches.
 func (c *Client) discardTx() {
-	c.tx = txState{}
-	c.unwatchAll()
+	tx := txState{queue: c.tx.queue[:0], argv: c.tx.argv[:0], arena: c.tx.arena[:0]}
+	clear(tx.queue[:cap(tx.queue)])
+	clear(tx.argv[:cap(tx.argv)])
+	if cap(tx.arena) > 64*1024 {
+		tx.arena = nil
+	}
+	c.tx = tx
+	if len(c.watched) > 0 || c.watchDirty.Load() {
+		c.unwatchAll()
+	}
 }
 
 // MULTI
