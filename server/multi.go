@@ -145,10 +145,14 @@ func cmdExec(c *Client, args [][]byte) {
 	}
 	c.tx.inExec = true
 	c.w.Array(len(tx.queue))
+	s := c.srv
 	for _, q := range tx.queue {
+		if s.monitors.Load() > 0 && q.cmd.Flags&(SkipMonitor|Admin) == 0 {
+			s.feedMonitors(c, q.args) // as Redis: when they run
+		}
 		start := monoNow()
 		errs := c.errors
-		c.srv.runHandler(c, q.cmd, q.args)
+		s.runHandler(c, q.cmd, q.args)
 		c.stats.count(q.cmd, monoNow()-start, c.errors != errs)
 	}
 }
