@@ -466,9 +466,7 @@ func cmdHscan(c *Client, args [][]byte) {
 		return
 	}
 	if h == nil {
-		c.w.Array(2)
-		c.w.BulkString("0")
-		c.w.Array(0)
+		c.emptyScan()
 		return
 	}
 	count, pattern, ok := c.scanOptions(args, 3)

@@ -695,6 +695,14 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	c.w.OK()
 }
 
+// emptyScan replies what SSCAN, HSCAN and ZSCAN reply for a missing key:
+// cursor 0 and no elements.
+func (c *Client) emptyScan() {
+	c.w.Array(2)
+	c.w.BulkString("0")
+	c.w.Array(0)
+}
+
 // scanOptions parses the [MATCH pattern] [COUNT count] options of SSCAN,
 // HSCAN and ZSCAN from args[from] on, replying with Redis's error when
 // they are malformed. A "*" pattern comes back nil (no filtering).

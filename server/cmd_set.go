@@ -561,9 +561,7 @@ func cmdSScan(c *Client, args [][]byte) {
 		return
 	}
 	if s == nil {
-		c.w.Array(2)
-		c.w.BulkString("0")
-		c.w.Array(0)
+		c.emptyScan()
 		return
 	}
 	count, pattern, ok := c.scanOptions(args, 3)

@@ -677,9 +677,7 @@ func cmdZScan(c *Client, args [][]byte) {
 		return
 	}
 	if z == nil {
-		c.w.Array(2)
-		c.w.BulkString("0")
-		c.w.Array(0)
+		c.emptyScan()
 		return
 	}
 	count, pattern, ok := c.scanOptions(args, 3)
