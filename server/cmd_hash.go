@@ -363,12 +363,10 @@ func cmdHincrByFloat(c *Client, args [][]byte) {
 		c.errorReply(errIncrFloatNaN)
 		return
 	}
-	sum, ok := ldAdd(cur, incr)
+	v, ok := c.addLongDoubles(cur, incr)
 	if !ok {
-		c.errorReply(errIncrFloatNaN)
 		return
 	}
-	v := formatLongDouble(nil, sum)
 	h.Set(field, v, c.hashLimits())
 	c.hashStore(key, e, h)
 	c.w.Bulk(v)

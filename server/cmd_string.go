@@ -441,12 +441,10 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 		c.errorReply(errIncrFloatNaN)
 		return
 	}
-	sum, ok := ldAdd(cur, incr)
+	v, ok := c.addLongDoubles(cur, incr)
 	if !ok {
-		c.errorReply(errIncrFloatNaN)
 		return
 	}
-	v := formatLongDouble(nil, sum)
 	c.db.SetString(key, v, true).MarkNoInt()
 	c.w.Bulk(v)
 }
@@ -897,6 +895,17 @@ func ldFromRat(r *big.Rat) (*big.Float, bool) {
 }
 
 // ldAdd returns x+y rounded to a long double; ok is false on overflow.
+// addLongDoubles adds as INCRBYFLOAT and HINCRBYFLOAT do and formats the
+// result, replying Redis's error when it is NaN or infinite.
+func (c *Client) addLongDoubles(cur, incr *big.Float) ([]byte, bool) {
+	sum, ok := ldAdd(cur, incr)
+	if !ok {
+		c.errorReply(errIncrFloatNaN)
+		return nil, false
+	}
+	return formatLongDouble(nil, sum), true
+}
+
 func ldAdd(x, y *big.Float) (*big.Float, bool) {
 	z := new(big.Float).SetPrec(ldPrec).Add(x, y)
 	if z.Sign() == 0 {
