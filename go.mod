@@ -1,3 +1,7 @@
 module github.com/hotkv/hotkv
 
 go 1.26.8
+
+require github.com/yuin/gopher-lua v1.1.2
+
+replace github.com/yuin/gopher-lua => ./third_party/gopher-lua

@@ -1,0 +1,39 @@
+package lualib_test
+
+import "testing"
+
+var structCases = []diffCase{
+	{name: "pack/ints", src: `return table.concat({hex(struct.pack("b", -1)), hex(struct.pack("B", 255)), hex(struct.pack("h", -2)), hex(struct.pack(">h", -2)), hex(struct.pack("<H", 0x1234)), hex(struct.pack(">H", 0x1234)), hex(struct.pack("l", -3)), hex(struct.pack(">L", 0x0102030405060708)), hex(struct.pack("T", 42)), hex(struct.pack("i", -1)), hex(struct.pack(">I", 1)), hex(struct.pack("i3", -2)), hex(struct.pack(">i3", -2)), hex(struct.pack("I1", 300)), hex(struct.pack(">i16", -1)), hex(struct.pack("<I12", 0x01020304)), hex(struct.pack("i32", 1))}, " ")`},
+	{name: "pack/int-conversions", src: `local out = {} for _, n in ipairs({0.5, 1.9, -1.9, 2^63, 2^64, 2^65, -2^63, -2^64, 1/0, -1/0, 0/0, 2^53 + 1, 1e19, -1e19, "12", " 0x20 "}) do out[#out + 1] = hex(struct.pack(">l", n)) .. "/" .. hex(struct.pack(">L", n)) .. "/" .. hex(struct.pack(">B", n)) end return table.concat(out, " ")`},
+	{name: "pack/floats", src: `local z = 0 return table.concat({hex(struct.pack("f", 1.5)), hex(struct.pack(">f", 1.5)), hex(struct.pack("d", 1.5)), hex(struct.pack(">d", -0.1)), hex(struct.pack(">f", 0.1)), hex(struct.pack(">f", 1e300)), hex(struct.pack(">d", 1/0)), hex(struct.pack(">d", -z)), hex(struct.pack(">f", 1/3))}, " ")`},
+	{name: "pack/strings", src: `return table.concat({hex(struct.pack("s", "abc")), hex(struct.pack("c3", "abcdef")), hex(struct.pack("c0", "abcdef")), hex(struct.pack("c", "xyz")), hex(struct.pack("s", "a\0b")), hex(struct.pack("c0", 12.5)), hex(struct.pack("s", ""))}, " ")`},
+	{name: "pack/alignment", src: `return table.concat({hex(struct.pack("!bi", 1, 2)), hex(struct.pack("!4bd", 1, 2)), hex(struct.pack("!bd", 1, 2)), hex(struct.pack("!2bhbi", 1, 2, 3, 4)), hex(struct.pack("b!8xd", 1, 2)), hex(struct.pack("!bxh", 1, 2)), hex(struct.pack("!bc2h", 1, "xy", 2)), hex(struct.pack("!16bi3", 1, 2)), hex(struct.pack("! b i", 1, 2))}, " ")`},
+	{name: "pack/endianness-switch", src: `return hex(struct.pack("<h>h<h", 1, 2, 3))`, want: `010000020300`},
+	{name: "pack/padding", src: `return hex(struct.pack("bxxb", 1, 2)) .. " " .. hex(struct.pack("x"))`, want: `01000002 00`},
+	{name: "pack/errors", src: `return table.concat({try(struct.pack, "z"), try(struct.pack, "i33", 1), try(struct.pack, "!3"), try(struct.pack, "!0"), try(struct.pack, "i", "x"), try(struct.pack, "i"), try(struct.pack, "c5", "ab"), try(struct.pack, "s", {}), try(struct.pack, "i99999999999", 1), try(struct.pack, "i2147483647", 1), try(struct.pack), try(struct.pack, {}), try(struct.pack, "b=", 1), try(struct.pack, "\200")}, " | ")`},
+	{name: "pack/fmt-nul", src: `return hex(struct.pack("b\0b", 1, 2))`, want: `01`},
+	{name: "pack/direct-error", src: `local ok, err = pcall(function() return struct.pack("q", 1) end) return err`, want: `user_script:1: bad argument #1 to 'pack' (invalid format option 'q')`},
+	{name: "unpack/ints", src: `local s = struct.pack(">bBhHlLTiIi3I3", -1, 255, -2, 65534, -3, 2^40, 7, -4, 4000000000, -5, 0xabcdef) return show(struct.unpack(">bBhHlLTiIi3I3", s))`},
+	{name: "unpack/raw", src: `local s = string.rep("\255", 32) return show(struct.unpack("b", s), struct.unpack("B", s), struct.unpack("h", s), struct.unpack("H", s), struct.unpack("l", s), struct.unpack("L", s), struct.unpack("i9", s), struct.unpack("I9", s), struct.unpack("i16", s), struct.unpack("I16", s), struct.unpack("i32", s), struct.unpack("i0", s), struct.unpack("I0", s))`},
+	{name: "unpack/wide", src: `local s = "\1\2\3\4\5\6\7\8\9\10\11\12\13\14\15\16\128\0\0\0\0\0\0\0\0" return show(struct.unpack("<i9", s), struct.unpack(">i9", s), struct.unpack(">I10", s), struct.unpack("<i16", s), struct.unpack(">i16", s), struct.unpack("<I17", s), struct.unpack("<i17", s), struct.unpack(">i17", s:sub(9)))`},
+	{name: "unpack/floats", src: `local s = struct.pack("<fd>fd", 1.5, -0.1, 2.25, 1e300) return show(struct.unpack("<fd>fd", s))`},
+	{name: "unpack/nan", src: `return show(struct.unpack(">d", "\127\248\0\0\0\0\0\0"), struct.unpack(">f", "\255\192\0\0"), struct.unpack("<d", "\0\0\0\0\0\0\240\127"))`},
+	{name: "unpack/strings", src: `local s = struct.pack("sc3bc0", "hello", "abc", 2, "xy") return show(struct.unpack("sc3bc0", s))`},
+	{name: "unpack/c0-string-size", src: `return table.concat({try(struct.unpack, "c1c0", "3abcd"), try(struct.unpack, "c2c0", "0x1z"), try(struct.unpack, "c3c0", "0x1z"), try(struct.unpack, "c4c0", " 2 xyz"), try(struct.unpack, "c3c0", "1e0z"), try(struct.unpack, "c1c0", "xabc"), try(struct.unpack, "c3c0", "inf"), try(struct.unpack, "dc0", struct.pack("d", -1) .. "abc"), try(struct.unpack, "dc0", struct.pack("d", 0/0) .. "abc"), try(struct.unpack, "dc0", struct.pack("d", 1.9) .. "abc")}, " | ")`},
+	{name: "unpack/c0-errors", src: `return try(struct.unpack, "c0", "abc") .. " | " .. try(struct.unpack, "bc0", "\5ab") .. " | " .. try(struct.unpack, "bc0", "\255ab") .. " | " .. show(struct.unpack("bc0", "\0ab")) .. " | " .. try(struct.unpack, "xc0", "abc")`},
+	{name: "unpack/position", src: `local s = struct.pack("bbb", 1, 2, 3) return show(struct.unpack("b", s, 2)) .. " " .. show(struct.unpack("b", s, 3)) .. " " .. try(struct.unpack, "b", s, 4) .. " " .. try(struct.unpack, "b", s, 0) .. " " .. try(struct.unpack, "b", s, -1) .. " " .. show(struct.unpack("b", s, 2.9)) .. " " .. show(struct.unpack("", s, 3)) .. " " .. show(struct.unpack("", s, 4)) .. " " .. try(struct.unpack, "", s, 5) .. " " .. try(struct.unpack, "b", s, "x")`},
+	{name: "unpack/alignment", src: `local s = struct.pack("!bidbh", 1, 2, 3.5, 4, 5) return #s .. " " .. show(struct.unpack("!bidbh", s))`},
+	{name: "unpack/s-errors", src: `return try(struct.unpack, "s", "abc") .. " " .. show(struct.unpack("ss", "a\0\0")) .. " " .. try(struct.unpack, "s", "", 1) .. " " .. try(struct.unpack, "bs", "\1\0", 2)`},
+	{name: "unpack/short", src: `return table.concat({try(struct.unpack, "i", "abc"), try(struct.unpack, "d", "1234567"), try(struct.unpack, "c5", "abc"), try(struct.unpack, "bi", "\1\2\3\4"), try(struct.unpack, "!bi", "\1\2\3\4\5"), try(struct.unpack, "x", "")}, " | ")`},
+	{name: "unpack/errors", src: `return table.concat({try(struct.unpack, "z", "a"), try(struct.unpack, "i40", "a"), try(struct.unpack, "!6", "a"), try(struct.unpack), try(struct.unpack, "b"), try(struct.unpack, "b", {}), try(struct.unpack, "bq", "ab"), try(struct.unpack, "c99999999999", "a")}, " | ")`},
+	{name: "unpack/many-results", src: `local s = string.rep("\1", 8000) return select("#", struct.unpack(string.rep("b", 7996), s)) .. " " .. try(struct.unpack, string.rep("b", 7997), s):sub(1, 60) .. " " .. try(struct.unpack, string.rep("b", 7996), s, 1, "x"):sub(1, 60)`},
+	{name: "unpack/extra-args", src: `return show(struct.unpack("b", "\7", 1, "extra", {}))`},
+	{name: "size", src: `return show(struct.size(""), struct.size("b"), struct.size("bhilfdTx"), struct.size("!bhilfdT"), struct.size("!4bd"), struct.size("i3c5"), struct.size("<>!2 bh"), struct.size("zbq"), struct.size("I32"), struct.size("c"), struct.size("!bc3i"))`},
+	{name: "size/errors", src: `return table.concat({try(struct.size, "s"), try(struct.size, "c0"), try(struct.size, "bc0"), try(struct.size, "!5"), try(struct.size, "i33"), try(struct.size, "?"), try(struct.size, "\255"), try(struct.size), try(struct.size, 12)}, " | ")`},
+	{name: "roundtrip", src: `local fmt = ">!4bBhHlLiIfdc3s" local s = struct.pack(fmt, -128, 200, -30000, 60000, -2^40, 2^40, -7, 7, 0.25, 1/3, "abc", "zero") return #s .. " " .. struct.size(">!4bBhHlLiIfdc3") .. " " .. show(struct.unpack(fmt, s))`},
+	{name: "library", src: `local ks = {} for k, v in pairs(struct) do ks[#ks + 1] = k .. ":" .. type(v) end table.sort(ks) return table.concat(ks, " ")`, want: `pack:function size:function unpack:function`},
+}
+
+func TestStruct(t *testing.T) {
+	runCases(t, "struct", structCases)
+}
