@@ -1,0 +1,210 @@
+package rdb
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Compressed strings taken from DUMP replies of a real Redis 7.0.15 (the
+// bytes after "\x00\xc3<clen><len>").
+var redisLZFVectors = []struct {
+	plain, compressed string
+}{
+	{strings.Repeat("a", 21), "\x01aa\xe0\n\x00"},
+	{strings.Repeat("a", 49), "\x01aa\xe0$\x00\x01aa"},
+	{"hello world hello world hello world hello world", "\fhello world h\xe0\x17\v\x01ld"},
+	{strings.Repeat("abcdefgh", 40), "\babcdefgha\xe0\xff\a\xe1$\a\x01gh"},
+}
+
+func TestLZFRedisVectors(t *testing.T) {
+	for _, v := range redisLZFVectors {
+		got, err := LZFDecompress([]byte(v.compressed), len(v.plain))
+		if err != nil || string(got) != v.plain {
+			t.Errorf("LZFDecompress(%q) = %q, %v; want %q", v.compressed, got, err, v.plain)
+		}
+		// Same limit as rdbSaveLzfStringObject: len-4.
+		if c := LZFCompress([]byte(v.plain), len(v.plain)-4); string(c) != v.compressed {
+			t.Errorf("LZFCompress(%q) = %q, want Redis's %q", v.plain, c, v.compressed)
+		}
+	}
+}
+
+func testInputs(rng *rand.Rand) [][]byte {
+	var ins [][]byte
+	for n := 1; n < 300; n++ {
+		ins = append(ins, bytes.Repeat([]byte{'x'}, n))
+		random := make([]byte, n)
+		for i := range random {
+			random[i] = byte(rng.Uint32())
+		}
+		ins = append(ins, random)
+		// Text-like data with back references at every distance.
+		mixed := make([]byte, n)
+		for i := range mixed {
+			if i > 4 && rng.IntN(3) == 0 {
+				mixed[i] = mixed[i-1-rng.IntN(i-1)]
+			} else {
+				mixed[i] = byte('a' + rng.IntN(1+n%26))
+			}
+		}
+		ins = append(ins, mixed)
+	}
+	// Long inputs: offsets beyond 8 KiB, matches longer than 264 bytes.
+	big := make([]byte, 100000)
+	for i := range big {
+		big[i] = byte('a' + rng.IntN(4))
+	}
+	ins = append(ins, big, bytes.Repeat([]byte("0123456789"), 10000))
+	period := make([]byte, 9000)
+	for i := range period {
+		period[i] = byte(rng.Uint32())
+	}
+	ins = append(ins, bytes.Repeat(period, 4))
+	return ins
+}
+
+func TestLZFRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	for _, in := range testInputs(rng) {
+		c := LZFCompress(in, len(in)+len(in)/32+4) // always room enough
+		if c == nil {
+			t.Fatalf("LZFCompress(%d bytes) gave up with room enough", len(in))
+		}
+		out, err := LZFDecompress(c, len(in))
+		if err != nil || !bytes.Equal(out, in) {
+			t.Fatalf("round trip of %d bytes (%q...) failed: %v", len(in), in[:min(len(in), 20)], err)
+		}
+		if len(in) >= 1000 && bytes.Count(in, in[:1]) == len(in) && len(c) > len(in)/50 {
+			t.Errorf("%d repeated bytes compressed to %d bytes", len(in), len(c))
+		}
+	}
+}
+
+// TestLZFCompressLimit checks the contract on limit: the output never
+// exceeds it, and a limit large enough for one call gives the same bytes
+// for any larger limit (liblzf's output does not depend on out_len).
+func TestLZFCompressLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	htab := &lzfTable{base: 1} // LZFCompress minus the pool, which is slow under -race
+	for _, in := range testInputs(rng)[:300] {
+		full := LZFCompress(in, 1<<20)
+		for limit := 1; limit <= len(in)+40; limit++ {
+			c := lzfCompress(in, limit, htab)
+			if c == nil {
+				continue
+			}
+			if len(c) > limit {
+				t.Fatalf("%d bytes, limit %d: output of %d bytes", len(in), limit, len(c))
+			}
+			if !bytes.Equal(c, full) {
+				t.Fatalf("%d bytes, limit %d: output differs from unlimited", len(in), limit)
+			}
+		}
+		// liblzf checks for room conservatively (it wants 3 bytes free
+		// after a reserved literal header before the last literals), but
+		// never needs more than 4 spare bytes.
+		if c := LZFCompress(in, len(full)+4); c == nil {
+			t.Fatalf("%d bytes: gave up with 4 spare bytes", len(in))
+		}
+	}
+	if LZFCompress(nil, 100) != nil || LZFCompress([]byte("abc"), 0) != nil || LZFCompress([]byte("abc"), -1) != nil {
+		t.Fatal("empty input or non-positive limit must give nil")
+	}
+}
+
+func TestLZFDecompressErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		n    int
+	}{
+		{"empty input", "", 1},
+		{"truncated literal", "\x03ab", 4},
+		{"literal longer than output", "\x03abcd", 3},
+		{"trailing input", "\x00a\x00b", 1},
+		{"short output", "\x00a", 2},
+		{"reference before start", "\x00a\x20\x01", 4},
+		{"reference at empty output", "\x20\x00", 3},
+		{"truncated reference", "\x00a\x20", 4},
+		{"truncated long reference", "\x00a\xe0\x05", 20},
+		{"long reference missing offset", "\x00a\xe0", 20},
+		{"reference past output", "\x00a\xe0\x05\x00", 5},
+		{"negative length", "\x00a", -1},
+		{"impossible expansion", "\x00a", 1 << 40},
+	}
+	for _, c := range cases {
+		out, err := LZFDecompress([]byte(c.in), c.n)
+		if !errors.Is(err, ErrLZF) || out != nil {
+			t.Errorf("%s: LZFDecompress(%q, %d) = %q, %v; want ErrLZF", c.name, c.in, c.n, out, err)
+		}
+	}
+	// Overlapping back references repeat the pattern (run-length).
+	out, err := LZFDecompress([]byte("\x01ab\xe0\x05\x01"), 2+7+5+2)
+	if err != nil || string(out) != strings.Repeat("ab", 8) {
+		t.Errorf("overlapping reference: %q, %v", out, err)
+	}
+	// Expected length 0: Redis's lzf_decompress returns 0, which equals
+	// the expected length, whatever the stream (checked against Redis in
+	// TestRedisStringQuirks).
+	for _, in := range []string{"", "\x00", "\xff\xff", "\x00a"} {
+		if out, err := LZFDecompress([]byte(in), 0); err != nil || len(out) != 0 {
+			t.Errorf("LZFDecompress(%q, 0) = %q, %v; want empty, nil", in, out, err)
+		}
+	}
+}
+
+func TestLZFDecompressAllocation(t *testing.T) {
+	in := []byte("\x00a\xe0\xff\x00") // 5 bytes decoding to 1+264 bytes
+	if out, err := LZFDecompress(in, 265); err != nil || len(out) != 265 {
+		t.Fatalf("max-length reference: %d bytes, %v", len(out), err)
+	}
+	// A claimed length beyond LZFMaxRatio per input byte is rejected
+	// before anything is allocated.
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, err := LZFDecompress(in, LZFMaxRatio*len(in)+1); err == nil {
+			t.Fatal("accepted an impossible length")
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("rejecting an impossible length allocated %v times", allocs)
+	}
+}
+
+// TestLZFTableReuse: a pooled table holding entries of earlier calls, or
+// about to overflow its base, compresses exactly like a fresh one.
+func TestLZFTableReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	ins := testInputs(rng)
+	shared, fresh, worn := &lzfTable{base: 1}, &lzfTable{}, &lzfTable{}
+	for i, in := range ins {
+		*fresh = lzfTable{base: 1}
+		want := lzfCompress(in, len(in)+64, fresh)
+		if got := lzfCompress(in, len(in)+64, shared); !bytes.Equal(got, want) {
+			t.Fatalf("input %d: reused table changed the output", i)
+		}
+		if i%25 != 0 && i < len(ins)-3 {
+			continue
+		}
+		// Stale entries everywhere (all below base, the table's invariant)
+		// and a base close to wrapping.
+		base := math.MaxUint32 - uint32(rng.IntN(len(in)+2))
+		worn.base = base
+		for j := range worn.slots {
+			worn.slots[j] = rng.Uint32N(base)
+		}
+		if got := lzfCompress(in, len(in)+64, worn); !bytes.Equal(got, want) {
+			t.Fatalf("input %d: table near overflow changed the output", i)
+		}
+		wantBase := base + uint32(len(in)) + 1
+		if uint64(base)+uint64(len(in)) >= math.MaxUint32 {
+			wantBase = uint32(len(in)) + 2 // reset to 1, then moved past the input
+		}
+		if worn.base != wantBase {
+			t.Fatalf("input %d: base %d after the call, want %d", i, worn.base, wantBase)
+		}
+	}
+}
