@@ -66,6 +66,22 @@ type loop struct {
 	// at a time (running, under mu, says one is draining tasks).
 	stopped bool
 	running bool
+	// cur is the state of the goroutine serving the loop now; only that
+	// goroutine reads or writes it (Conn.Handoff replaces it).
+	cur *runState
+}
+
+// runState is one serving goroutine's position in its batch of events and
+// tasks, so that Handoff can pass on what is left.
+type runState struct {
+	events  []syscall.EpollEvent
+	n, i    int // events[i] is being handled; those after it wait
+	tasks   []func()
+	ti      int  // tasks[ti] is running
+	inTasks bool // running tasks rather than events
+	// retired is set by Handoff: the goroutine stops serving the loop once
+	// the handler (or task) that called it returns.
+	retired bool
 }
 
 // ErrClosed is returned by Add when the group is closed.
@@ -245,18 +261,19 @@ func (l *loop) wakeLocked() {
 const epollET = 1 << 31 // EPOLLET, as an unsigned bit
 
 func (l *loop) run() {
+	l.serve(&runState{events: make([]syscall.EpollEvent, 256)})
+}
+
+// serve runs the loop on the calling goroutine from st's position until
+// the group closes or a handler hands the loop off to another goroutine.
+func (l *loop) serve(st *runState) {
 	defer l.g.wg.Done()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	events := make([]syscall.EpollEvent, 256)
-	var tasks []func()
+	l.cur = st
 	for {
-		n, err := syscall.EpollWait(l.epfd, events, -1)
-		if err != nil && err != syscall.EINTR {
-			break
-		}
-		for i := 0; i < n; i++ {
-			ev := &events[i]
+		for ; st.i < st.n; st.i++ {
+			ev := &st.events[st.i]
 			fd := int(ev.Fd)
 			if fd == l.wakefd {
 				var buf [8]byte
@@ -269,21 +286,40 @@ func (l *loop) run() {
 			}
 			if ev.Events&syscall.EPOLLOUT != 0 {
 				c.writable()
+				if st.retired {
+					return
+				}
 			}
 			if ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 				l.readable(c)
+				if st.retired {
+					return
+				}
 			}
 		}
-		l.mu.Lock()
-		tasks, l.tasks = l.tasks, tasks[:0]
-		l.mu.Unlock()
-		for i, fn := range tasks {
-			fn()
-			tasks[i] = nil
+		if !st.inTasks {
+			l.mu.Lock()
+			st.tasks, l.tasks = l.tasks, st.tasks[:0]
+			l.mu.Unlock()
+			st.ti, st.inTasks = 0, true
 		}
+		for ; st.ti < len(st.tasks); st.ti++ {
+			fn := st.tasks[st.ti]
+			st.tasks[st.ti] = nil
+			fn()
+			if st.retired {
+				return
+			}
+		}
+		st.inTasks = false
 		if l.g.closed.Load() {
 			break
 		}
+		n, err := syscall.EpollWait(l.epfd, st.events, -1)
+		if err != nil && err != syscall.EINTR {
+			break
+		}
+		st.n, st.i = max(n, 0), 0
 	}
 	// Stop. From now on tasks run in Invoke's caller (after the ones
 	// queued until now, which run here): an Add's registration sees the
@@ -306,7 +342,12 @@ func (l *loop) readable(c *Conn) {
 		l.drop(c)
 		return
 	}
-	if !l.g.handler.OnReadable(c) || c.closed.Load() {
+	st := l.cur
+	ok := l.g.handler.OnReadable(c)
+	if st.retired {
+		return // the loop is another goroutine's now
+	}
+	if !ok || c.closed.Load() {
 		l.drop(c)
 		return
 	}
@@ -355,6 +396,36 @@ func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 // Invoke runs fn on the connection's loop (after the events being
 // handled), one at a time with the handler's calls for the connection.
 func (c *Conn) Invoke(fn func()) { c.loop.Invoke(fn) }
+
+// Handoff is called by a handler (or an Invoke task) running on c's loop
+// that is about to take long: another goroutine takes over the loop at
+// once, with the events and tasks still waiting, and the caller's goroutine
+// stops serving the loop when the handler or task returns. From then on
+// the loop may call OnReadable for c again while the caller still runs:
+// the handler must expect that (it typically only buffers c's input until
+// the long call is done, then goes on through Invoke). After the handler
+// returns, the caller must not touch the loop. Handoff must be called on
+// the loop's goroutine, at most once per handler call.
+func (c *Conn) Handoff() {
+	l := c.loop
+	st := l.cur
+	if st == nil || st.retired {
+		return
+	}
+	st.retired = true
+	next := &runState{events: make([]syscall.EpollEvent, len(st.events))}
+	if !st.inTasks && st.i+1 < st.n {
+		next.n = copy(next.events, st.events[st.i+1:st.n])
+	}
+	if st.inTasks {
+		next.tasks = append(next.tasks, st.tasks[st.ti+1:]...)
+		clear(st.tasks[st.ti+1:])
+		next.inTasks = true
+		next.n = 0
+	}
+	l.g.wg.Add(1)
+	go l.serve(next)
+}
 
 // LocalAddr returns the local address.
 func (c *Conn) LocalAddr() net.Addr { return c.local }

@@ -872,3 +872,103 @@ func TestWriteBeforeRegistration(t *testing.T) {
 		t.Fatal("output written before registration arrived corrupt")
 	}
 }
+
+// handoffHandler echoes lines; "slow" hands the loop off and waits for
+// release before answering, on the handler's own goroutine.
+type handoffHandler struct {
+	release chan struct{}
+	inSlow  atomic.Bool
+}
+
+func (h *handoffHandler) OnReadable(c *Conn) bool {
+	if h.inSlow.Load() && c.Context == "slow" {
+		return true // its input waits until the slow call is done
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		if err == ErrWouldBlock {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		for _, line := range strings.Fields(string(buf[:n])) {
+			if line == "slow" {
+				c.Context = "slow"
+				h.inSlow.Store(true)
+				c.Handoff()
+				<-h.release
+				h.inSlow.Store(false)
+				c.Write([]byte("slow done\n"))
+				return true
+			}
+			c.Write([]byte(line + "\n"))
+		}
+	}
+}
+
+func (h *handoffHandler) OnClose(c *Conn) {}
+
+// TestHandoff: a handler that hands its loop off keeps running while the
+// loop serves its other connections and tasks; the loop then has one
+// goroutine again (no second handler call for another connection runs on
+// the retired goroutine).
+func TestHandoff(t *testing.T) {
+	h := &handoffHandler{release: make(chan struct{})}
+	g, err := New(1, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Add(s, func(*Conn) {}); err != nil {
+			t.Fatal(err)
+		}
+		return c, bufio.NewReader(c)
+	}
+	slow, slowR := dial()
+	defer slow.Close()
+	fast, fastR := dial()
+	defer fast.Close()
+	slow.Write([]byte("slow\n"))
+	for !h.inSlow.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	for i := 0; i < 3; i++ {
+		fast.Write([]byte("ping" + strconv.Itoa(i) + "\n"))
+		fast.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if line, err := fastR.ReadString('\n'); err != nil || line != "ping"+strconv.Itoa(i)+"\n" {
+			t.Fatalf("fast connection while the slow one runs: %q, %v", line, err)
+		}
+	}
+	ran := make(chan struct{})
+	g.loops[0].Invoke(func() { close(ran) })
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a task did not run while the slow handler ran")
+	}
+	close(h.release)
+	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if line, err := slowR.ReadString('\n'); err != nil || line != "slow done\n" {
+		t.Fatalf("slow connection: %q, %v", line, err)
+	}
+	fast.Write([]byte("after\n"))
+	if line, err := fastR.ReadString('\n'); err != nil || line != "after\n" {
+		t.Fatalf("fast connection after: %q, %v", line, err)
+	}
+}

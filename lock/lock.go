@@ -259,14 +259,7 @@ func (g *Guard) LockKeys(keys [][]byte, write bool) {
 	g.m.global[g.slot].mu.RLock()
 	g.global = 1
 	g.excl = write
-	g.tags = g.tags[:0]
-	for _, k := range keys {
-		g.tags = append(g.tags, held{tag: Tag(k)})
-	}
-	if len(g.tags) > 1 {
-		slices.SortFunc(g.tags, func(a, b held) int { return compareBytes(a.tag, b.tag) })
-		g.tags = slices.CompactFunc(g.tags, func(a, b held) bool { return string(a.tag) == string(b.tag) })
-	}
+	g.setTags(keys)
 	for i := range g.tags {
 		s, l := g.m.ref(g.tags[i].tag)
 		g.tags[i].lock, g.tags[i].shard = l, s
@@ -287,6 +280,19 @@ func (g *Guard) LockKeys(keys [][]byte, write bool) {
 	}
 }
 
+// setTags sets the guard's tags to those of keys, sorted and without
+// duplicates: the order every acquisition follows.
+func (g *Guard) setTags(keys [][]byte) {
+	g.tags = g.tags[:0]
+	for _, k := range keys {
+		g.tags = append(g.tags, held{tag: Tag(k)})
+	}
+	if len(g.tags) > 1 {
+		slices.SortFunc(g.tags, func(a, b held) int { return compareBytes(a.tag, b.tag) })
+		g.tags = slices.CompactFunc(g.tags, func(a, b held) bool { return string(a.tag) == string(b.tag) })
+	}
+}
+
 func compareBytes(a, b []byte) int {
 	switch {
 	case string(a) < string(b):
@@ -295,6 +301,57 @@ func compareBytes(a, b []byte) int {
 		return 1
 	}
 	return 0
+}
+
+// TryLockGlobal is LockGlobal without waiting: it takes the global lock
+// exclusively only if no one holds any part of it, and reports whether it
+// did.
+func (g *Guard) TryLockGlobal() bool {
+	m := g.m
+	if !m.exclusive.TryLock() {
+		return false
+	}
+	for i := range m.global {
+		if !m.global[i].mu.TryLock() {
+			for j := i - 1; j >= 0; j-- {
+				m.global[j].mu.Unlock()
+			}
+			m.exclusive.Unlock()
+			return false
+		}
+	}
+	m.globalExclusive.Add(1)
+	g.global = 2
+	return true
+}
+
+// TryLockKeys is LockKeys without waiting: it takes every lock or none
+// and reports whether it did.
+func (g *Guard) TryLockKeys(keys [][]byte, write bool) bool {
+	if !g.m.global[g.slot].mu.TryRLock() {
+		return false
+	}
+	g.global = 1
+	g.excl = write
+	g.setTags(keys)
+	for i := range g.tags {
+		s, l := g.m.ref(g.tags[i].tag)
+		var ok bool
+		if write {
+			ok = l.rw.TryLock()
+		} else {
+			ok = l.rw.TryRLock()
+		}
+		if !ok {
+			g.m.unref(s, l)
+			g.tags = g.tags[:i] // Unlock releases those taken
+			g.Unlock()
+			return false
+		}
+		g.tags[i].lock, g.tags[i].shard = l, s
+		g.acquired++
+	}
+	return true
 }
 
 // TryLockKey takes the global lock shared and key's tag lock exclusively

@@ -177,6 +177,17 @@ func (w *Writer) Verbatim(format, s string) {
 	w.BulkString(s)
 }
 
+// BigNumber writes a big number reply (a bulk string in RESP2).
+func (w *Writer) BigNumber(s string) {
+	if w.Proto == 3 {
+		w.Buf = append(w.Buf, '(')
+		w.Buf = append(w.Buf, s...)
+		w.Buf = append(w.Buf, '\r', '\n')
+		return
+	}
+	w.BulkString(s)
+}
+
 // Raw appends pre-encoded RESP.
 func (w *Writer) Raw(b []byte) { w.Buf = append(w.Buf, b...) }
 
