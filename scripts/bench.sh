@@ -40,8 +40,26 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #              CLIENTS/2 push to it (pipelining does not apply)
 #   multi      MULTI, INCR {t}:a, INCR {t}:b, EXEC on random tags (transactions
 #              per second; pipelining does not apply)
+#   evalsha    EVALSHA of the key-locked counter of the key-based-locking spec,
+#              without its allow-key-locking line, on random user:<n>:quota
+#              keys (global lock on HotKV)
+#   evalsha_kl the same on HotKV with allow-key-locking; Redis runs the
+#              flag-less script (it refuses the flag)
+COUNTER='local current = tonumber(redis.call('"'GET'"', KEYS[1]) or "0")
+if current >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('"'INCR'"', KEYS[1])
+return 1'
 run() {
   case "$2" in
+  evalsha | evalsha_kl)
+    local body=$COUNTER sha
+    [ "$2" = evalsha_kl ] && [ "$1" = "$HPORT" ] && body="#!lua flags=allow-key-locking
+$COUNTER"
+    sha=$(redis-cli -p "$1" script load "$body")
+    redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv \
+      EVALSHA "$sha" 1 "user:__rand_int__:quota" 1000000000 2>/dev/null | csv_rps || true ;;
   zrange100)
     redis-cli -p "$1" del bench:z >/dev/null
     redis-cli -p "$1" zcard bench:z 2>&1 | grep -q ERR && return 0

@@ -81,8 +81,9 @@ type waiter struct {
 // lockKeys); it writes no reply.
 func (c *Client) block(keys [][]byte, lockKeys [][]byte, timeout time.Duration,
 	serve func(sc *Client) bool, onTimeout func(w *resp.Writer)) {
-	if c.tx.inExec {
-		// Inside a transaction nothing waits: no data is a timeout.
+	if c.tx.inExec || c.scripted {
+		// Inside a transaction or a script nothing waits: no data is a
+		// timeout.
 		onTimeout(&c.w)
 		return
 	}

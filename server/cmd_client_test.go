@@ -533,6 +533,10 @@ func cliMonitorLines(t *testing.T, m *difftest.Conn, addr, marker string) []stri
 		if sec, _ := strconv.ParseInt(g[1], 10, 64); sec < time.Now().Unix()-60 || sec > time.Now().Unix()+1 {
 			t.Errorf("timestamp %s.%s is not now", g[1], g[2])
 		}
+		if g[4] == "lua" { // a command a script ran
+			out = append(out, "["+g[3]+" lua] "+g[5])
+			continue
+		}
 		if g[4] != addr {
 			t.Errorf("address %s, client at %s", g[4], addr)
 		}
@@ -573,6 +577,8 @@ func TestClientMonitor(t *testing.T) {
 			"CLIENT KILL ID 99999",
 			"CLIENT SETNAME monitored",
 			"CLIENT INFO",
+			`EVAL "redis.call('set', KEYS[1], 1) redis.call('select', 2) return redis.call('get', KEYS[1])" 1 x`,
+			`EVAL "return redis.call('nosuch')" 0`,
 			"NOSUCHCOMMAND arg",
 			"GET",
 			"PING",

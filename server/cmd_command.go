@@ -484,6 +484,9 @@ var commandDocsJSON []byte
 //go:embed commanddocs_72.json
 var commandDocs72JSON []byte
 
+//go:embed commanddocs_hotkv.json
+var commandDocsHotKVJSON []byte
+
 // commandMeta is one command's entry in commanddocs.json.
 type commandMeta struct {
 	ACLCategories []string  `json:"acl_categories"`
@@ -529,12 +532,14 @@ func metaFor(cmd *Command) *commandMeta {
 		if err != nil {
 			panic("commanddocs.json: " + err.Error())
 		}
-		extra, err := loadCommandMetas(commandDocs72JSON)
-		if err != nil {
-			panic("commanddocs_72.json: " + err.Error())
-		}
-		for name, e := range extra {
-			m[name] = e
+		for file, data := range map[string][]byte{"commanddocs_72.json": commandDocs72JSON, "commanddocs_hotkv.json": commandDocsHotKVJSON} {
+			extra, err := loadCommandMetas(data)
+			if err != nil {
+				panic(file + ": " + err.Error())
+			}
+			for name, e := range extra {
+				m[name] = e
+			}
 		}
 		commandMetas.m = m
 	})

@@ -110,8 +110,8 @@ func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout 
 	if c.listMove(src, dst, fromFront, toFront) {
 		return
 	}
-	if c.tx.inExec {
-		c.w.Null() // inside MULTI: a null bulk, where a timeout is a null array
+	if c.tx.inExec || c.scripted {
+		c.w.Null() // inside MULTI or a script: a null bulk, where a timeout is a null array
 		return
 	}
 	keys := copyArgs([][]byte{src, dst})

@@ -1082,5 +1082,6 @@ func (s *Server) infoKeylocks(b []byte) []byte {
 	b = fmt.Appendf(b, "keylock_waits:%d\r\n", waits)
 	b = fmt.Appendf(b, "keylock_wait_usec:%d\r\n", waitMicros)
 	b = fmt.Appendf(b, "global_lock_exclusive_acquisitions:%d\r\n", global)
-	return fmt.Appendf(b, "keylock_tags_held:%d\r\n", held)
+	b = fmt.Appendf(b, "keylock_tags_held:%d\r\n", held)
+	return s.infoScriptLocks(b)
 }

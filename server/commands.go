@@ -19,6 +19,7 @@ func (s *Server) registerCommands() {
 		zsetBlockingCommands(),
 		sortCommands(),
 		transactionCommands(),
+		scriptingCommands(),
 	} {
 		s.table.add(group...)
 	}

@@ -49,8 +49,19 @@ type Client struct {
 	isBlocked atomic.Bool
 	// tx is the client's MULTI state; watched its WATCHed keys, and
 	// watchDirty is set (by any connection) when one of them changes.
-	tx         txState
-	watched    []blockKey
+	tx      txState
+	watched []blockKey
+	// detached is set while a command of this client runs off its event
+	// loop (releaseLoop): later commands wait, as when blocked. handedOff
+	// tells the goroutine running that command that it no longer serves
+	// the loop.
+	detached, handedOff bool
+	// gone is set when the connection was removed (its own goroutine).
+	gone bool
+	// engine is the client a script's commands run on; scripted marks
+	// such an engine client (its blocking commands never wait).
+	engine     *Client
+	scripted   bool
 	watchDirty atomic.Bool
 	// tasks carries work to a goroutine-transport connection while it is
 	// blocked (the event loop has Invoke instead).
@@ -129,7 +140,7 @@ func (s *Server) serveConn(conn net.Conn) {
 	c.tasks = make(chan func(), 4)
 	defer s.removeClient(c)
 	for !s.closing.Load() {
-		if c.blocked != nil {
+		if c.blocked != nil || c.detached {
 			// A blocked client waits for its reply; a disconnect is
 			// noticed only once it is served or times out.
 			select {
@@ -155,6 +166,23 @@ func (c *Client) invoke(fn func()) {
 	c.tasks <- fn
 }
 
+// releaseLoop is called by a command that is going to take long (a slow
+// script, a wait behind one): on the event-loop transport another
+// goroutine takes over the client's loop at once, so that the loop's
+// other connections are not held up; this client's later commands wait
+// until the command is done (serveInput hands the client back to its
+// loop then). The goroutine transport needs nothing: each connection has
+// its own goroutine. Only the goroutine running c's command calls it.
+func (c *Client) releaseLoop() {
+	h, ok := c.conn.(interface{ Handoff() })
+	if !ok || c.handedOff || c.scripted {
+		return
+	}
+	c.detached = true
+	c.handedOff = true
+	h.Handoff()
+}
+
 // resume goes on with the commands that waited while c was blocked. On
 // the goroutine transport serveConn's loop does that by itself.
 func (c *Client) resume() {
@@ -171,7 +199,7 @@ func (c *Client) resume() {
 // connection ends. It flushes the replies and reports whether the
 // connection stays open.
 func (s *Server) serveInput(c *Client) bool {
-	if c.blocked != nil {
+	if c.blocked != nil || c.detached {
 		// Commands wait while the client is blocked, but its input is
 		// read so that a disconnect is noticed.
 		return c.rd.Drain(errWouldBlock) == nil
@@ -199,11 +227,23 @@ func (s *Server) serveInput(c *Client) bool {
 			c.busy.Store(true)
 		}
 		s.dispatch(c, args)
+		if c.handedOff {
+			// This goroutine left the loop during the command: give the
+			// client back to the loop, which goes on with its input.
+			c.handedOff = false
+			c.invoke(func() {
+				c.detached = false
+				if !c.gone {
+					c.resume()
+				}
+			})
+			return true
+		}
 		if c.closeAfter || c.killed.Load() {
 			c.flush()
 			return false
 		}
-		if c.blocked != nil {
+		if c.blocked != nil || c.detached {
 			c.flush()
 			return true
 		}
@@ -250,6 +290,7 @@ func (c *Client) flush() error {
 }
 
 func (s *Server) removeClient(c *Client) {
+	c.gone = true
 	c.conn.Close()
 	c.unblockOnClose()
 	c.unwatchAll()

@@ -36,6 +36,31 @@ const (
 	errBitOffset         = "ERR bit offset is not an integer or out of range"
 	errDebugUnknown      = "ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP."
 	errSubcommandArgs    = "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP."
+
+	// Scripting and functions.
+	errNoScriptSHA          = "NOSCRIPT No matching script. Please use EVAL."
+	errNumkeysTooMany       = "ERR Number of keys can't be greater than number of args"
+	errNumkeysNegative      = "ERR Number of keys can't be negative"
+	errBadNumkeys           = "ERR Bad number of keys provided"
+	errFunctionNotFound     = "ERR Function not found"
+	errScriptWriteFlagRO    = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptUnknownCommand = "ERR Unknown Redis command called from script"
+	errScriptArity          = "ERR Wrong number of args calling Redis command from script"
+	errScriptReadOnly       = "ERR Write commands are not allowed from read-only scripts."
+	errBusyScript           = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	errBusyFunction         = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	errNotBusy              = "NOTBUSY No scripts in execution right now."
+	errUnkillable           = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	errScriptFlushOption    = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	errFunctionFlushOption  = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	errFunctionLoadOption   = "ERR Unknown option given: %s"
+	errLibraryNameMissing   = "ERR library name argument was not given"
+	errUnknownArgument      = "ERR Unknown argument %s"
+	errRestorePolicy        = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	// HotKV's own (allow-key-locking, SCRIPT FLAGS).
+	errDynamicKey        = "ERR Dynamic keys are not allowed in Lua scripts when 'allow-key-locking' flag is set. Key was: "
+	errScriptGlobal      = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
+	errScriptUnknownFlag = "ERR Unexpected flag: %s"
 )
 
 // keys

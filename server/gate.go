@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/hotkv/hotkv/lock"
 )
 
 // dispatch is the gate every command passes through: table lookup, arity,
@@ -48,10 +50,17 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.queue(cmd, args)
 		return
 	}
-	if s.monitors.Load() > 0 && cmd.Flags&(SkipMonitor|Admin) == 0 {
+	if s.monitors.Load() > 0 && cmd.monitored() {
 		s.feedMonitors(c, args)
 	}
 	s.call(c, cmd, args)
+}
+
+// monitored reports whether MONITOR shows cmd. Scripts are skip_monitor
+// in the command table, yet Redis shows the EVAL or FCALL (before the
+// commands it runs).
+func (cmd *Command) monitored() bool {
+	return cmd.Flags&(SkipMonitor|Admin) == 0 || cmd.Flags&Scripting != 0
 }
 
 // lookupChecked resolves args to a command and checks its arity, replying
@@ -146,16 +155,23 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 		c.lastActiveSec = ms / 1000
 		c.lastActive.Store(ms)
 	}
-	if cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args) {
-		c.guard.LockGlobal()
-	} else {
+	switch {
+	case cmd.Flags&Scripting != 0:
+		// A script takes its own locks (scripting.go).
+	case cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args):
+		if !s.acquire(c, c.guard, cmd, true, nil, true) {
+			return
+		}
+	default:
 		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
 		if len(c.keyPos) > 0 {
 			c.keys = c.keys[:0]
 			for _, i := range c.keyPos {
 				c.keys = append(c.keys, args[i])
 			}
-			c.guard.LockKeys(c.keys, cmd.Flags&Write != 0)
+			if !s.acquire(c, c.guard, cmd, false, c.keys, cmd.Flags&Write != 0) {
+				return
+			}
 		}
 	}
 	errsBefore := c.errors
@@ -172,6 +188,44 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	d := end - start
 	c.stats.count(cmd, d, c.errors != errsBefore)
 	s.slowlog.maybeAdd(s, c, cmd, args, d)
+}
+
+// acquire takes the locks a command needs: the global lock exclusively
+// (global), or its keys' tag locks (exclusively when write). While a
+// script runs it waits by polling instead, so that the wait can end with
+// BUSY once a script whose locks it needs passes busy-reply-threshold, as
+// Redis answers clients queued behind a slow script. It reports whether
+// the locks are held; if not, the command was refused.
+func (s *Server) acquire(c *Client, g *lock.Guard, cmd *Command, global bool, keys [][]byte, write bool) bool {
+	if s.scripting.active.Load() == 0 || cmd.Flags&AllowBusy != 0 {
+		if global {
+			g.LockGlobal()
+		} else {
+			g.LockKeys(keys, write)
+		}
+		return true
+	}
+	pause := 10 * time.Microsecond
+	start := time.Now()
+	for {
+		if s.scripting.busy.Load() > 0 {
+			if msg := s.busyConflict(global, keys, write); msg != "" {
+				s.reject(c, cmd, msg)
+				return false
+			}
+		}
+		if global && g.TryLockGlobal() || !global && g.TryLockKeys(keys, write) {
+			return true
+		}
+		if s.scripting.active.Load() == 0 {
+			return s.acquire(c, g, cmd, global, keys, write)
+		}
+		if time.Since(start) >= handoffAfter {
+			c.releaseLoop() // a long wait: let the loop serve the others
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Millisecond)
+	}
 }
 
 // batchStats accumulates a client's command statistics over one batch of

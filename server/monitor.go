@@ -110,7 +110,11 @@ func (s *Server) feedMonitors(c *Client, args [][]byte) {
 	line = append(line, " ["...)
 	line = strconv.AppendInt(line, int64(s.monitorDB(c, args)), 10)
 	line = append(line, ' ')
-	line = append(line, peerString(c.conn.RemoteAddr())...)
+	if c.scripted {
+		line = append(line, "lua"...) // a script's command, as Redis shows it
+	} else {
+		line = append(line, peerString(c.conn.RemoteAddr())...)
+	}
 	line = append(line, "] "...)
 	redact := s.monitorRedactions(c, args)
 	for i, a := range args {

@@ -123,7 +123,7 @@ func cmdExec(c *Client, args [][]byte) {
 	global := false
 	c.keys = c.keys[:0]
 	for _, q := range tx.queue {
-		if q.cmd.Flags&Global != 0 || q.cmd.GlobalFor != nil && q.cmd.GlobalFor(q.args) {
+		if q.cmd.Flags&(Global|Scripting) != 0 || q.cmd.GlobalFor != nil && q.cmd.GlobalFor(q.args) {
 			global = true
 			break
 		}
@@ -132,11 +132,8 @@ func cmdExec(c *Client, args [][]byte) {
 			c.keys = append(c.keys, q.args[i])
 		}
 	}
-	switch {
-	case global:
-		c.guard.LockGlobal()
-	case len(c.keys) > 0:
-		c.guard.LockKeys(c.keys, true)
+	if (global || len(c.keys) > 0) && !c.srv.acquire(c, c.guard, c.lastCmdSeen, global, c.keys, true) {
+		return
 	}
 	defer c.guard.Unlock()
 	if c.watchedChanged() {
@@ -147,7 +144,7 @@ func cmdExec(c *Client, args [][]byte) {
 	c.w.Array(len(tx.queue))
 	s := c.srv
 	for _, q := range tx.queue {
-		if s.monitors.Load() > 0 && q.cmd.Flags&(SkipMonitor|Admin) == 0 {
+		if s.monitors.Load() > 0 && q.cmd.monitored() {
 			s.feedMonitors(c, q.args) // as Redis: when they run
 		}
 		start := monoNow()

@@ -21,6 +21,7 @@ import (
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/script"
 )
 
 // Version is HotKV's own version; RedisVersion is the Redis version whose
@@ -56,11 +57,12 @@ type Server struct {
 	done     chan struct{}
 	wg       sync.WaitGroup
 
-	stats    serverStats
-	blocking blockState
-	watch    watchState
-	slowlog  slowlog
-	lastSave atomic.Int64 // unix seconds
+	stats     serverStats
+	blocking  blockState
+	watch     watchState
+	scripting scripting
+	slowlog   slowlog
+	lastSave  atomic.Int64 // unix seconds
 
 	expire    expireState
 	hz        atomic.Int64 // the cron's current frequency (INFO's hz)
@@ -118,6 +120,15 @@ func New(cfg *config.Config) *Server {
 	s.lastSave.Store(time.Now().Unix())
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
+	s.scripting.engine = script.NewEngine()
+	s.scripting.engine.Version = RedisVersion
+	s.scripting.engine.VersionNum = versionNum(RedisVersion)
+	s.scripting.engine.Log = s.scriptLog
+	s.scripting.engine.CommandExists = func(args [][]byte) bool {
+		cmd, _ := s.table.lookup(new([64]byte), args)
+		return cmd != nil
+	}
+	s.scripting.threshold = cfg.Lookup("busy-reply-threshold")
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
 	return s
@@ -130,6 +141,30 @@ func (s *Server) applyMaxmemory() {
 		debug.SetMemoryLimit(mm + mm/2)
 	} else {
 		debug.SetMemoryLimit(-1 >> 1)
+	}
+}
+
+// versionNum is REDIS_VERSION_NUM for a "major.minor.patch" version:
+// 0x00MMmmpp.
+func versionNum(v string) int {
+	n := 0
+	for _, part := range strings.SplitN(v, ".", 3) {
+		p, _ := strconv.Atoi(part)
+		n = n<<8 | p
+	}
+	return n
+}
+
+// scriptLog is redis.log: script lines go to the server log at the
+// script's level.
+func (s *Server) scriptLog(level int, msg string) {
+	switch level {
+	case script.LogWarning:
+		s.log.Warn(msg)
+	case script.LogNotice:
+		s.log.Info(msg)
+	default:
+		s.log.Debug(msg)
 	}
 }
 

@@ -34,6 +34,10 @@ const (
 	// (FLUSHALL, SWAPDB, KEYS, ...) because it needs the whole keyspace
 	// still. COMMAND INFO does not report it.
 	Global
+	// Scripting marks EVAL and FCALL and their variants: the gate takes no
+	// lock for them, the script locks what its flags ask for, and EXEC
+	// runs a transaction holding one under the global lock.
+	Scripting
 )
 
 var flagNames = []struct {

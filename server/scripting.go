@@ -1,0 +1,306 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/script"
+)
+
+// Scripts and functions (EVAL, FCALL) on key-based locks
+// (../shared/spec/key-based-locking.md):
+//
+//   - A script without allow-key-locking runs under the global lock,
+//     exclusively: it may touch any key, dynamic names included.
+//   - With allow-key-locking it locks the hash tags of its declared keys
+//     (exclusively, or shared when it cannot write), and every key a
+//     redis.call touches must be covered by those locks.
+//   - Inside MULTI a script runs under the transaction's global lock.
+//
+// A script runs on its client's goroutine. On the event-loop transport a
+// script that runs longer than handoffAfter hands the loop to another
+// goroutine (releaseLoop), so that a long script stalls only the clients
+// that need its locks; its client's later commands wait, as a blocked
+// client's do.
+// Commands a script runs go through callFromScript, the script's side of
+// the gate.
+type scripting struct {
+	engine    *script.Engine
+	threshold *config.Param // busy-reply-threshold
+
+	mu      sync.Mutex
+	running map[*scriptRun]struct{}
+	// active counts scripts that hold or are taking locks, busy those
+	// past busy-reply-threshold: the gate's lock waits check both.
+	active, busy atomic.Int32
+
+	// INFO keylocks: runs under the global lock and under key locks.
+	globalRuns, keyLockedRuns atomic.Int64
+}
+
+// scriptRun is one running script or function.
+type scriptRun struct {
+	s      *Server
+	caller *Client // the client that called it
+	ec     *Client // the engine client its commands run on
+	eval   bool    // EVAL family (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
+	name   string
+	argv   [][]byte // the command, for FUNCTION STATS
+	flags  script.Flags
+	ro     bool // no writes: *_RO, no-writes flag
+	keyed  bool // allow-key-locking: locks only its keys' tags
+	oom    bool // over maxmemory when it started
+	start  time.Time
+	tags   [][]byte // the tags it locked (keyed), for BUSY
+	excl   bool
+	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
+	killed atomic.Bool
+	timed  atomic.Bool // past busy-reply-threshold
+}
+
+// scriptClient returns c's engine client: the client a script's
+// redis.call commands run on, with its own reply buffer, lock guard and
+// statistics, so that the script can run off c's connection goroutine.
+func (c *Client) scriptClient() *Client {
+	if c.engine == nil {
+		s := c.srv
+		c.engine = &Client{srv: s, id: c.id, slot: c.slot, guard: s.locks.NewGuard(c.id), authenticated: true, scripted: true}
+	}
+	ec := c.engine
+	ec.selectDB(int(c.dbIndex.Load()))
+	return ec
+}
+
+// runScript locks what the run needs (unless held: inside EXEC) and runs
+// it with exec, which writes the reply to the caller. It counts the run
+// for INFO. A script that cannot get its locks because a busy script holds
+// them is refused with BUSY.
+func (s *Server) runScript(c *Client, sr *scriptRun, run *script.Run, held bool, exec func(*script.Run)) {
+	ec := sr.ec
+	sc := &s.scripting
+	g := ec.guard
+	sc.active.Add(1)
+	defer sc.active.Add(-1)
+	keys := run.Keys
+	if !held {
+		// The hook for the storage tier: declared keys are read before
+		// the locks are taken, so a cold value never loads under them.
+		ec.db.Prefetch(keys)
+		var ok bool
+		if sr.keyed {
+			// Without keys: the global lock, shared, and no key covered.
+			ok = s.acquire(c, g, c.lastCmdSeen, false, keys, !sr.ro)
+			sr.excl = !sr.ro
+			for _, k := range keys {
+				sr.tags = append(sr.tags, lock.Tag(k))
+			}
+		} else {
+			ok = s.acquire(c, g, c.lastCmdSeen, true, nil, true)
+		}
+		if !ok {
+			return
+		}
+	}
+	if sr.keyed && !held {
+		sc.keyLockedRuns.Add(1)
+	} else {
+		sc.globalRuns.Add(1)
+	}
+	sr.start = time.Now()
+	sc.mu.Lock()
+	if sc.running == nil {
+		sc.running = make(map[*scriptRun]struct{})
+	}
+	sc.running[sr] = struct{}{}
+	sc.mu.Unlock()
+
+	run.Call, run.Interrupt = sr.call, sr.interrupt
+	exec(run)
+
+	sc.mu.Lock()
+	delete(sc.running, sr)
+	sc.mu.Unlock()
+	if sr.timed.Load() {
+		sc.busy.Add(-1)
+	}
+	if s.blocking.ready.Load() {
+		s.serveReady(ec, !held)
+	}
+	if !held {
+		g.Unlock()
+		if s.blocking.ready.Load() {
+			s.serveReady(ec, false)
+		}
+	}
+	ec.publishStats()
+}
+
+// handoffAfter is how long a script runs on its client's event loop
+// before the loop is handed to another goroutine (releaseLoop).
+const handoffAfter = time.Millisecond
+
+// slow hands the caller's event loop off once the script has run for
+// handoffAfter.
+func (sr *scriptRun) slow() {
+	if !sr.caller.handedOff && time.Since(sr.start) >= handoffAfter {
+		sr.caller.releaseLoop()
+	}
+}
+
+// interrupt is polled by the Lua VM: it marks the run busy once it passes
+// busy-reply-threshold (from then on clients that need its locks get
+// BUSY) and reports whether SCRIPT KILL or FUNCTION KILL stopped it.
+func (sr *scriptRun) interrupt() bool {
+	sr.slow()
+	if !sr.timed.Load() {
+		limit := sr.s.scripting.threshold.Int()
+		if limit > 0 && time.Since(sr.start) >= time.Duration(limit)*time.Millisecond {
+			sr.timed.Store(true)
+			sr.s.scripting.busy.Add(1)
+			sr.s.logf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",
+				time.Since(sr.start).Milliseconds(), map[bool]string{true: "SCRIPT KILL", false: "FUNCTION KILL"}[sr.eval])
+		}
+	}
+	return sr.killed.Load()
+}
+
+// call runs one redis.call from the script: the checks of Redis's
+// scriptCall (and HotKV's lock coverage), then the command on the engine
+// client. It returns the reply, or the rejection text.
+func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
+	s, ec := sr.s, sr.ec
+	sr.slow()
+	cmd, _ := s.table.lookup(&ec.nameBuf, args)
+	if cmd == nil || cmd.Sub != nil && cmd.Handler == nil && len(args) >= 2 {
+		return nil, "-" + errScriptUnknownCommand
+	}
+	if cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {
+		return nil, "-" + errScriptArity
+	}
+	if cmd.Flags&NoScript != 0 {
+		return nil, "-" + errNoScript
+	}
+	write := cmd.Flags&Write != 0
+	if write && sr.ro {
+		return nil, "-" + errScriptReadOnly
+	}
+	if cmd.Flags&DenyOOM != 0 && sr.oom && sr.flags&script.AllowOOM == 0 && !sr.dirty.Load() {
+		return nil, "-" + errOOM
+	}
+	if write {
+		sr.dirty.Store(true)
+	}
+	if !ec.guard.GlobalExclusive() {
+		// allow-key-locking: the command's keys must be covered.
+		if cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args) {
+			return nil, "-" + errScriptGlobal
+		}
+		ec.keyPos = cmd.keyPositions(ec.keyPos[:0], args)
+		for _, i := range ec.keyPos {
+			if !ec.guard.Covers(args[i], write) {
+				return nil, "-" + errDynamicKey + string(args[i])
+			}
+		}
+	}
+	if s.monitors.Load() > 0 && cmd.monitored() {
+		s.feedMonitors(ec, args)
+	}
+	ec.w.Proto = proto
+	ec.w.Reset()
+	start := monoNow()
+	errs := ec.errors
+	s.runHandler(ec, cmd, args)
+	ec.stats.count(cmd, monoNow()-start, ec.errors != errs)
+	return ec.w.Buf, ""
+}
+
+// busyConflict returns the BUSY error for a command that needs locks a
+// busy script holds (global: the command takes the global lock; keys: its
+// keys, write: exclusively), or "".
+func (s *Server) busyConflict(global bool, keys [][]byte, write bool) string {
+	sc := &s.scripting
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for sr := range sc.running {
+		if !sr.timed.Load() || !sr.conflicts(global, keys, write) {
+			continue
+		}
+		if sr.eval {
+			return errBusyScript
+		}
+		return errBusyFunction
+	}
+	return ""
+}
+
+func (sr *scriptRun) conflicts(global bool, keys [][]byte, write bool) bool {
+	if global || !sr.keyed {
+		return true
+	}
+	if !sr.excl && !write {
+		return false
+	}
+	for _, k := range keys {
+		t := lock.Tag(k)
+		for _, h := range sr.tags {
+			if string(h) == string(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// killScript is SCRIPT KILL (eval) and FUNCTION KILL. Scripts that run
+// past busy-reply-threshold are "busy"; it stops those of its kind that
+// have not written. When it stops none, the longest-running busy script
+// picks the error, in Redis's order: NOTBUSY, UNKILLABLE (it wrote), BUSY
+// (it is of the other kind).
+func (s *Server) killScript(c *Client, eval bool) {
+	sc := &s.scripting
+	sc.mu.Lock()
+	var oldest *scriptRun
+	killed := 0
+	for sr := range sc.running {
+		if !sr.timed.Load() {
+			continue
+		}
+		if oldest == nil || sr.start.Before(oldest.start) {
+			oldest = sr
+		}
+		if sr.eval == eval && !sr.dirty.Load() {
+			sr.killed.Store(true)
+			killed++
+		}
+	}
+	sc.mu.Unlock()
+	switch {
+	case killed > 0:
+		c.w.OK()
+	case oldest == nil:
+		c.errorReply(errNotBusy)
+	case oldest.dirty.Load():
+		c.errorReply(errUnkillable)
+	case eval:
+		c.errorReply(errBusyFunction)
+	default:
+		c.errorReply(errBusyScript)
+	}
+}
+
+// busyEval reports whether an EVAL script is busy (FUNCTION STATS refuses
+// then, as in Redis).
+func (s *Server) busyEval() bool {
+	sc := &s.scripting
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for sr := range sc.running {
+		if sr.eval && sr.timed.Load() {
+			return true
+		}
+	}
+	return false
+}
