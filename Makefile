@@ -35,6 +35,10 @@ test: deps
 fuzz:
 	$(GO) test ./resp/ -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./glob/ -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lualib/ -run '^$$' -fuzz '^FuzzCJSONDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lualib/ -run '^$$' -fuzz '^FuzzCMsgpackUnpack$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzDecodeFunctions$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzLZFDecompress$$' -fuzztime $(FUZZTIME)
 
 bench: deps build
 	./scripts/bench.sh
