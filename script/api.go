@@ -58,23 +58,33 @@ func raise(L *lua.LState, msg string) int {
 
 // argv converts the arguments of redis.call and friends to a command
 // line: strings as they are, numbers with "%.17g" (lua_tolstring would
-// lose precision), anything else is an error.
-func argv(L *lua.LState) ([][]byte, string) {
+// lose precision), anything else is an error. The line lives in v's
+// buffers until the next call: commands copy what they keep.
+func (v *vm) argv(L *lua.LState) ([][]byte, string) {
 	n := L.GetTop()
 	if n == 0 {
 		return nil, "Please specify at least one argument for this redis lib call"
 	}
-	args := make([][]byte, n)
+	buf := v.argBuf[:0]
+	ends := v.argEnds[:0]
 	for i := 1; i <= n; i++ {
 		switch a := L.Get(i).(type) {
 		case lua.LString:
-			args[i-1] = []byte(a)
+			buf = append(buf, a...)
 		case lua.LNumber:
-			args[i-1] = strconv.AppendFloat(nil, float64(a), 'g', 17, 64)
+			buf = strconv.AppendFloat(buf, float64(a), 'g', 17, 64)
 		default:
 			return nil, "Lua redis lib command arguments must be strings or integers"
 		}
+		ends = append(ends, len(buf))
 	}
+	args := v.args[:0]
+	start := 0
+	for _, end := range ends {
+		args = append(args, buf[start:end:end])
+		start = end
+	}
+	v.argBuf, v.argEnds, v.args = buf, ends, args
 	return args, ""
 }
 
@@ -83,7 +93,7 @@ func (v *vm) redisCall(L *lua.LState, raiseErr bool) int {
 	if v.run == nil || v.run.Call == nil {
 		return raise(L, "redis.call/pcall can only be called inside a script invocation")
 	}
-	args, bad := argv(L)
+	args, bad := v.argv(L)
 	L.SetTop(0)
 	if bad != "" {
 		t := errorTable(L, bad)
@@ -227,7 +237,7 @@ func (v *vm) redisACLCheckCmd(L *lua.LState) int {
 	if v.run == nil {
 		return raise(L, "redis.acl_check_cmd can only be called inside a script invocation")
 	}
-	args, bad := argv(L)
+	args, bad := v.argv(L)
 	if bad != "" {
 		return raise(L, bad)
 	}

@@ -149,9 +149,15 @@ func (e *Engine) Get(sha string) *Script {
 	if len(sha) != 40 {
 		return nil
 	}
+	for i := 0; i < len(sha); i++ {
+		if c := sha[i]; c >= 'A' && c <= 'Z' {
+			sha = strings.ToLower(sha)
+			break
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.scripts[strings.ToLower(sha)]
+	return e.scripts[sha]
 }
 
 // Flush empties the script cache (SCRIPT FLUSH). Running scripts finish.
@@ -242,6 +248,11 @@ type vm struct {
 	proto      int
 	errHandler *lua.LFunction
 	closures   map[*lua.FunctionProto]*lua.LFunction
+	// argBuf, argEnds and args hold the command line of the last
+	// redis.call.
+	argBuf  []byte
+	argEnds []int
+	args    [][]byte
 	// loading is set while a function library's code runs (FUNCTION LOAD).
 	loading *libraryLoad
 	// Function states only: the globals functions see (fenv, whose

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hotkv/hotkv/glob"
 	"github.com/hotkv/hotkv/rdb"
@@ -103,7 +102,8 @@ func (c *Client) evalGeneric(args [][]byte, bySHA, ro bool) {
 	if sr == nil {
 		return
 	}
-	c.startScript(sr, keys, argv, func(run *script.Run) { s.scripting.engine.Eval(sc, run, &c.w) })
+	sr.script = sc
+	c.startScript(sr, keys, argv)
 }
 
 func (c *Client) fcallGeneric(args [][]byte, ro bool) {
@@ -121,8 +121,9 @@ func (c *Client) fcallGeneric(args [][]byte, ro bool) {
 	if sr == nil {
 		return
 	}
-	sr.argv = copyArgs(args)
-	c.startScript(sr, keys, argv, func(run *script.Run) { s.scripting.engine.FCall(fn, run, &c.w) })
+	sr.argv = args // copied if the run leaves the event loop
+	sr.fn = fn
+	c.startScript(sr, keys, argv)
 }
 
 // newScriptRun makes the checks Redis makes before a script runs
@@ -144,28 +145,48 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 		}
 		ro = ro || flags&script.NoWrites != 0
 	}
-	return &scriptRun{
+	// The engine client's run is reused: a client runs one script at a
+	// time, and a finished run is referenced from nowhere.
+	sr := &c.scriptClient().sr
+	*sr = scriptRun{
 		s:      s,
 		caller: c,
-		ec:     c.scriptClient(),
+		ec:     c.engine,
 		eval:   eval,
 		name:   name,
 		flags:  flags,
 		ro:     ro,
 		keyed:  flags&script.AllowKeyLocking != 0 && !c.tx.inExec,
 		oom:    oom,
-		start:  time.Now(),
+		tags:   sr.tags[:0],
 	}
+	return sr
 }
 
 // startScript runs sr on c's goroutine (its event loop hands itself off
 // if the script runs long, see releaseLoop); inside EXEC under the
-// transaction's global lock. The script's keys and arguments are copied:
-// they alias c's read buffer, which the loop fills while a script that
-// left it runs.
-func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte, exec func(*script.Run)) {
-	run := &script.Run{Keys: copyArgs(keys), Args: copyArgs(argv)}
-	c.srv.runScript(c, sr, run, c.tx.inExec, exec)
+// transaction's global lock. The keys are copied: the locks and their
+// coverage checks use them while the loop refills c's read buffer, after
+// a handoff. The engine copies the arguments into Lua strings before the
+// script runs.
+func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
+	sr.run = script.Run{Keys: copyFlat(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt}
+	c.srv.runScript(c, sr, c.tx.inExec)
+}
+
+// copyFlat copies args into one allocation.
+func copyFlat(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	return out
 }
 
 // SCRIPT LOAD script
@@ -406,7 +427,7 @@ func cmdFunctionStats(c *Client, args [][]byte) {
 	var busy *scriptRun
 	sc.mu.Lock()
 	for sr := range sc.running {
-		if !sr.eval && sr.timed.Load() && (busy == nil || sr.start.Before(busy.start)) {
+		if !sr.eval && sr.timed.Load() && (busy == nil || sr.start < busy.start) {
 			busy = sr
 		}
 	}
@@ -426,7 +447,7 @@ func cmdFunctionStats(c *Client, args [][]byte) {
 			w.Bulk(a)
 		}
 		w.BulkString("duration_ms")
-		w.Int(time.Since(busy.start).Milliseconds())
+		w.Int((monoNow() - busy.start).Milliseconds())
 	}
 	w.BulkString("engines")
 	w.Map(1)

@@ -62,6 +62,7 @@ type Client struct {
 	// such an engine client (its blocking commands never wait).
 	engine     *Client
 	scripted   bool
+	sr         scriptRun // an engine client's current or last script run
 	watchDirty atomic.Bool
 	// tasks carries work to a goroutine-transport connection while it is
 	// blocked (the event loop has Invoke instead).

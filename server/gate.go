@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -191,40 +192,52 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 }
 
 // acquire takes the locks a command needs: the global lock exclusively
-// (global), or its keys' tag locks (exclusively when write). While a
-// script runs it waits by polling instead, so that the wait can end with
-// BUSY once a script whose locks it needs passes busy-reply-threshold, as
-// Redis answers clients queued behind a slow script. It reports whether
-// the locks are held; if not, the command was refused.
+// (global), or its keys' tag locks (exclusively when write), with g. When
+// they are taken and a script runs, it waits by polling instead of
+// blocking, so that the wait can end with BUSY once a script whose locks
+// it needs passes busy-reply-threshold (as Redis answers the clients
+// queued behind a slow script), and so that a long wait hands the event
+// loop to another goroutine. It reports whether the locks are held; if
+// not, the command was refused.
 func (s *Server) acquire(c *Client, g *lock.Guard, cmd *Command, global bool, keys [][]byte, write bool) bool {
-	if s.scripting.active.Load() == 0 || cmd.Flags&AllowBusy != 0 {
+	try := func() bool {
 		if global {
-			g.LockGlobal()
-		} else {
-			g.LockKeys(keys, write)
+			return g.TryLockGlobal()
 		}
+		return g.TryLockKeys(keys, write)
+	}
+	if try() {
 		return true
 	}
 	pause := 10 * time.Microsecond
-	start := time.Now()
-	for {
+	start := monoNow()
+	for i := 0; ; i++ {
+		if cmd.Flags&AllowBusy != 0 || !s.scripting.anyActive() {
+			if global {
+				g.LockGlobal()
+			} else {
+				g.LockKeys(keys, write)
+			}
+			return true
+		}
 		if s.scripting.busy.Load() > 0 {
 			if msg := s.busyConflict(global, keys, write); msg != "" {
 				s.reject(c, cmd, msg)
 				return false
 			}
 		}
-		if global && g.TryLockGlobal() || !global && g.TryLockKeys(keys, write) {
+		if i < 64 {
+			runtime.Gosched() // most holders are short scripts
+		} else {
+			if monoNow()-start >= handoffAfter {
+				c.releaseLoop() // a long wait: let the loop serve the others
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, time.Millisecond)
+		}
+		if try() {
 			return true
 		}
-		if s.scripting.active.Load() == 0 {
-			return s.acquire(c, g, cmd, global, keys, write)
-		}
-		if time.Since(start) >= handoffAfter {
-			c.releaseLoop() // a long wait: let the loop serve the others
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, time.Millisecond)
 	}
 }
 

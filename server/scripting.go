@@ -31,11 +31,18 @@ type scripting struct {
 	engine    *script.Engine
 	threshold *config.Param // busy-reply-threshold
 
+	// running holds the busy scripts: those past busy-reply-threshold
+	// (BUSY replies, SCRIPT KILL, FUNCTION STATS look at them).
 	mu      sync.Mutex
 	running map[*scriptRun]struct{}
-	// active counts scripts that hold or are taking locks, busy those
-	// past busy-reply-threshold: the gate's lock waits check both.
-	active, busy atomic.Int32
+	// active counts the scripts that hold or are taking locks, spread
+	// over the clients' stat slots so that cores do not share one line;
+	// busy counts those past busy-reply-threshold. Lock waits check both.
+	active [statSlots]struct {
+		n atomic.Int32
+		_ [60]byte
+	}
+	busy atomic.Int32
 
 	// INFO keylocks: runs under the global lock and under key locks.
 	globalRuns, keyLockedRuns atomic.Int64
@@ -50,12 +57,15 @@ type scriptRun struct {
 	name   string
 	argv   [][]byte // the command, for FUNCTION STATS
 	flags  script.Flags
-	ro     bool // no writes: *_RO, no-writes flag
-	keyed  bool // allow-key-locking: locks only its keys' tags
-	oom    bool // over maxmemory when it started
-	start  time.Time
-	tags   [][]byte // the tags it locked (keyed), for BUSY
+	ro     bool          // no writes: *_RO, no-writes flag
+	keyed  bool          // allow-key-locking: locks only its keys' tags
+	oom    bool          // over maxmemory when it started
+	start  time.Duration // monoNow when it started running
+	tags   [][]byte      // the tags it locked (keyed), for BUSY
 	excl   bool
+	script *script.Script   // what it runs: an EVAL script
+	fn     *script.Function // or a function
+	run    script.Run
 	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
 	killed atomic.Bool
 	timed  atomic.Bool // past busy-reply-threshold
@@ -75,15 +85,17 @@ func (c *Client) scriptClient() *Client {
 }
 
 // runScript locks what the run needs (unless held: inside EXEC) and runs
-// it with exec, which writes the reply to the caller. It counts the run
+// its script or function, which writes the reply to the caller. It counts the run
 // for INFO. A script that cannot get its locks because a busy script holds
 // them is refused with BUSY.
-func (s *Server) runScript(c *Client, sr *scriptRun, run *script.Run, held bool, exec func(*script.Run)) {
+func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
+	run := &sr.run
 	ec := sr.ec
 	sc := &s.scripting
 	g := ec.guard
-	sc.active.Add(1)
-	defer sc.active.Add(-1)
+	active := &sc.active[c.slot].n
+	active.Add(1)
+	defer active.Add(-1)
 	keys := run.Keys
 	if !held {
 		// The hook for the storage tier: declared keys are read before
@@ -109,21 +121,16 @@ func (s *Server) runScript(c *Client, sr *scriptRun, run *script.Run, held bool,
 	} else {
 		sc.globalRuns.Add(1)
 	}
-	sr.start = time.Now()
-	sc.mu.Lock()
-	if sc.running == nil {
-		sc.running = make(map[*scriptRun]struct{})
+	sr.start = monoNow()
+	if sr.script != nil {
+		sc.engine.Eval(sr.script, run, &c.w)
+	} else {
+		sc.engine.FCall(sr.fn, run, &c.w)
 	}
-	sc.running[sr] = struct{}{}
-	sc.mu.Unlock()
-
-	run.Call, run.Interrupt = sr.call, sr.interrupt
-	exec(run)
-
-	sc.mu.Lock()
-	delete(sc.running, sr)
-	sc.mu.Unlock()
 	if sr.timed.Load() {
+		sc.mu.Lock()
+		delete(sc.running, sr)
+		sc.mu.Unlock()
 		sc.busy.Add(-1)
 	}
 	if s.blocking.ready.Load() {
@@ -138,14 +145,27 @@ func (s *Server) runScript(c *Client, sr *scriptRun, run *script.Run, held bool,
 	ec.publishStats()
 }
 
+// anyActive reports whether a script holds or is taking locks.
+func (sc *scripting) anyActive() bool {
+	for i := range sc.active {
+		if sc.active[i].n.Load() != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // handoffAfter is how long a script runs on its client's event loop
 // before the loop is handed to another goroutine (releaseLoop).
 const handoffAfter = time.Millisecond
 
 // slow hands the caller's event loop off once the script has run for
 // handoffAfter.
-func (sr *scriptRun) slow() {
-	if !sr.caller.handedOff && time.Since(sr.start) >= handoffAfter {
+func (sr *scriptRun) slow(now time.Duration) {
+	if !sr.caller.handedOff && now-sr.start >= handoffAfter {
+		// The arguments alias the read buffer, which the loop refills
+		// from now on: FUNCTION STATS keeps a copy.
+		sr.argv = copyArgs(sr.argv)
 		sr.caller.releaseLoop()
 	}
 }
@@ -154,14 +174,21 @@ func (sr *scriptRun) slow() {
 // busy-reply-threshold (from then on clients that need its locks get
 // BUSY) and reports whether SCRIPT KILL or FUNCTION KILL stopped it.
 func (sr *scriptRun) interrupt() bool {
-	sr.slow()
+	sr.slow(monoNow())
 	if !sr.timed.Load() {
 		limit := sr.s.scripting.threshold.Int()
-		if limit > 0 && time.Since(sr.start) >= time.Duration(limit)*time.Millisecond {
+		if ran := monoNow() - sr.start; limit > 0 && ran >= time.Duration(limit)*time.Millisecond {
+			sc := &sr.s.scripting
+			sc.mu.Lock()
+			if sc.running == nil {
+				sc.running = make(map[*scriptRun]struct{})
+			}
+			sc.running[sr] = struct{}{}
 			sr.timed.Store(true)
-			sr.s.scripting.busy.Add(1)
+			sc.mu.Unlock()
+			sc.busy.Add(1)
 			sr.s.logf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",
-				time.Since(sr.start).Milliseconds(), map[bool]string{true: "SCRIPT KILL", false: "FUNCTION KILL"}[sr.eval])
+				ran.Milliseconds(), map[bool]string{true: "SCRIPT KILL", false: "FUNCTION KILL"}[sr.eval])
 		}
 	}
 	return sr.killed.Load()
@@ -172,7 +199,8 @@ func (sr *scriptRun) interrupt() bool {
 // client. It returns the reply, or the rejection text.
 func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	s, ec := sr.s, sr.ec
-	sr.slow()
+	start := monoNow()
+	sr.slow(start)
 	cmd, _ := s.table.lookup(&ec.nameBuf, args)
 	if cmd == nil || cmd.Sub != nil && cmd.Handler == nil && len(args) >= 2 {
 		return nil, "-" + errScriptUnknownCommand
@@ -210,7 +238,6 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	}
 	ec.w.Proto = proto
 	ec.w.Reset()
-	start := monoNow()
 	errs := ec.errors
 	s.runHandler(ec, cmd, args)
 	ec.stats.count(cmd, monoNow()-start, ec.errors != errs)
@@ -268,7 +295,7 @@ func (s *Server) killScript(c *Client, eval bool) {
 		if !sr.timed.Load() {
 			continue
 		}
-		if oldest == nil || sr.start.Before(oldest.start) {
+		if oldest == nil || sr.start < oldest.start {
 			oldest = sr
 		}
 		if sr.eval == eval && !sr.dirty.Load() {

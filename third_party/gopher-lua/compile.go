@@ -1866,5 +1866,8 @@ func Compile(chunk []ast.Stmt, name string) (proto *FunctionProto, err error) { 
 	context := newFuncContext(name, nil)
 	compileFunctionExpr(context, funcexpr, ecnone(0))
 	proto = context.Proto
+	// HotKV patch: as in C Lua 5.1 (lparser.c), the main chunk is vararg
+	// but has no implicit "arg" table; building one cost a map per call.
+	proto.IsVarArg &^= VarArgNeedsArg
 	return
 } // }}}
