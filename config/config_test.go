@@ -163,8 +163,8 @@ func TestGet(t *testing.T) {
 		}
 	}
 	all := c.Get([]string{"*"})
-	if len(all) != 192 { // redis-server 7.0.15 with TLS: 192 names incl. aliases
-		t.Errorf("Get(*) returned %d names, want 192", len(all))
+	if len(all) != 192+len(hotkvParams) { // redis-server 7.0.15 with TLS: 192 names incl. aliases
+		t.Errorf("Get(*) returned %d names, want 192 and HotKV's %d", len(all), len(hotkvParams))
 	}
 	kv := c.Get([]string{"maxmemory"})
 	if len(kv) != 1 || kv[0] != [2]string{"maxmemory", "0"} {

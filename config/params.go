@@ -36,7 +36,14 @@ var (
 	enumPropagationError = []enumItem{{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}}
 	enumShutdownOnSig    = []enumItem{{"default", 0}, {"save", ShutdownSave}, {"nosave", ShutdownNoSave},
 		{"now", ShutdownNow}, {"force", ShutdownForce}}
+	// The script flags (bits as in package script): HotKV's
+	// script-default-flags.
+	enumScriptFlags = []enumItem{{"none", 0}, {"no-writes", 1}, {"allow-oom", 2}, {"allow-stale", 4},
+		{"no-cluster", 8}, {"allow-cross-slot-keys", 16}, {"allow-key-locking", 32}}
 )
+
+// HotKV's own parameters, which no Redis version has.
+var hotkvParams = map[string]bool{"script-default-flags": true}
 
 func boolP(name, alias string, f pflags, def bool) *Param {
 	d := "no"
@@ -90,6 +97,10 @@ func newTable() []*Param {
 	sigint.bitflags = true
 	sigterm := enumP("shutdown-on-sigterm", "", fMultiArg, enumShutdownOnSig, "default")
 	sigterm.bitflags = true
+	// HotKV: the flags of scripts without a shebang, as if they had
+	// "#!lua flags=..." ("none": Redis's rules for such scripts).
+	scriptFlags := enumP("script-default-flags", "", fMultiArg, enumScriptFlags, "none")
+	scriptFlags.bitflags = true
 
 	return []*Param{
 		// Bool configs.
@@ -182,6 +193,7 @@ func newTable() []*Param {
 		enumP("propagation-error-behavior", "", mod, enumPropagationError, "ignore"),
 		withCheck(sigint, checkShutdownFlags),
 		withCheck(sigterm, checkShutdownFlags),
+		scriptFlags,
 
 		// Integer configs (C int).
 		intP("databases", "", imm, 1, intMax, 16, 0),

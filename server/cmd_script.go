@@ -98,7 +98,14 @@ func (c *Client) evalGeneric(args [][]byte, bySHA, ro bool) {
 			return
 		}
 	}
-	sr := c.newScriptRun(sc.Flags, ro, true, sc.SHA)
+	flags := sc.Flags
+	if flags&script.Compat != 0 {
+		// No shebang: the configured default flags, if any (HotKV).
+		if d := s.scripting.defaultFlags.Int(); d != 0 {
+			flags = script.Flags(d)
+		}
+	}
+	sr := c.newScriptRun(flags, ro, true, sc.SHA)
 	if sr == nil {
 		return
 	}

@@ -29,7 +29,8 @@ import (
 // the gate.
 type scripting struct {
 	engine    *script.Engine
-	threshold *config.Param // busy-reply-threshold
+	threshold    *config.Param // busy-reply-threshold
+	defaultFlags *config.Param // script-default-flags (HotKV)
 
 	// running holds the busy scripts: those past busy-reply-threshold
 	// (BUSY replies, SCRIPT KILL, FUNCTION STATS look at them).

@@ -154,6 +154,23 @@ func TestScriptPortableFlags(t *testing.T) {
 	expect(t, p.HotKV, "+OK\r\n", "SCRIPT", "FLAGS", sha)
 	expect(t, p.HotKV, "$-1\r\n", "EVALSHA", sha, "1", "{mine}:k")
 	expect(t, p.HotKV, "-ERR Unexpected flag: nope\r\n", "SCRIPT", "FLAGS", sha, "nope")
+
+	// script-default-flags applies to scripts without a shebang.
+	expect(t, p.HotKV, "+OK\r\n", "CONFIG", "SET", "script-default-flags", "allow-key-locking no-writes")
+	t.Cleanup(func() { p.HotKV.Do("CONFIG", "SET", "script-default-flags", "none") })
+	expect(t, p.HotKV, "*2\r\n$20\r\nscript-default-flags\r\n$27\r\nno-writes allow-key-locking\r\n", "CONFIG", "GET", "script-default-flags")
+	if got := p.HotKV.Do("EVAL", body, "1", "{mine}:k"); !strings.HasPrefix(got, dynamicKeyErr) {
+		t.Errorf("with script-default-flags: %q", got)
+	}
+	if got := p.HotKV.Do("EVAL", "return redis.call('SET', KEYS[1], 1)", "1", "{mine}:k"); !strings.HasPrefix(got, "-ERR Write commands are not allowed from read-only scripts.") {
+		t.Errorf("no-writes by default: %q", got)
+	}
+	expect(t, p.HotKV, "$-1\r\n", "EVAL", "#!lua\nreturn redis.call('GET', '{other}:x')", "1", "{mine}:k") // a shebang wins
+	expect(t, p.HotKV, "+OK\r\n", "CONFIG", "SET", "script-default-flags", "none")
+	expect(t, p.HotKV, "$-1\r\n", "EVAL", body, "1", "{mine}:k")
+	if got := p.HotKV.Do("CONFIG", "SET", "script-default-flags", "bogus"); !strings.HasPrefix(got, "-ERR CONFIG SET failed") {
+		t.Errorf("bad default flag: %q", got)
+	}
 	expect(t, p.HotKV, "-NOSCRIPT No matching script. Please use EVAL.\r\n", "SCRIPT", "FLAGS", "0000000000000000000000000000000000000000")
 }
 

@@ -129,6 +129,7 @@ func New(cfg *config.Config) *Server {
 		return cmd != nil
 	}
 	s.scripting.threshold = cfg.Lookup("busy-reply-threshold")
+	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
 	return s
