@@ -28,7 +28,7 @@ import (
 // Commands a script runs go through callFromScript, the script's side of
 // the gate.
 type scripting struct {
-	engine    *script.Engine
+	engine       *script.Engine
 	threshold    *config.Param // busy-reply-threshold
 	defaultFlags *config.Param // script-default-flags (HotKV)
 
@@ -62,6 +62,7 @@ type scriptRun struct {
 	keyed  bool          // allow-key-locking: locks only its keys' tags
 	oom    bool          // over maxmemory when it started
 	start  time.Duration // monoNow when it started running
+	guard  *lock.Guard   // the locks it runs under
 	tags   [][]byte      // the tags it locked (keyed), for BUSY
 	excl   bool
 	script *script.Script   // what it runs: an EVAL script
@@ -94,6 +95,10 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	ec := sr.ec
 	sc := &s.scripting
 	g := ec.guard
+	if held {
+		g = c.guard // EXEC's: the global lock
+	}
+	sr.guard = g
 	active := &sc.active[c.slot].n
 	active.Add(1)
 	defer active.Add(-1)
@@ -222,14 +227,14 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if write {
 		sr.dirty.Store(true)
 	}
-	if !ec.guard.GlobalExclusive() {
+	if !sr.guard.GlobalExclusive() {
 		// allow-key-locking: the command's keys must be covered.
 		if cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args) {
 			return nil, "-" + errScriptGlobal
 		}
 		ec.keyPos = cmd.keyPositions(ec.keyPos[:0], args)
 		for _, i := range ec.keyPos {
-			if !ec.guard.Covers(args[i], write) {
+			if !sr.guard.Covers(args[i], write) {
 				return nil, "-" + errDynamicKey + string(args[i])
 			}
 		}

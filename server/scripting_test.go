@@ -352,3 +352,68 @@ func waitBusy(t *testing.T, c *difftest.Conn, args ...string) {
 	}
 	t.Fatal("the script never became busy")
 }
+
+// TestScriptEveryCommand calls every command of the table from a script
+// (with a few arguments): the server must answer each, never with an
+// internal error, and keep serving.
+func TestScriptEveryCommand(t *testing.T) {
+	s, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	for _, cmd := range tableCommands(s.table) {
+		name := strings.ReplaceAll(cmd.Name, "|", "', '")
+		for _, extra := range []string{"", ", 'a'", ", 'a', 'b'", ", 'a', '1', 'b'"} {
+			got := c.Do("EVAL", "return redis.pcall('"+name+"'"+extra+")", "0")
+			if strings.Contains(got, "internal error") {
+				t.Errorf("%s%s from a script: %q", cmd.Name, extra, got)
+			}
+		}
+	}
+	expect(t, c, "+PONG\r\n", "PING")
+}
+
+// TestScriptInMulti: scripts queue in MULTI and run in EXEC, as in Redis.
+func TestScriptInMulti(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+		MULTI
+		EVAL "return redis.call('INCR', KEYS[1])" 1 counter
+		EVAL "return redis.call('nosuch')" 0
+		EVALSHA 0000000000000000000000000000000000000000 0
+		SET other 1
+		EXEC
+		GET counter
+		MULTI
+		EVAL "return redis.call('BLPOP', 'nolist', 0)" 0
+		EXEC
+	`)
+	// allow-key-locking scripts run under the transaction's global lock:
+	// dynamic keys work there.
+	expect(t, p.HotKV, "+OK\r\n", "MULTI")
+	expect(t, p.HotKV, "+QUEUED\r\n", "EVAL", "#!lua flags=allow-key-locking\nreturn redis.call('INCR', '{x}:' .. ARGV[1])", "1", "{y}", "a")
+	expect(t, p.HotKV, "*1\r\n:1\r\n", "EXEC")
+}
+
+// TestScriptOOM: Redis's maxmemory checks for scripts with and without a
+// shebang.
+func TestScriptOOM(t *testing.T) {
+	p := newPair(t)
+	p.Do("SET big " + strings.Repeat("x", 1000))
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		c.Do("CONFIG", "SET", "maxmemory", "1")
+	}
+	defer func() {
+		for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+			c.Do("CONFIG", "SET", "maxmemory", "0")
+		}
+	}()
+	for _, c := range [][]string{
+		{"return redis.call('SET', 'k', 'v')", "0"},
+		{"return redis.call('GET', 'k')", "0"},
+		{"redis.call('DEL', 'k') return redis.call('SET', 'k', 'v')", "0"},
+		{"#!lua\nreturn redis.call('GET', 'k')", "0"},
+		{"#!lua flags=no-writes\nreturn redis.call('GET', 'k')", "0"},
+		{"#!lua flags=allow-oom\nreturn redis.call('SET', 'k', 'v')", "0"},
+	} {
+		p.DoArgs(append([]string{"EVAL"}, c...)...)
+	}
+}

@@ -131,3 +131,37 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownBusyScript: SHUTDOWN NOSAVE stops a server whose script
+// wrote and cannot be killed, as Redis suggests in its UNKILLABLE error.
+func TestShutdownBusyScript(t *testing.T) {
+	bin := buildBinary(t)
+	port := difftest.FreePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--dir", t.TempDir(), "--busy-reply-threshold", "50")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	dialRetry(t, addr).Write(difftest.Encode("EVAL", "redis.call('SET', 'x', 1) while true do end", "0"))
+	c := difftest.Dial(t, addr)
+	for deadline := time.Now().Add(5 * time.Second); !strings.HasPrefix(c.Do("GET", "x"), "-BUSY"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the script never became busy")
+		}
+	}
+	if got := c.Do("SCRIPT", "KILL"); !strings.HasPrefix(got, "-UNKILLABLE") {
+		t.Errorf("SCRIPT KILL = %q", got)
+	}
+	c.Send(difftest.Encode("SHUTDOWN", "NOSAVE"))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10 s after SHUTDOWN NOSAVE")
+	}
+}
