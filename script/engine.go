@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hotkv/hotkv/lualib"
 	"github.com/hotkv/hotkv/resp"
@@ -28,17 +29,33 @@ type Engine struct {
 	// (redis.acl_check_cmd).
 	CommandExists func(args [][]byte) bool
 
-	mu      sync.Mutex
-	scripts map[string]*Script // by SHA1
-	free    []*vm
+	// scripts maps SHA1 to *Script; SCRIPT FLUSH swaps in a new map.
+	// Lookups take no lock: every EVALSHA makes one.
+	scripts atomic.Pointer[sync.Map]
 
+	// mu guards funcs (and the script cache's writers).
+	mu    sync.Mutex
 	funcs functions
-	rand  rand48 // math.random's generator, shared as in Redis
+	// evalPools and funcPools are the idle Lua states, spread over
+	// shards (Run.Shard) so that cores do not contend for one list.
+	evalPools, funcPools [poolShards]pool
+	rand                 rand48 // math.random's generator, shared as in Redis
+}
+
+const poolShards = 16
+
+// pool is a list of idle states.
+type pool struct {
+	mu   sync.Mutex
+	free []*vm
+	_    [32]byte
 }
 
 // NewEngine returns an engine with an empty cache.
 func NewEngine() *Engine {
-	return &Engine{scripts: make(map[string]*Script), rand: rand48{x: rand48Init}}
+	e := &Engine{rand: rand48{x: rand48Init}}
+	e.scripts.Store(new(sync.Map))
+	return e
 }
 
 // Script is a compiled EVAL script.
@@ -63,6 +80,9 @@ type Run struct {
 	// instructions); returning true kills the script with Redis's
 	// "Script killed by user with SCRIPT KILL..." error.
 	Interrupt func() bool
+	// Shard spreads concurrent runs over the engine's pools of Lua
+	// states (the caller's statistics slot, say).
+	Shard int
 }
 
 // SHA1Hex returns the lowercase hex SHA1 digest of s.
@@ -76,11 +96,8 @@ func SHA1Hex(s string) string {
 // "ERR " prefix.
 func (e *Engine) Load(body string) (*Script, error) {
 	sha := SHA1Hex(body)
-	e.mu.Lock()
-	s := e.scripts[sha]
-	e.mu.Unlock()
-	if s != nil {
-		return s, nil
+	if s, ok := e.scripts.Load().Load(sha); ok {
+		return s.(*Script), nil
 	}
 	flags, skip, err := parseShebang(body)
 	if err != nil {
@@ -90,15 +107,8 @@ func (e *Engine) Load(body string) (*Script, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Error compiling script (new function): %s", err)
 	}
-	s = &Script{SHA: sha, Body: body, Flags: flags, proto: proto}
-	e.mu.Lock()
-	if old := e.scripts[sha]; old != nil {
-		s = old
-	} else {
-		e.scripts[sha] = s
-	}
-	e.mu.Unlock()
-	return s, nil
+	s, _ := e.scripts.Load().LoadOrStore(sha, &Script{SHA: sha, Body: body, Flags: flags, proto: proto})
+	return s.(*Script), nil
 }
 
 // compile parses and compiles a chunk. The error reads as C Lua's
@@ -155,88 +165,78 @@ func (e *Engine) Get(sha string) *Script {
 			break
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.scripts[sha]
+	if s, ok := e.scripts.Load().Load(sha); ok {
+		return s.(*Script)
+	}
+	return nil
 }
 
 // Flush empties the script cache (SCRIPT FLUSH). Running scripts finish.
-func (e *Engine) Flush() {
-	e.mu.Lock()
-	e.scripts = make(map[string]*Script)
-	e.mu.Unlock()
-}
+func (e *Engine) Flush() { e.scripts.Store(new(sync.Map)) }
 
 // Count returns the number of cached scripts.
 func (e *Engine) Count() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.scripts)
+	n := 0
+	e.scripts.Load().Range(func(_, _ any) bool { n++; return true })
+	return n
 }
 
 // Memory estimates the bytes the script cache uses (INFO memory).
 func (e *Engine) Memory() int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var n int64
-	for _, s := range e.scripts {
-		n += int64(len(s.Body)) + 40 + 64
-	}
+	e.scripts.Load().Range(func(_, s any) bool {
+		n += int64(len(s.(*Script).Body)) + 40 + 64
+		return true
+	})
 	return n
 }
 
 // SetFlags replaces a cached script's flags (HotKV's SCRIPT FLAGS). It
 // reports whether the script is cached.
 func (e *Engine) SetFlags(sha string, flags Flags) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := e.scripts[strings.ToLower(sha)]
+	s := e.Get(sha)
 	if s == nil {
 		return false
 	}
 	cp := *s
 	cp.Flags = flags
-	e.scripts[s.SHA] = &cp
+	e.scripts.Load().Store(s.SHA, &cp)
 	return true
 }
 
 // Eval runs s with run's keys and arguments and writes its reply (or its
 // error) to w, in w's protocol.
 func (e *Engine) Eval(s *Script, run *Run, w *resp.Writer) {
-	v := e.get()
-	defer e.put(v)
+	p := &e.evalPools[run.Shard%poolShards]
+	v := p.take(e, newVM)
+	defer p.give(v)
 	fn := v.closure(s.proto)
-	v.setGlobalArray("KEYS", run.Keys)
-	v.setGlobalArray("ARGV", run.Args)
+	fillArray(v.keys, run.Keys)
+	fillArray(v.argvT, run.Args)
 	v.invoke(run, fn, 0, s.SHA, w)
 }
 
-// get takes an EVAL state from the pool, creating one when none is free.
-func (e *Engine) get() *vm { return e.take(&e.free, newVM) }
-
-func (e *Engine) put(v *vm) { e.give(&e.free, v) }
-
-// take pops a state from a free list (under e.mu), or makes one.
-func (e *Engine) take(free *[]*vm, make func(*Engine) *vm) *vm {
-	e.mu.Lock()
-	if n := len(*free); n > 0 {
-		v := (*free)[n-1]
-		*free = (*free)[:n-1]
-		e.mu.Unlock()
+// take pops an idle state, or makes one.
+func (p *pool) take(e *Engine, make func(*Engine) *vm) *vm {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		v := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
 		return v
 	}
-	e.mu.Unlock()
+	p.mu.Unlock()
 	return make(e)
 }
 
-// give returns a state to a free list. The pool never shrinks: it holds
-// as many states as scripts ever ran at once.
-func (e *Engine) give(free *[]*vm, v *vm) {
+// give returns a state to the pool. A pool never shrinks: it holds as
+// many states as scripts of its shard ever ran at once.
+func (p *pool) give(v *vm) {
 	v.run = nil
 	v.L.SetTop(0)
-	e.mu.Lock()
-	*free = append(*free, v)
-	e.mu.Unlock()
+	p.mu.Lock()
+	p.free = append(p.free, v)
+	p.mu.Unlock()
 }
 
 // vm is one sandboxed Lua state.
@@ -245,9 +245,10 @@ type vm struct {
 	L   *lua.LState
 	run *Run
 	// proto is the script's RESP version (redis.setresp) for this run.
-	proto      int
-	errHandler *lua.LFunction
-	closures   map[*lua.FunctionProto]*lua.LFunction
+	proto       int
+	errHandler  *lua.LFunction
+	closures    map[*lua.FunctionProto]*lua.LFunction
+	keys, argvT *lua.LTable // the KEYS and ARGV globals
 	// argBuf, argEnds and args hold the command line of the last
 	// redis.call.
 	argBuf  []byte
@@ -274,6 +275,7 @@ var allowedGlobals = map[string]bool{
 	"coroutine": true, "type": true, "_G": true, "select": true, "unpack": true,
 	"gcinfo": true, "pairs": true, "rawget": true, "loadstring": true,
 	"ipairs": true, "_VERSION": true, "load": true, "error": true,
+	"KEYS": true, "ARGV": true,
 }
 
 func newVM(e *Engine) *vm {
@@ -307,6 +309,9 @@ func newVM(e *Engine) *vm {
 	math.RawSetString("random", L.NewFunction(v.mathRandom))
 	math.RawSetString("randomseed", L.NewFunction(v.mathRandomSeed))
 	L.SetGlobal("redis", v.redisAPI())
+	v.keys, v.argvT = L.NewTable(), L.NewTable()
+	L.SetGlobal("KEYS", v.keys)
+	L.SetGlobal("ARGV", v.argvT)
 	v.errHandler = L.NewFunction(errorHandler)
 	L.SetGlobal("__redis__err__handler", v.errHandler)
 	var drop []string
@@ -327,6 +332,9 @@ func newVM(e *Engine) *vm {
 	}))
 	g.Metatable = mt
 	protect(g)
+	// KEYS and ARGV stay writable, as Redis's fresh tables are.
+	v.keys.SetReadOnly(false)
+	v.argvT.SetReadOnly(false)
 	return v
 }
 
@@ -362,16 +370,13 @@ func (v *vm) closure(p *lua.FunctionProto) *lua.LFunction {
 
 const maxClosures = 4096
 
-// setGlobalArray sets a global (KEYS, ARGV) to an array of strings.
-func (v *vm) setGlobalArray(name string, items [][]byte) {
-	t := v.L.CreateTable(len(items), 0)
+// fillArray empties t (whatever the last script put in it) and fills it
+// with items: the state's KEYS and ARGV are reused from run to run.
+func fillArray(t *lua.LTable, items [][]byte) {
+	t.Reset()
 	for i, it := range items {
 		t.RawSetInt(i+1, lua.LString(it))
 	}
-	g := v.L.G.Global
-	g.SetReadOnly(false)
-	g.RawSetString(name, t)
-	g.SetReadOnly(true)
 }
 
 // hookEvery is how many VM instructions pass between Interrupt polls.

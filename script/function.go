@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotkv/hotkv/resp"
@@ -37,8 +38,10 @@ type Function struct {
 type functions struct {
 	libs  map[string]*Library
 	funcs map[string]*Function
-	gen   uint64 // bumped on every change; states drop stale libraries
-	free  []*vm  // function states
+	gen   atomic.Uint64 // bumped on every change; states drop stale libraries
+	// view is funcs for FCALL's lookups, replaced on every change so
+	// that readers take no lock.
+	view atomic.Pointer[map[string]*Function]
 }
 
 // loadTimeout bounds a library's load run, as Redis's 500 ms.
@@ -96,8 +99,9 @@ func (e *Engine) compileLibrary(code string) (*Library, error) {
 		return nil, fmt.Errorf("Error compiling function: %s", err)
 	}
 	lib := &Library{Name: name, Code: code, proto: proto}
-	v := e.getFunctionVM()
-	defer e.putFunctionVM(v)
+	p := &e.funcPools[0]
+	v := p.take(e, newFunctionVM)
+	defer p.give(v)
 	if _, err := v.instantiate(lib, true); err != nil {
 		return nil, err
 	}
@@ -187,8 +191,18 @@ func (f *functions) add(libs []*Library, replace, restore bool) error {
 			f.funcs[fn.Name] = fn
 		}
 	}
-	f.gen++
+	f.changed()
 	return nil
+}
+
+// changed publishes a change of the registry (under the engine's mu).
+func (f *functions) changed() {
+	view := make(map[string]*Function, len(f.funcs))
+	for name, fn := range f.funcs {
+		view[name] = fn
+	}
+	f.view.Store(&view)
+	f.gen.Add(1)
 }
 
 func (f *functions) remove(lib *Library) {
@@ -196,7 +210,7 @@ func (f *functions) remove(lib *Library) {
 	for _, fn := range lib.Functions {
 		delete(f.funcs, fn.Name)
 	}
-	f.gen++
+	f.changed()
 }
 
 // DeleteLibrary removes a library (FUNCTION DELETE).
@@ -216,7 +230,7 @@ func (e *Engine) FlushLibraries() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.funcs.libs, e.funcs.funcs = nil, nil
-	e.funcs.gen++
+	e.funcs.changed()
 }
 
 // Libraries returns the loaded libraries sorted by name.
@@ -254,10 +268,10 @@ func (e *Engine) RestoreLibraries(codes []string, policy string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if policy == "FLUSH" {
-		saved := e.funcs
+		libs0, funcs0 := e.funcs.libs, e.funcs.funcs
 		e.funcs.libs, e.funcs.funcs = nil, nil
 		if err := e.funcs.add(libs, false, true); err != nil {
-			e.funcs = saved
+			e.funcs.libs, e.funcs.funcs = libs0, funcs0
 			return err
 		}
 		return nil
@@ -267,15 +281,17 @@ func (e *Engine) RestoreLibraries(codes []string, policy string) error {
 
 // Function returns the registered function named name, or nil.
 func (e *Engine) Function(name string) *Function {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.funcs.funcs[name]
+	if view := e.funcs.view.Load(); view != nil {
+		return (*view)[name]
+	}
+	return nil
 }
 
 // FCall runs fn with run's keys and arguments and writes its reply to w.
 func (e *Engine) FCall(fn *Function, run *Run, w *resp.Writer) {
-	v := e.getFunctionVM()
-	defer e.putFunctionVM(v)
+	p := &e.funcPools[run.Shard%poolShards]
+	v := p.take(e, newFunctionVM)
+	defer p.give(v)
 	cbs, err := v.instantiate(fn.Library, false)
 	if err != nil {
 		w.Error("ERR " + err.Error())
@@ -296,10 +312,6 @@ func stringArray(L *lua.LState, items [][]byte) *lua.LTable {
 	return t
 }
 
-func (e *Engine) getFunctionVM() *vm { return e.take(&e.funcs.free, newFunctionVM) }
-
-func (e *Engine) putFunctionVM(v *vm) { e.give(&e.funcs.free, v) }
-
 // newFunctionVM builds a function state, as function_lua.c does: the
 // sandbox of scripts (without the debugger's and EVAL's extras), and an
 // empty read-only globals table whose metatable points at the real
@@ -310,7 +322,9 @@ func newFunctionVM(e *Engine) *vm {
 	L := v.L
 	real := L.G.Global
 	real.SetReadOnly(false)
-	real.RawSetString("__redis__err__handler", lua.LNil)
+	for _, k := range []string{"__redis__err__handler", "KEYS", "ARGV"} {
+		real.RawSetString(k, lua.LNil)
+	}
 	redis := real.RawGetString("redis").(*lua.LTable)
 	redis.SetReadOnly(false)
 	for _, k := range []string{"breakpoint", "debug", "replicate_commands"} {
@@ -345,10 +359,7 @@ func newFunctionVM(e *Engine) *vm {
 // lib.Functions from the registrations (FUNCTION LOAD).
 func (v *vm) instantiate(lib *Library, collect bool) (map[string]*lua.LFunction, error) {
 	e := v.e
-	e.mu.Lock()
-	gen := e.funcs.gen
-	e.mu.Unlock()
-	if gen != v.libsGen {
+	if gen := e.funcs.gen.Load(); gen != v.libsGen {
 		// Libraries were replaced or deleted: forget the stale ones.
 		e.mu.Lock()
 		for l := range v.libs {

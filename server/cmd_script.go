@@ -177,7 +177,7 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 // a handoff. The engine copies the arguments into Lua strings before the
 // script runs.
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
-	sr.run = script.Run{Keys: copyFlat(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt}
+	sr.run = script.Run{Keys: copyFlat(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot}
 	c.srv.runScript(c, sr, c.tx.inExec)
 }
 

@@ -183,6 +183,16 @@ func (tb *LTable) String() string { return fmt.Sprintf("table: %p", tb) }
 // "Attempt to modify a readonly table", as in Redis's patched Lua.
 func (tb *LTable) SetReadOnly(ro bool) { tb.readonly = ro }
 
+// Reset empties tb (array, hash part and metatable), keeping the array's
+// capacity, so that a table can be reused without allocating (HotKV
+// patch).
+func (tb *LTable) Reset() {
+	clear(tb.array)
+	tb.array = tb.array[:0]
+	tb.dict, tb.strdict, tb.keys, tb.k2i = nil, nil, nil, nil
+	tb.Metatable = LNil
+}
+
 // ReadOnly reports whether tb is read-only.
 func (tb *LTable) ReadOnly() bool   { return tb.readonly }
 func (tb *LTable) Type() LValueType { return LTTable }
