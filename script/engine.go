@@ -30,8 +30,10 @@ type Engine struct {
 	CommandExists func(args [][]byte) bool
 
 	// scripts maps SHA1 to *Script; SCRIPT FLUSH swaps in a new map.
-	// Lookups take no lock: every EVALSHA makes one.
+	// Lookups take no lock: every EVALSHA makes one. epoch changes when
+	// a cached script goes away or changes (Memo).
 	scripts atomic.Pointer[sync.Map]
+	epoch   atomic.Uint64
 
 	// mu guards funcs (and the script cache's writers).
 	mu    sync.Mutex
@@ -172,7 +174,32 @@ func (e *Engine) Get(sha string) *Script {
 }
 
 // Flush empties the script cache (SCRIPT FLUSH). Running scripts finish.
-func (e *Engine) Flush() { e.scripts.Store(new(sync.Map)) }
+func (e *Engine) Flush() {
+	e.scripts.Store(new(sync.Map))
+	e.epoch.Add(1)
+}
+
+// Memo remembers the last script a caller looked up by SHA1, so that a
+// client calling one script over and over skips the cache's hashing.
+type Memo struct {
+	sha    [40]byte
+	script *Script
+	epoch  uint64
+}
+
+// GetMemo is Get for a SHA1 given as bytes, through m.
+func (e *Engine) GetMemo(m *Memo, sha []byte) *Script {
+	if m.script != nil && string(sha) == string(m.sha[:]) && m.epoch == e.epoch.Load() {
+		return m.script
+	}
+	epoch := e.epoch.Load()
+	s := e.Get(string(sha))
+	if s != nil && len(sha) == len(m.sha) {
+		copy(m.sha[:], sha)
+		m.script, m.epoch = s, epoch
+	}
+	return s
+}
 
 // Count returns the number of cached scripts.
 func (e *Engine) Count() int {
@@ -201,6 +228,7 @@ func (e *Engine) SetFlags(sha string, flags Flags) bool {
 	cp := *s
 	cp.Flags = flags
 	e.scripts.Load().Store(s.SHA, &cp)
+	e.epoch.Add(1)
 	return true
 }
 

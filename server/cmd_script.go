@@ -87,7 +87,7 @@ func (c *Client) evalGeneric(args [][]byte, bySHA, ro bool) {
 	}
 	var sc *script.Script
 	if bySHA {
-		if sc = s.scripting.engine.Get(string(args[1])); sc == nil {
+		if sc = s.scripting.engine.GetMemo(&c.scriptMemo, args[1]); sc == nil {
 			c.errorReply(errNoScriptSHA)
 			return
 		}

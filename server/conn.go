@@ -11,6 +11,7 @@ import (
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/resp"
+	"github.com/hotkv/hotkv/script"
 )
 
 // Reply modes set by CLIENT REPLY.
@@ -63,6 +64,7 @@ type Client struct {
 	engine     *Client
 	scripted   bool
 	sr         scriptRun // an engine client's current or last script run
+	scriptMemo script.Memo
 	watchDirty atomic.Bool
 	// tasks carries work to a goroutine-transport connection while it is
 	// blocked (the event loop has Invoke instead).

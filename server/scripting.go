@@ -148,6 +148,7 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 			s.serveReady(ec, false)
 		}
 	}
+	ec.mark = 0
 	ec.publishStats()
 }
 
@@ -205,7 +206,12 @@ func (sr *scriptRun) interrupt() bool {
 // client. It returns the reply, or the rejection text.
 func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	s, ec := sr.s, sr.ec
-	start := monoNow()
+	// A command starts when the one before it ended (one clock read per
+	// command, as the gate does for a batch).
+	start := ec.mark
+	if start == 0 {
+		start = monoNow()
+	}
 	sr.slow(start)
 	cmd, _ := s.table.lookup(&ec.nameBuf, args)
 	if cmd == nil || cmd.Sub != nil && cmd.Handler == nil && len(args) >= 2 {
@@ -246,7 +252,8 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	ec.w.Reset()
 	errs := ec.errors
 	s.runHandler(ec, cmd, args)
-	ec.stats.count(cmd, monoNow()-start, ec.errors != errs)
+	ec.mark = monoNow()
+	ec.stats.count(cmd, ec.mark-start, ec.errors != errs)
 	return ec.w.Buf, ""
 }
 
