@@ -14,6 +14,7 @@ package lock
 
 import (
 	"hash/maphash"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,11 @@ const (
 type Manager struct {
 	seed   maphash.Seed
 	global [globalSlots]globalSlot
+	// slots is how many of global are used: twice the cores (a power of
+	// two, at most globalSlots). Shared holders rarely share a slot, and
+	// an exclusive holder, which takes every slot, takes no more than it
+	// must (scripts without allow-key-locking do, on every call).
+	slots  int
 	shards [numShards]shard
 	// exclusive serialises exclusive global acquisitions so that two of
 	// them never interleave their sweeps over the slots.
@@ -98,7 +104,11 @@ type Stats struct {
 
 // NewManager returns an empty lock manager.
 func NewManager() *Manager {
-	return &Manager{seed: maphash.MakeSeed()}
+	slots := 1
+	for slots < 2*runtime.GOMAXPROCS(0) && slots < globalSlots {
+		slots *= 2
+	}
+	return &Manager{seed: maphash.MakeSeed(), slots: slots}
 }
 
 // Snapshot sums the statistics over all shards: acquisitions, waits, wait
@@ -229,7 +239,7 @@ type held struct {
 // NewGuard returns a Guard whose shared global acquisitions use the slot
 // chosen by hint (a connection id spreads connections over the slots).
 func (m *Manager) NewGuard(hint uint64) *Guard {
-	return &Guard{m: m, slot: int(hint % globalSlots)}
+	return &Guard{m: m, slot: int(hint % uint64(m.slots))}
 }
 
 // Held reports whether the guard holds any lock.
@@ -244,7 +254,7 @@ func (g *Guard) GlobalExclusive() bool { return g.global == 2 }
 func (g *Guard) LockGlobal() {
 	m := g.m
 	m.exclusive.Lock()
-	for i := range m.global {
+	for i := range m.global[:m.slots] {
 		m.global[i].mu.Lock()
 	}
 	m.globalExclusive.Add(1)
@@ -311,7 +321,7 @@ func (g *Guard) TryLockGlobal() bool {
 	if !m.exclusive.TryLock() {
 		return false
 	}
-	for i := range m.global {
+	for i := range m.global[:m.slots] {
 		if !m.global[i].mu.TryLock() {
 			for j := i - 1; j >= 0; j-- {
 				m.global[j].mu.Unlock()
@@ -398,7 +408,7 @@ func (g *Guard) Unlock() {
 		return
 	case 2:
 		m := g.m
-		for i := len(m.global) - 1; i >= 0; i-- {
+		for i := m.slots - 1; i >= 0; i-- {
 			m.global[i].mu.Unlock()
 		}
 		m.exclusive.Unlock()
