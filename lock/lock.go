@@ -111,6 +111,10 @@ func NewManager() *Manager {
 	return &Manager{seed: maphash.MakeSeed(), slots: slots}
 }
 
+// Slots returns how many slots the global lock has: a Guard made with
+// hint uses slot hint % Slots().
+func (m *Manager) Slots() int { return m.slots }
+
 // Snapshot sums the statistics over all shards: acquisitions, waits, wait
 // time in microseconds, exclusive global acquisitions, and tags held now.
 func (m *Manager) Snapshot() (acq, waits, waitMicros, global, held int64) {
