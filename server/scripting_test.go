@@ -86,6 +86,18 @@ func TestScriptSpecExamples(t *testing.T) {
 	if got := c.Do("EVAL", "#!lua flags=allow-key-locking\nreturn redis.call('GET', 'plain2')", "1", "plain"); !strings.HasPrefix(got, dynamicKeyErr+"plain2 script: ") {
 		t.Errorf("untagged dynamic key: %q", got)
 	}
+	// "Dynamic Keys and Latency": a same-tag dynamic key is covered; the
+	// declared key too.
+	latency := "#!lua flags=allow-key-locking\n" +
+		"-- A same-tag dynamic key is locked, but may be read from disk under that lock\n" +
+		"local key = '{user:42}:' .. ARGV[1]\n" +
+		"redis.call('INCR', key)\n" +
+		"\n" +
+		"-- Declared key: loaded before the script runs, outside the locked section\n" +
+		"redis.call('INCR', KEYS[1])"
+	expect(t, c, "$-1\r\n", "EVAL", latency, "1", "{user:42}:visits", "logins")
+	expect(t, c, "$1\r\n1\r\n", "GET", "{user:42}:logins")
+	expect(t, c, "$1\r\n1\r\n", "GET", "{user:42}:visits")
 	// redis.pcall returns the error as a table.
 	expect(t, c, dynamicKeyErr+"{b}x\r\n", "EVAL", "#!lua flags=allow-key-locking\nreturn redis.pcall('GET', '{b}x')", "1", "{a}")
 	// Database-wide commands are refused.
