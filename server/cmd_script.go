@@ -512,12 +512,17 @@ var functionHelp = []string{
 // FUNCTION HELP
 func cmdFunctionHelp(c *Client, args [][]byte) { c.replyHelpLines("FUNCTION", functionHelp) }
 
-// infoKeylocks is INFO keylocks' script lines: how many scripts ran under
+// infoScriptLocks writes INFO keylocks' script lines: how many scripts ran under
 // the global lock and how many under key locks (allow-key-locking).
 func (s *Server) infoScriptLocks(b []byte) []byte {
+	var global, keyed int64
+	for i := range s.scripting.slots {
+		global += s.scripting.slots[i].globalRuns.Load()
+		keyed += s.scripting.slots[i].keyLockedRuns.Load()
+	}
 	b = append(b, "scripts_global_lock:"...)
-	b = strconv.AppendInt(b, s.scripting.globalRuns.Load(), 10)
+	b = strconv.AppendInt(b, global, 10)
 	b = append(b, "\r\nscripts_key_locks:"...)
-	b = strconv.AppendInt(b, s.scripting.keyLockedRuns.Load(), 10)
+	b = strconv.AppendInt(b, keyed, 10)
 	return append(b, "\r\n"...)
 }

@@ -182,14 +182,24 @@ func TestInfoSections(t *testing.T) {
 		SELECT 3
 		SET x y
 		SELECT 0
-		INFO keyspace
-		INFO KEYSPACE foo cluster
 	`)
+	// Redis's avg_ttl is sampled by its expiry cron, when that has run
+	// (HotKV reports 0, docs/compatibility.md): compare the rest.
+	avgTTL := regexp.MustCompile(`avg_ttl=\d+`)
+	sameKeyspace := func(line string) {
+		p.DoBoth(line, func(redis, hotkv string) {
+			_, r, _ := strings.Cut(avgTTL.ReplaceAllString(redis, "avg_ttl=*"), "\r\n")
+			_, h, _ := strings.Cut(avgTTL.ReplaceAllString(hotkv, "avg_ttl=*"), "\r\n")
+			if r != h {
+				t.Errorf("%s\n redis: %q\n hotkv: %q", line, redis, hotkv)
+			}
+		})
+	}
+	sameKeyspace("INFO keyspace")
+	sameKeyspace("INFO KEYSPACE foo cluster")
 	srvHello(p, "3")
-	p.Run(`
-		INFO keyspace
-		INFO foo
-	`)
+	sameKeyspace("INFO keyspace")
+	p.Do("INFO foo")
 	srvHello(p, "2")
 	p.Do("FLUSHALL")
 }

@@ -24,9 +24,8 @@ import (
 // script that runs longer than handoffAfter hands the loop to another
 // goroutine (releaseLoop), so that a long script stalls only the clients
 // that need its locks; its client's later commands wait, as a blocked
-// client's do.
-// Commands a script runs go through callFromScript, the script's side of
-// the gate.
+// client's do. Commands a script runs go through scriptRun.call, the
+// script's side of the gate.
 type scripting struct {
 	engine       *script.Engine
 	threshold    *config.Param // busy-reply-threshold
@@ -36,17 +35,17 @@ type scripting struct {
 	// (BUSY replies, SCRIPT KILL, FUNCTION STATS look at them).
 	mu      sync.Mutex
 	running map[*scriptRun]struct{}
-	// active counts the scripts that hold or are taking locks, spread
-	// over the clients' stat slots so that cores do not share one line;
-	// busy counts those past busy-reply-threshold. Lock waits check both.
-	active [statSlots]struct {
-		n atomic.Int32
-		_ [60]byte
+	// Per stat slot (so that cores do not share one line): active counts
+	// the scripts that hold or are taking locks, globalRuns and
+	// keyLockedRuns the runs under the global lock and under key locks
+	// (INFO keylocks). busy counts the scripts past busy-reply-threshold.
+	// Lock waits check active and busy.
+	slots [statSlots]struct {
+		active                    atomic.Int32
+		globalRuns, keyLockedRuns atomic.Int64
+		_                         [44]byte
 	}
 	busy atomic.Int32
-
-	// INFO keylocks: runs under the global lock and under key locks.
-	globalRuns, keyLockedRuns atomic.Int64
 }
 
 // scriptRun is one running script or function.
@@ -65,17 +64,21 @@ type scriptRun struct {
 	guard  *lock.Guard   // the locks it runs under
 	tags   [][]byte      // the tags it locked (keyed), for BUSY
 	excl   bool
-	script *script.Script   // what it runs: an EVAL script
-	fn     *script.Function // or a function
-	run    script.Run
-	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
-	killed atomic.Bool
-	timed  atomic.Bool // past busy-reply-threshold
+	// released is set once the run has handed its client's event loop
+	// off (or found nothing to hand off).
+	released bool
+	script   *script.Script   // what it runs: an EVAL script
+	fn       *script.Function // or a function
+	run      script.Run
+	dirty    atomic.Bool // ran a write: SCRIPT KILL refuses
+	killed   atomic.Bool
+	timed    atomic.Bool // past busy-reply-threshold
 }
 
 // scriptClient returns c's engine client: the client a script's
-// redis.call commands run on, with its own reply buffer, lock guard and
-// statistics, so that the script can run off c's connection goroutine.
+// redis.call commands run on, as Redis's Lua client, with its own reply
+// buffer (each reply becomes a Lua value), database (SELECT in a script
+// does not change the caller's), lock guard and statistics.
 func (c *Client) scriptClient() *Client {
 	if c.engine == nil {
 		s := c.srv
@@ -87,9 +90,9 @@ func (c *Client) scriptClient() *Client {
 }
 
 // runScript locks what the run needs (unless held: inside EXEC) and runs
-// its script or function, which writes the reply to the caller. It counts the run
-// for INFO. A script that cannot get its locks because a busy script holds
-// them is refused with BUSY.
+// its script or function, which writes the reply to the caller. It counts
+// the run for INFO. A script that cannot get its locks because a busy
+// script holds them is refused with BUSY.
 func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	run := &sr.run
 	ec := sr.ec
@@ -99,9 +102,9 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 		g = c.guard // EXEC's: the global lock
 	}
 	sr.guard = g
-	active := &sc.active[c.slot].n
-	active.Add(1)
-	defer active.Add(-1)
+	slot := &sc.slots[c.slot]
+	slot.active.Add(1)
+	defer slot.active.Add(-1)
 	keys := run.Keys
 	if !held {
 		// The hook for the storage tier: declared keys are read before
@@ -122,10 +125,10 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 			return
 		}
 	}
-	if sr.keyed && !held {
-		sc.keyLockedRuns.Add(1)
+	if sr.keyed { // never inside EXEC
+		slot.keyLockedRuns.Add(1)
 	} else {
-		sc.globalRuns.Add(1)
+		slot.globalRuns.Add(1)
 	}
 	sr.start = monoNow()
 	if sr.script != nil {
@@ -139,10 +142,12 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 		sc.mu.Unlock()
 		sc.busy.Add(-1)
 	}
-	if s.blocking.ready.Load() {
-		s.serveReady(ec, !held)
-	}
+	// Clients blocked on keys the script filled are served as after any
+	// command (inside EXEC, after the EXEC).
 	if !held {
+		if s.blocking.ready.Load() {
+			s.serveReady(ec, true)
+		}
 		g.Unlock()
 		if s.blocking.ready.Load() {
 			s.serveReady(ec, false)
@@ -154,8 +159,8 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 
 // anyActive reports whether a script holds or is taking locks.
 func (sc *scripting) anyActive() bool {
-	for i := range sc.active {
-		if sc.active[i].n.Load() != 0 {
+	for i := range sc.slots {
+		if sc.slots[i].active.Load() != 0 {
 			return true
 		}
 	}
@@ -169,9 +174,10 @@ const handoffAfter = time.Millisecond
 // slow hands the caller's event loop off once the script has run for
 // handoffAfter.
 func (sr *scriptRun) slow(now time.Duration) {
-	if !sr.caller.handedOff && now-sr.start >= handoffAfter {
+	if !sr.released && now-sr.start >= handoffAfter {
 		// The arguments alias the read buffer, which the loop refills
 		// from now on: FUNCTION STATS keeps a copy.
+		sr.released = true
 		sr.argv = copyArgs(sr.argv)
 		sr.caller.releaseLoop()
 	}

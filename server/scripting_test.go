@@ -429,3 +429,43 @@ func TestScriptOOM(t *testing.T) {
 		p.DoArgs(append([]string{"EVAL"}, c...)...)
 	}
 }
+
+// TestScriptWakesBlocked: a script that pushes to a list serves a client
+// blocked on it, after the script; inside MULTI after the EXEC.
+func TestScriptWakesBlocked(t *testing.T) {
+	p := newPair(t)
+	for _, inMulti := range []bool{false, true} {
+		for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+			blocked := difftest.Dial(t, c.Addr())
+			blocked.Send(difftest.Encode("BLPOP", "q", "5"))
+			waitBlocked(t, c, 1)
+			if inMulti {
+				c.Do("MULTI")
+				c.Do("EVAL", "redis.call('RPUSH', KEYS[1], 'a', 'b') return redis.call('LLEN', KEYS[1])", "1", "q")
+				if got := c.Do("EXEC"); got != "*1\r\n:2\r\n" {
+					t.Errorf("EXEC: %q", got)
+				}
+			} else if got := c.Do("EVAL", "redis.call('RPUSH', KEYS[1], 'a', 'b') return redis.call('LLEN', KEYS[1])", "1", "q"); got != ":2\r\n" {
+				t.Errorf("EVAL: %q", got)
+			}
+			if got := blocked.Read(); got != "*2\r\n$1\r\nq\r\n$1\r\na\r\n" {
+				t.Errorf("blocked client got %q (multi %v)", got, inMulti)
+			}
+			if got := c.Do("LRANGE", "q", "0", "-1"); got != "*1\r\n$1\r\nb\r\n" {
+				t.Errorf("left %q", got)
+			}
+			c.Do("DEL", "q")
+		}
+	}
+}
+
+// waitBlocked waits until the server reports n blocked clients.
+func waitBlocked(t *testing.T, c *difftest.Conn, n int) {
+	t.Helper()
+	want := "blocked_clients:" + strconv.Itoa(n) + "\r\n"
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(c.Do("INFO", "clients"), want); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %d blocked clients", n)
+		}
+	}
+}
