@@ -48,9 +48,10 @@ const poolShards = 16
 
 // pool is a list of idle states.
 type pool struct {
-	mu   sync.Mutex
-	free []*vm
-	_    [32]byte
+	mu     sync.Mutex
+	free   []*vm
+	states int // made by this pool
+	_      [24]byte
 }
 
 // NewEngine returns an engine with an empty cache.
@@ -201,23 +202,6 @@ func (e *Engine) GetMemo(m *Memo, sha []byte) *Script {
 	return s
 }
 
-// Count returns the number of cached scripts.
-func (e *Engine) Count() int {
-	n := 0
-	e.scripts.Load().Range(func(_, _ any) bool { n++; return true })
-	return n
-}
-
-// Memory estimates the bytes the script cache uses (INFO memory).
-func (e *Engine) Memory() int64 {
-	var n int64
-	e.scripts.Load().Range(func(_, s any) bool {
-		n += int64(len(s.(*Script).Body)) + 40 + 64
-		return true
-	})
-	return n
-}
-
 // SetFlags replaces a cached script's flags (HotKV's SCRIPT FLAGS). It
 // reports whether the script is cached.
 func (e *Engine) SetFlags(sha string, flags Flags) bool {
@@ -253,6 +237,7 @@ func (p *pool) take(e *Engine, make func(*Engine) *vm) *vm {
 		p.mu.Unlock()
 		return v
 	}
+	p.states++
 	p.mu.Unlock()
 	return make(e)
 }
@@ -532,4 +517,48 @@ func luaPcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// MemoryStats is what INFO memory reports about scripting.
+type MemoryStats struct {
+	Scripts, ScriptBytes       int   // cached EVAL scripts and their source bytes
+	Libraries, Functions       int   // loaded libraries and their functions
+	LibraryBytes               int   // the libraries' code
+	EvalStates, FunctionStates int   // Lua states in the pools
+	EvalVM, FunctionVM         int64 // estimated bytes of those states
+}
+
+// stateBytes estimates the memory of one pooled Lua state: its registry,
+// call stack and the sandbox's tables (gopher-lua does not count what it
+// allocates).
+const stateBytes = 48 << 10
+
+// MemoryStats returns the scripting memory statistics.
+func (e *Engine) MemoryStats() MemoryStats {
+	var st MemoryStats
+	e.scripts.Load().Range(func(_, s any) bool {
+		st.Scripts++
+		st.ScriptBytes += len(s.(*Script).Body)
+		return true
+	})
+	e.mu.Lock()
+	for _, l := range e.funcs.libs {
+		st.Libraries++
+		st.Functions += len(l.Functions)
+		st.LibraryBytes += len(l.Code)
+	}
+	e.mu.Unlock()
+	for i := range e.evalPools {
+		p := &e.evalPools[i]
+		p.mu.Lock()
+		st.EvalStates += p.states
+		p.mu.Unlock()
+		p = &e.funcPools[i]
+		p.mu.Lock()
+		st.FunctionStates += p.states
+		p.mu.Unlock()
+	}
+	st.EvalVM = int64(st.EvalStates) * stateBytes
+	st.FunctionVM = int64(st.FunctionStates) * stateBytes
+	return st
 }

@@ -803,6 +803,10 @@ func totalSystemMemory() int64 {
 	return 0
 }
 
+// scriptOverhead is what a cached script, library or function costs
+// beyond its source: map entries, compiled form headers (an estimate).
+const scriptOverhead = 128
+
 func (s *Server) infoMemory(b []byte) []byte {
 	used := s.usedMemory(time.Now().UnixMilli())
 	peak := max(s.usedMem.peak.Load(), used)
@@ -820,20 +824,20 @@ func (s *Server) infoMemory(b []byte) []byte {
 	b = fmt.Appendf(b, "used_memory_dataset:%d\r\n", dataset)
 	b = fmt.Appendf(b, "used_memory_dataset_perc:%.2f%%\r\n", percent(dataset, used-baseMemory))
 	b = fmt.Appendf(b, "total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n", sys, bytesToHuman(uint64(sys)))
-	// No scripting yet: the Lua and function engines use nothing.
-	b = append(b, "used_memory_lua:0\r\n"+
-		"used_memory_vm_eval:0\r\n"+
-		"used_memory_lua_human:0B\r\n"+
-		"used_memory_scripts_eval:0\r\n"+
-		"number_of_cached_scripts:0\r\n"+
-		"number_of_functions:0\r\n"+
-		"number_of_libraries:0\r\n"+
-		"used_memory_vm_functions:0\r\n"+
-		"used_memory_vm_total:0\r\n"+
-		"used_memory_vm_total_human:0B\r\n"+
-		"used_memory_functions:0\r\n"+
-		"used_memory_scripts:0\r\n"+
-		"used_memory_scripts_human:0B\r\n"...)
+	// Scripting: the Lua states are an estimate (script.MemoryStats);
+	// scripts and libraries count their source and a little overhead.
+	st := s.scripting.engine.MemoryStats()
+	evalMem := int64(st.ScriptBytes + st.Scripts*scriptOverhead)
+	funcMem := int64(st.LibraryBytes + st.Libraries*scriptOverhead + st.Functions*scriptOverhead)
+	b = fmt.Appendf(b, "used_memory_lua:%d\r\nused_memory_vm_eval:%d\r\nused_memory_lua_human:%s\r\n",
+		st.EvalVM, st.EvalVM, bytesToHuman(uint64(st.EvalVM)))
+	b = fmt.Appendf(b, "used_memory_scripts_eval:%d\r\nnumber_of_cached_scripts:%d\r\n", evalMem, st.Scripts)
+	b = fmt.Appendf(b, "number_of_functions:%d\r\nnumber_of_libraries:%d\r\n", st.Functions, st.Libraries)
+	vm := st.EvalVM + st.FunctionVM
+	b = fmt.Appendf(b, "used_memory_vm_functions:%d\r\nused_memory_vm_total:%d\r\nused_memory_vm_total_human:%s\r\n",
+		st.FunctionVM, vm, bytesToHuman(uint64(vm)))
+	b = fmt.Appendf(b, "used_memory_functions:%d\r\nused_memory_scripts:%d\r\nused_memory_scripts_human:%s\r\n",
+		funcMem, evalMem+funcMem, bytesToHuman(uint64(evalMem+funcMem)))
 	b = fmt.Appendf(b, "maxmemory:%d\r\nmaxmemory_human:%s\r\n", mm, bytesToHuman(mm))
 	b = fmt.Appendf(b, "maxmemory_policy:%s\r\n", s.cfg.Lookup("maxmemory-policy").String())
 	b = fmt.Appendf(b, "mem_fragmentation_ratio:%.2f\r\n", ratio(rss, used))

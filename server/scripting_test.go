@@ -469,3 +469,26 @@ func waitBlocked(t *testing.T, c *difftest.Conn, n int) {
 		}
 	}
 }
+
+// TestScriptInfoMemory: INFO memory counts cached scripts, libraries and
+// functions.
+func TestScriptInfoMemory(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	c.Do("SCRIPT", "LOAD", "return 1")
+	c.Do("EVAL", "return 2", "0")
+	c.Do("FUNCTION", "LOAD", "#!lua name=l\nredis.register_function('a', function() end)\nredis.register_function('b', function() end)")
+	info := c.Do("INFO", "memory")
+	for _, want := range []string{"number_of_cached_scripts:2\r\n", "number_of_functions:2\r\n", "number_of_libraries:1\r\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO memory lacks %q", want)
+		}
+	}
+	if strings.Contains(info, "used_memory_vm_eval:0\r\n") {
+		t.Errorf("no memory for the Lua state that ran EVAL:\n%s", info)
+	}
+	c.Do("SCRIPT", "FLUSH")
+	if info := c.Do("INFO", "memory"); !strings.Contains(info, "number_of_cached_scripts:0\r\n") {
+		t.Errorf("after SCRIPT FLUSH:\n%s", info)
+	}
+}
