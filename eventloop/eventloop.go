@@ -291,6 +291,9 @@ func (l *loop) serve(st *runState) {
 				}
 			}
 			if ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
+				if ev.Events&(syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
+					c.hup = true // read on to the end of the stream
+				}
 				l.readable(c)
 				if st.retired {
 					return
@@ -384,6 +387,8 @@ type Conn struct {
 	closed      atomic.Bool
 	dropped     bool // owned by the loop
 	pendingRead bool // owned by the loop: input arrived while output was backed up
+	drained     bool // owned by the reader: the last read emptied the socket
+	hup         bool // owned by the loop: the peer shut down its side (or the socket failed)
 	events      uint32
 
 	wmu     sync.Mutex
@@ -436,7 +441,18 @@ func (c *Conn) Fd() int { return c.fdNum }
 
 // Read reads available input without blocking: ErrWouldBlock when there is
 // none, io.EOF when the peer closed. Only the loop's handler calls it.
+//
+// A read that fills less than p empties the socket's receive queue: the
+// next Read reports ErrWouldBlock without asking the kernel again (data
+// that arrives later raises a new edge-triggered event), which saves a
+// system call per batch of commands. Once the peer has shut its side
+// down, reads go on to the end of the stream: the end came with the same
+// event as the last data.
 func (c *Conn) Read(p []byte) (int, error) {
+	if c.drained && !c.hup {
+		c.drained = false
+		return 0, ErrWouldBlock
+	}
 	for {
 		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
 		switch {
@@ -449,6 +465,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
 		}
+		c.drained = int(n) < len(p)
 		return int(n), nil
 	}
 }
