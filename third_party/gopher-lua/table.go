@@ -1,5 +1,7 @@
 package lua
 
+import "unsafe"
+
 const defaultArrayCap = 32
 const defaultHashCap = 32
 
@@ -200,6 +202,7 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
+	tb.strCache = nil
 	if tb.strdict == nil {
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
@@ -316,10 +319,47 @@ func (tb *LTable) RawGetString(key string) LValue {
 	if tb.strdict == nil {
 		return LNil
 	}
+	if tb.readonly {
+		return tb.cachedGetString(key)
+	}
 	if v, vok := tb.strdict[string(key)]; vok {
 		return v
 	}
 	return LNil
+}
+
+// A read-only table remembers its recent string lookups by the address
+// of the key's bytes (HotKV patch): global and library lookups in
+// compiled code use the same constant strings every time, so most are
+// answered without hashing. The cache is dropped whenever the table
+// changes or becomes writable.
+type strCacheEntry struct {
+	p *byte
+	n int
+	v LValue
+}
+
+const strCacheSize = 32
+
+func (tb *LTable) cachedGetString(key string) LValue {
+	if len(key) == 0 {
+		return tb.strdict[key]
+	}
+	p := unsafe.StringData(key)
+	slot := (uintptr(unsafe.Pointer(p)) >> 3) % strCacheSize
+	if c := tb.strCache; c != nil {
+		if e := &c[slot]; e.p == p && e.n == len(key) {
+			return e.v
+		}
+	} else {
+		tb.strCache = new([strCacheSize]strCacheEntry)
+	}
+	v, ok := tb.strdict[key]
+	if !ok {
+		v = LNil
+	}
+	tb.strCache[slot] = strCacheEntry{p: p, n: len(key), v: v}
+	return v
 }
 
 // ForEach iterates over this table of elements, yielding each in turn to a given function.

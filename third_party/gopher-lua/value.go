@@ -168,6 +168,7 @@ type LTable struct {
 	// readonly makes every write raise "Attempt to modify a readonly
 	// table" (HotKV patch, as Redis's lua_enablereadonlytable).
 	readonly bool
+	strCache *[strCacheSize]strCacheEntry // read-only tables' lookups
 
 	array   []LValue
 	dict    map[LValue]LValue
@@ -181,7 +182,10 @@ func (tb *LTable) String() string { return fmt.Sprintf("table: %p", tb) }
 // SetReadOnly marks tb read-only (or writable again). Writes through the
 // VM, rawset, table.insert/remove/sort and setmetatable then raise
 // "Attempt to modify a readonly table", as in Redis's patched Lua.
-func (tb *LTable) SetReadOnly(ro bool) { tb.readonly = ro }
+func (tb *LTable) SetReadOnly(ro bool) {
+	tb.readonly = ro
+	tb.strCache = nil
+}
 
 // Reset empties tb (array, hash part and metatable), keeping the array's
 // capacity, so that a table can be reused without allocating (HotKV
@@ -190,6 +194,7 @@ func (tb *LTable) Reset() {
 	clear(tb.array)
 	tb.array = tb.array[:0]
 	tb.dict, tb.strdict, tb.keys, tb.k2i = nil, nil, nil, nil
+	tb.strCache = nil
 	tb.Metatable = LNil
 }
 
