@@ -35,7 +35,7 @@ type Engine struct {
 	scripts atomic.Pointer[sync.Map]
 	epoch   atomic.Uint64
 
-	// mu guards funcs (and the script cache's writers).
+	// mu guards funcs.
 	mu    sync.Mutex
 	funcs functions
 	// evalPools and funcPools are the idle Lua states, spread over
