@@ -104,6 +104,7 @@ var evalCases = [][]string{
 	{"return tostring(-0.0) .. tostring(0.1) .. tostring(1e100)", "0"},
 	{"return string.format('%d %s %5.2f %x', 3, 'x', 1.5, 255)", "0"},
 	{"return tonumber('0x10') + tonumber('  12  ')", "0"},
+	{"return #string.rep('x', 2^40) + #string.rep('x', 2^31) + #string.rep('ab', 3)", "0"},
 	// math.random is Redis's generator.
 	{"math.randomseed(5) return {math.random(100), math.random(1,10), math.random(1000000)}", "0"},
 	{"return math.random(0)", "0"},

@@ -383,6 +383,21 @@ func TestScriptEveryCommand(t *testing.T) {
 	expect(t, c, "+PONG\r\n", "PING")
 }
 
+// TestScriptHugeStrings: a script that builds an enormous string gets an
+// error instead of exhausting the server's memory.
+func TestScriptHugeStrings(t *testing.T) {
+	c := difftest.Dial(t, sharedHotKV(t))
+	for _, body := range []string{
+		"return #string.rep('xxxxxxxxxx', 2^30)",
+		"local s = 'x' for i = 1, 40 do s = s .. s end return #s",
+	} {
+		if got := c.Do("EVAL", body, "0"); !strings.HasPrefix(got, "-ERR user_script:1: not enough memory script: ") {
+			t.Errorf("%s: %q", body, got)
+		}
+	}
+	expect(t, c, "+PONG\r\n", "PING")
+}
+
 // TestScriptInMulti: scripts queue in MULTI and run in EXEC, as in Redis.
 func TestScriptInMulti(t *testing.T) {
 	p := newPair(t)

@@ -6,6 +6,11 @@ import (
 
 var CompatVarArg = true
 var FieldsPerFlush = 50
+// MaxStringLen bounds the strings string.rep and concatenation build
+// (HotKV patch): past it they raise "not enough memory", as C Lua does
+// when an allocation fails, instead of exhausting the process's memory.
+var MaxStringLen = 512 << 20
+
 var RegistrySize = 256 * 20
 var RegistryGrowStep = 32
 var CallStackSize = 256

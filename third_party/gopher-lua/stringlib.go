@@ -391,12 +391,17 @@ func strMatch(L *LState) int {
 
 func strRep(L *LState) int {
 	str := L.CheckString(1)
-	n := L.CheckInt(2)
-	if n < 0 {
+	// HotKV patch: luaL_checkint's C int (string.rep('x', 2^40) is "",
+	// as in Redis), and a bounded result.
+	n := int(int32(int64(L.CheckNumber(2))))
+	if n <= 0 || len(str) == 0 {
 		L.Push(emptyLString)
-	} else {
-		L.Push(LString(strings.Repeat(str, n)))
+		return 1
 	}
+	if len(str) > MaxStringLen/n {
+		L.RaiseError("not enough memory")
+	}
+	L.Push(LString(strings.Repeat(str, n)))
 	return 1
 }
 

@@ -2390,6 +2390,13 @@ func stringConcat(L *LState, total, last int) LValue {
 				i--
 				total--
 			}
+			size := 0
+			for _, part := range buf {
+				size += len(part)
+			}
+			if size > MaxStringLen { // HotKV patch: bounded strings
+				L.RaiseError("not enough memory")
+			}
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}
