@@ -6,6 +6,7 @@ import (
 
 var CompatVarArg = true
 var FieldsPerFlush = 50
+
 // MaxStringLen bounds the strings string.rep and concatenation build
 // (HotKV patch): past it they raise "not enough memory", as C Lua does
 // when an allocation fails, instead of exhausting the process's memory.

@@ -2,6 +2,7 @@ package lua
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/yuin/gopher-lua/pm"
@@ -133,16 +134,148 @@ func strFind(L *LState) int {
 	return md.CaptureLength()/2 + 1
 }
 
+// strFormat is C Lua 5.1's str_format (HotKV patch): upstream handed the
+// format to Go's fmt, whose verbs, defaults and spellings differ (%g's
+// default precision, %x of negative numbers, inf, %q, %i, %u, width
+// limits).
 func strFormat(L *LState) int {
-	str := L.CheckString(1)
-	args := make([]interface{}, L.GetTop()-1)
+	strfrmt := L.CheckString(1)
 	top := L.GetTop()
-	for i := 2; i <= top; i++ {
-		args[i-2] = L.Get(i)
+	arg := 1
+	var b strings.Builder
+	for i := 0; i < len(strfrmt); i++ {
+		c := strfrmt[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i < len(strfrmt) && strfrmt[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		// scanformat: flags, width (2 digits), precision (2 digits).
+		start := i
+		for i < len(strfrmt) && strings.IndexByte("-+ #0", strfrmt[i]) >= 0 {
+			i++
+		}
+		if i-start > 5 {
+			L.RaiseError("invalid format (repeated flags)")
+		}
+		digits := func() {
+			for n := 0; n < 2 && i < len(strfrmt) && isDigit(strfrmt[i]); n++ {
+				i++
+			}
+		}
+		digits()
+		if i < len(strfrmt) && strfrmt[i] == '.' {
+			i++
+			digits()
+		}
+		if i < len(strfrmt) && isDigit(strfrmt[i]) {
+			L.RaiseError("invalid format (width or precision too long)")
+		}
+		spec := strfrmt[start:i]
+		conv := byte(0)
+		if i < len(strfrmt) {
+			conv = strfrmt[i]
+		}
+		arg++
+		if arg > top && conv != 0 && strings.IndexByte("cdiouxXeEfgGqs", conv) >= 0 {
+			L.ArgError(arg, "no value")
+		}
+		switch conv {
+		case 'c':
+			b.WriteString(fmt.Sprintf("%"+spec+"c", rune(byte(int64(L.CheckNumber(arg))))))
+		case 'd', 'i':
+			b.WriteString(fmt.Sprintf("%"+spec+"d", cInt64(float64(L.CheckNumber(arg)))))
+		case 'o', 'u', 'x', 'X':
+			v := uint64(cInt64(float64(L.CheckNumber(arg))))
+			verb := conv
+			if conv == 'u' {
+				verb = 'd'
+			}
+			b.WriteString(fmt.Sprintf("%"+spec+string(verb), v))
+		case 'e', 'E', 'f', 'g', 'G':
+			b.WriteString(formatFloat(spec, conv, float64(L.CheckNumber(arg))))
+		case 'q':
+			addQuoted(&b, L.CheckString(arg))
+		case 's':
+			s := L.CheckString(arg)
+			if !strings.Contains(spec, ".") && len(s) >= 100 {
+				b.WriteString(s) // keep the whole string, as C Lua
+			} else {
+				b.WriteString(fmt.Sprintf("%"+spec+"s", s))
+			}
+		default:
+			L.RaiseError("invalid option '%%%c' to 'format'", conv)
+		}
 	}
-	npat := strings.Count(str, "%") - strings.Count(str, "%%")
-	L.Push(LString(fmt.Sprintf(str, args[:intMin(npat, len(args))]...)))
+	L.Push(LString(b.String()))
 	return 1
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// cInt64 is C's (long long) cast of a double on x86-64.
+func cInt64(f float64) int64 {
+	if f != f || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// formatFloat is printf's %e, %f and %g with a C flags/width/precision
+// spec: Go's %g defaults to the shortest form where C uses 6 digits, and
+// C spells infinities and NaN "inf" and "nan".
+func formatFloat(spec string, conv byte, f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		s := "inf"
+		if math.IsNaN(f) {
+			s = "nan"
+		}
+		if conv == 'E' || conv == 'G' {
+			s = strings.ToUpper(s)
+		}
+		if math.Signbit(f) {
+			s = "-" + s
+		} else if strings.Contains(spec, "+") {
+			s = "+" + s
+		} else if strings.Contains(spec, " ") {
+			s = " " + s
+		}
+		width := strings.TrimLeft(spec, "-+ #0")
+		if k := strings.IndexByte(width, '.'); k >= 0 {
+			width = width[:k]
+		}
+		if strings.Contains(spec[:len(spec)-len(strings.TrimLeft(spec, "-+ #0"))], "-") {
+			return fmt.Sprintf("%-"+width+"s", s)
+		}
+		return fmt.Sprintf("%"+width+"s", s)
+	}
+	if !strings.Contains(spec, ".") && (conv == 'g' || conv == 'G') {
+		spec += ".6"
+	}
+	return fmt.Sprintf("%"+spec+string(conv), f)
+}
+
+// addQuoted is lstrlib's addquoted (%q).
+func addQuoted(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '\n':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\r':
+			b.WriteString("\\r")
+		case 0:
+			b.WriteString("\\000")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
 }
 
 func strGsub(L *LState) int {
