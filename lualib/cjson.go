@@ -637,7 +637,7 @@ func (p *jsonParser) rest(i int) string {
 
 func (p *jsonParser) nextNumberToken(tok *jsonToken) {
 	tok.typ = tNumber
-	v, n := cStrtod(p.rest(p.ptr))
+	v, n := lua.Strtod(p.rest(p.ptr))
 	if n == 0 {
 		p.setTokenError(tok, "invalid number")
 		return

@@ -162,7 +162,7 @@ func toNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(x), true
 	case lua.LString:
-		return str2d(string(x))
+		return lua.Str2Number(string(x))
 	}
 	return 0, false
 }
@@ -258,4 +258,24 @@ func cUint64(f float64) uint64 {
 // toCInt stores a lua_Integer in a C int, which keeps its low 32 bits.
 func toCInt(n int64) int32 {
 	return int32(n)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool {
+	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII word
+// prefix, ignoring case (strncasecmp).
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if s[i]|0x20 != prefix[i] {
+			return false
+		}
+	}
+	return true
 }

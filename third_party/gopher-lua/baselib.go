@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"strconv"
 	"strings"
 )
 
@@ -63,9 +61,24 @@ func baseAssert(L *LState) int {
 	return L.GetTop()
 }
 
+// baseCollectGarbage is C Lua 5.1's collectgarbage (HotKV patch): Go's
+// collector manages the memory, so no option runs it (upstream ran a full
+// runtime.GC, which stalls the whole process); "count" reports an estimate
+// of a state's memory in KB.
 func baseCollectGarbage(L *LState) int {
-	runtime.GC()
-	return 0
+	switch opt := L.OptString(1, "collect"); opt {
+	case "collect", "stop", "restart":
+		L.Push(LNumber(0))
+	case "count":
+		L.Push(LNumber(48))
+	case "step":
+		L.Push(LTrue)
+	case "setpause", "setstepmul":
+		L.Push(LNumber(200))
+	default:
+		L.ArgError(1, "invalid option '"+opt+"'")
+	}
+	return 1
 }
 
 func baseDoFile(L *LState) int {
@@ -405,30 +418,59 @@ func baseToNumber(L *LState) int {
 	base := L.OptInt(2, 10)
 	noBase := L.Get(2) == LNil
 
-	switch lv := L.CheckAny(1).(type) {
-	case LNumber:
-		L.Push(lv)
-	case LString:
-		str := strings.Trim(string(lv), " \n\t")
-		if strings.Index(str, ".") > -1 {
-			if v, err := strconv.ParseFloat(str, LNumberBit); err != nil {
-				L.Push(LNil)
-			} else {
+	// HotKV patch: C Lua's luaB_tonumber. Base 10 is luaO_str2d (strtod);
+	// other bases read an unsigned integer (strtoul) that white space
+	// alone may follow.
+	if base == 10 || noBase {
+		switch lv := L.CheckAny(1).(type) {
+		case LNumber:
+			L.Push(lv)
+		case LString:
+			if v, ok := Str2Number(string(lv)); ok {
 				L.Push(LNumber(v))
-			}
-		} else {
-			if noBase && strings.HasPrefix(strings.ToLower(str), "0x") {
-				base, str = 16, str[2:] // Hex number
-			}
-			if v, err := strconv.ParseInt(str, base, LNumberBit); err != nil {
-				L.Push(LNil)
 			} else {
-				L.Push(LNumber(v))
+				L.Push(LNil)
 			}
+		default:
+			L.Push(LNil)
 		}
-	default:
-		L.Push(LNil)
+		return 1
 	}
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	s := strings.TrimLeft(L.CheckString(1), " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	var n uint64
+	digits := 0
+	for ; digits < len(s); digits++ {
+		c := s[digits] | 0x20
+		var d uint64
+		switch {
+		case s[digits] >= '0' && s[digits] <= '9':
+			d = uint64(s[digits] - '0')
+		case c >= 'a' && c <= 'z':
+			d = uint64(c-'a') + 10
+		default:
+			d = 99
+		}
+		if d >= uint64(base) {
+			break
+		}
+		n = n*uint64(base) + d
+	}
+	rest := strings.TrimLeft(s[digits:], " \t\n\v\f\r")
+	if digits == 0 || rest != "" {
+		L.Push(LNil)
+		return 1
+	}
+	if neg {
+		n = -n
+	}
+	L.Push(LNumber(float64(n)))
 	return 1
 }
 

@@ -741,7 +741,9 @@ func (ls *LState) raiseError(level int, format string, args ...interface{}) {
 		message = fmt.Sprintf(format, args...)
 	}
 	if level > 0 {
-		message = fmt.Sprintf("%v %v", ls.where(level-1, true), message)
+		if w := ls.whereC(level); w != "" {
+			message = w + " " + message
+		}
 	}
 	if ls.reg.IsFull() {
 		// if the registry is full then it won't be possible to push a value, in this case, force a larger size
@@ -749,6 +751,31 @@ func (ls *LState) raiseError(level int, format string, args ...interface{}) {
 	}
 	ls.reg.Push(LString(message))
 	ls.Panic(ls)
+}
+
+// whereC is where C Lua 5.1 places an error (HotKV patch): raised by a Go
+// function (luaL_error's luaL_where), level 1 is that function's caller,
+// and a caller that is itself a Go function (pcall(error, "x")) gives no
+// position; raised by the VM (luaG_runerror), the running Lua function.
+func (ls *LState) whereC(level int) string {
+	cf := ls.currentFrame
+	if cf != nil && cf.Fn.IsG {
+		for i := 0; i < level && cf != nil; i++ {
+			cf = cf.Parent
+		}
+	} else {
+		for i := 1; i < level && cf != nil; i++ {
+			cf = cf.Parent
+		}
+	}
+	if cf == nil || cf.Fn.IsG || cf.Fn.Proto == nil || cf.Pc == 0 {
+		return ""
+	}
+	source := cf.Fn.Proto.SourceName
+	if len(source) > 0 && (source[0] == '@' || source[0] == '=') {
+		source = source[1:]
+	}
+	return fmt.Sprintf("%v:%v:", source, cf.Fn.Proto.DbgSourcePositions[cf.Pc-1])
 }
 
 func (ls *LState) findLocal(frame *callFrame, no int) string {

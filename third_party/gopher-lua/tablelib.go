@@ -73,7 +73,7 @@ func tableConcat(L *LState) int {
 	for ; i <= j; i++ {
 		v := tbl.RawGetInt(i)
 		if !LVCanConvToString(v) {
-			L.RaiseError("invalid value (%s) at index %d in table for concat", v.Type().String(), i)
+			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), i)
 		}
 		L.Push(v)
 		if i != j {
@@ -88,8 +88,8 @@ func tableInsert(L *LState) int {
 	tbl := L.CheckTable(1)
 	L.checkWritable(tbl)
 	nargs := L.GetTop()
-	if nargs == 1 {
-		L.RaiseError("wrong number of arguments")
+	if nargs != 2 && nargs != 3 { // HotKV patch: C Lua's check and text
+		L.RaiseError("wrong number of arguments to 'insert'")
 	}
 
 	if L.GetTop() == 2 {

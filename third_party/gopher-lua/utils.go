@@ -2,6 +2,7 @@ package lua
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -140,20 +141,17 @@ func isArrayKey(v LNumber) bool {
 	return isInteger(v) && v < LNumber(int((^uint(0))>>1)) && v > LNumber(0) && v < LNumber(MaxArrayIndex)
 }
 
+// parseNumber is C Lua's luaO_str2d (HotKV patch): glibc's strtod with
+// only white space after the number, so "1e2", " 0x10 ", "0x1p4", "inf"
+// and "nan" are numbers as in Redis.
 func parseNumber(number string) (LNumber, error) {
-	var value LNumber
-	number = strings.Trim(number, " \t\n")
-	if v, err := strconv.ParseInt(number, 0, LNumberBit); err != nil {
-		if v2, err2 := strconv.ParseFloat(number, LNumberBit); err2 != nil {
-			return LNumber(0), err2
-		} else {
-			value = LNumber(v2)
-		}
-	} else {
-		value = LNumber(v)
+	if v, ok := Str2Number(number); ok {
+		return LNumber(v), nil
 	}
-	return value, nil
+	return LNumber(0), errNotANumber
 }
+
+var errNotANumber = errors.New("not a number")
 
 func popenArgs(arg string) (string, []string) {
 	cmd := "/bin/sh"

@@ -1,35 +1,35 @@
-package lualib
+package lua
 
 import (
 	"math"
 	"strconv"
 )
 
-// Number parsing as glibc's strtod and Lua 5.1's luaO_str2d do it. Redis
+// HotKV patch. Number parsing as glibc's strtod and Lua 5.1's luaO_str2d do it. Redis
 // links its Lua with glibc, so lua_tonumber("0x10") is 16, "inf" and "nan"
 // are numbers, and cjson.decode reads its numbers with strtod as well.
 
-// quietNaN is the NaN strtod returns for "nan": positive, quiet, no payload.
-const quietNaN = 0x7ff8000000000000
+// sdQuietNaN is the NaN strtod returns for "nan": positive, quiet, no payload.
+const sdQuietNaN = 0x7ff8000000000000
 
-// isCSpace is isspace in the C locale.
-func isCSpace(c byte) bool {
+// sdIsSpace is isspace in the C locale.
+func sdIsSpace(c byte) bool {
 	return c == ' ' || (c >= '\t' && c <= '\r')
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func sdIsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isHexDigit(c byte) bool {
-	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f')
+func sdIsHexDigit(c byte) bool {
+	return sdIsDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f')
 }
 
-func isAlnum(c byte) bool {
-	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
+func sdIsAlnum(c byte) bool {
+	return sdIsDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
-// hasPrefixFold reports whether s starts with the lower-case ASCII word
+// sdHasPrefixFold reports whether s starts with the lower-case ASCII word
 // prefix, ignoring case (strncasecmp).
-func hasPrefixFold(s, prefix string) bool {
+func sdHasPrefixFold(s, prefix string) bool {
 	if len(s) < len(prefix) {
 		return false
 	}
@@ -41,16 +41,16 @@ func hasPrefixFold(s, prefix string) bool {
 	return true
 }
 
-// cStrtod parses the longest prefix of s that glibc's strtod accepts and
+// Strtod parses the longest prefix of s that glibc's strtod accepts and
 // returns its value and length; n is 0 when nothing converts. s is read as
 // a C string: a NUL byte ends it. Accepted: leading white space, a sign,
 // then a decimal number with optional fraction and exponent, a hexadecimal
 // number ("0x1.8p3", the binary exponent optional), "inf", "infinity" or
 // "nan" with an optional "(n-char-sequence)" payload, letters in any case.
 // Overflow gives ±Inf and underflow a denormal or zero, correctly rounded.
-func cStrtod(s string) (v float64, n int) {
+func Strtod(s string) (v float64, n int) {
 	i := 0
-	for i < len(s) && isCSpace(s[i]) {
+	for i < len(s) && sdIsSpace(s[i]) {
 		i++
 	}
 	neg := false
@@ -66,49 +66,49 @@ func cStrtod(s string) (v float64, n int) {
 	}
 	rest := s[i:]
 	switch {
-	case hasPrefixFold(rest, "inf"):
-		if hasPrefixFold(rest, "infinity") {
+	case sdHasPrefixFold(rest, "inf"):
+		if sdHasPrefixFold(rest, "infinity") {
 			return withSign(math.Inf(1)), i + 8
 		}
 		return withSign(math.Inf(1)), i + 3
-	case hasPrefixFold(rest, "nan"):
-		f, m := parseNaN(rest)
+	case sdHasPrefixFold(rest, "nan"):
+		f, m := sdParseNaN(rest)
 		return withSign(f), i + m
 	case len(rest) >= 2 && rest[0] == '0' && rest[1]|0x20 == 'x':
-		if f, m := parseHexFloat(rest); m > 0 {
+		if f, m := sdParseHexFloat(rest); m > 0 {
 			return withSign(f), i + m
 		}
 		// "0x" without hex digits: only the "0" converts.
 		return withSign(0), i + 1
 	}
-	m := scanDecimal(rest)
+	m := sdScanDecimal(rest)
 	if m == 0 {
 		return 0, 0
 	}
 	f, err := strconv.ParseFloat(rest[:m], 64)
-	if err != nil && !isRangeErr(err) {
+	if err != nil && !sdIsRangeErr(err) {
 		return 0, 0
 	}
 	return withSign(f), i + m
 }
 
-func isRangeErr(err error) bool {
+func sdIsRangeErr(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// scanDecimal returns the length of the decimal number at the start of s:
+// sdScanDecimal returns the length of the decimal number at the start of s:
 // digits with an optional '.' (at least one digit in all), then an optional
 // exponent that is only taken when it has digits.
-func scanDecimal(s string) int {
+func sdScanDecimal(s string) int {
 	i, digits := 0, 0
-	for i < len(s) && isDigit(s[i]) {
+	for i < len(s) && sdIsDigit(s[i]) {
 		i++
 		digits++
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && isDigit(s[i]) {
+		for i < len(s) && sdIsDigit(s[i]) {
 			i++
 			digits++
 		}
@@ -116,12 +116,12 @@ func scanDecimal(s string) int {
 	if digits == 0 {
 		return 0
 	}
-	return i + scanExponent(s[i:], 'e')
+	return i + sdScanExponent(s[i:], 'e')
 }
 
-// scanExponent returns the length of an exponent ("e-12", "p+3") at the
+// sdScanExponent returns the length of an exponent ("e-12", "p+3") at the
 // start of s, or 0 when there is none with digits.
-func scanExponent(s string, mark byte) int {
+func sdScanExponent(s string, mark byte) int {
 	if len(s) == 0 || s[0]|0x20 != mark {
 		return 0
 	}
@@ -130,7 +130,7 @@ func scanExponent(s string, mark byte) int {
 		j++
 	}
 	start := j
-	for j < len(s) && isDigit(s[j]) {
+	for j < len(s) && sdIsDigit(s[j]) {
 		j++
 	}
 	if j == start {
@@ -139,17 +139,17 @@ func scanExponent(s string, mark byte) int {
 	return j
 }
 
-// parseHexFloat parses "0x" hex digits with an optional '.' and binary
+// sdParseHexFloat parses "0x" hex digits with an optional '.' and binary
 // exponent at the start of s; n is 0 when there is no hex digit.
-func parseHexFloat(s string) (float64, int) {
+func sdParseHexFloat(s string) (float64, int) {
 	i, digits := 2, 0
-	for i < len(s) && isHexDigit(s[i]) {
+	for i < len(s) && sdIsHexDigit(s[i]) {
 		i++
 		digits++
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && isHexDigit(s[i]) {
+		for i < len(s) && sdIsHexDigit(s[i]) {
 			i++
 			digits++
 		}
@@ -158,31 +158,31 @@ func parseHexFloat(s string) (float64, int) {
 		return 0, 0
 	}
 	mant := s[:i]
-	e := scanExponent(s[i:], 'p')
+	e := sdScanExponent(s[i:], 'p')
 	exp := "p0"
 	if e > 0 {
 		exp = s[i : i+e]
 	}
 	f, err := strconv.ParseFloat(mant+exp, 64)
-	if err != nil && !isRangeErr(err) {
+	if err != nil && !sdIsRangeErr(err) {
 		return 0, 0
 	}
 	return f, i + e
 }
 
-// parseNaN parses "nan" and an optional "(n-char-sequence)" at the start
+// sdParseNaN parses "nan" and an optional "(n-char-sequence)" at the start
 // of s. As glibc does, a sequence that reads entirely as an unsigned number
 // (strtoull, base 0) sets the low 51 mantissa bits of the quiet NaN.
-func parseNaN(s string) (float64, int) {
-	bits := uint64(quietNaN)
+func sdParseNaN(s string) (float64, int) {
+	bits := uint64(sdQuietNaN)
 	n := 3
 	if n < len(s) && s[n] == '(' {
 		j := n + 1
-		for j < len(s) && (isAlnum(s[j]) || s[j] == '_') {
+		for j < len(s) && (sdIsAlnum(s[j]) || s[j] == '_') {
 			j++
 		}
 		if j < len(s) && s[j] == ')' {
-			if payload, ok := parseCULL(s[n+1 : j]); ok {
+			if payload, ok := sdParseCULL(s[n+1 : j]); ok {
 				bits |= payload & (1<<51 - 1)
 			}
 			n = j + 1
@@ -191,15 +191,15 @@ func parseNaN(s string) (float64, int) {
 	return math.Float64frombits(bits), n
 }
 
-// parseCULL reports the value of s read by strtoull with base 0 and
+// sdParseCULL reports the value of s read by strtoull with base 0 and
 // whether that read consumed all of s. Overflow saturates as strtoull does.
-func parseCULL(s string) (uint64, bool) {
+func sdParseCULL(s string) (uint64, bool) {
 	if s == "" {
 		return 0, true
 	}
 	base, digits := uint64(10), s
 	switch {
-	case len(s) > 2 && s[0] == '0' && s[1]|0x20 == 'x' && isHexDigit(s[2]):
+	case len(s) > 2 && s[0] == '0' && s[1]|0x20 == 'x' && sdIsHexDigit(s[2]):
 		base, digits = 16, s[2:]
 	case s[0] == '0':
 		base = 8
@@ -210,7 +210,7 @@ func parseCULL(s string) (uint64, bool) {
 		c := digits[i]
 		var d uint64
 		switch {
-		case isDigit(c):
+		case sdIsDigit(c):
 			d = uint64(c - '0')
 		case c|0x20 >= 'a' && c|0x20 <= 'z':
 			d = uint64(c|0x20-'a') + 10
@@ -231,20 +231,30 @@ func parseCULL(s string) (uint64, bool) {
 	return v, true
 }
 
-// str2d is luaO_str2d, the string-to-number conversion of lua_tonumber:
+// Str2Number is luaO_str2d, the string-to-number conversion of lua_tonumber:
 // strtod on the string up to its first NUL, then only white space may
 // follow. (Lua's strtoul retry for a stop at 'x' cannot succeed after
 // glibc's strtod, which reads hexadecimal itself.)
-func str2d(s string) (float64, bool) {
-	s = cString(s)
-	f, n := cStrtod(s)
+func Str2Number(s string) (float64, bool) {
+	s = sdCString(s)
+	f, n := Strtod(s)
 	if n == 0 {
 		return 0, false
 	}
 	for _, c := range []byte(s[n:]) {
-		if !isCSpace(c) {
+		if !sdIsSpace(c) {
 			return 0, false
 		}
 	}
 	return f, true
+}
+
+// sdCString cuts s at its first NUL byte, as C reads a string.
+func sdCString(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return s[:i]
+		}
+	}
+	return s
 }
