@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=${TESTS:-set,get,incr,mset}
+TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl}
 N=${N:-200000}
 CLIENTS=${CLIENTS:-50}
 PIPELINES=${PIPELINES:-"1 16"}
