@@ -88,10 +88,9 @@ type Client struct {
 	// between batches.
 	mark time.Duration
 
-	// The last top-level command looked up, by the exact name sent.
-	lastName    []byte
-	lastNameBuf [16]byte
-	lastLookup  *Command
+	// The last top-level commands looked up (lookupMemo).
+	lookups    [4]memoCmd
+	nextLookup int
 
 	mu struct {
 		sync.Mutex

@@ -67,16 +67,7 @@ func (cmd *Command) monitored() bool {
 // lookupChecked resolves args to a command and checks its arity, replying
 // with Redis's error when either fails.
 func (s *Server) lookupChecked(c *Client, args [][]byte) (*Command, bool) {
-	var cmd *Command
-	if c.lastLookup != nil && string(args[0]) == string(c.lastName) {
-		cmd = c.lastLookup // pipelines repeat the same command
-	} else {
-		cmd, _ = s.table.lookup(&c.nameBuf, args)
-		if cmd != nil && cmd.Sub == nil && cmd.parent == nil && len(args[0]) <= len(c.lastNameBuf) {
-			c.lastName = append(c.lastNameBuf[:0], args[0]...)
-			c.lastLookup = cmd
-		}
-	}
+	cmd := c.lookupMemo(args)
 	if cmd == nil {
 		var b strings.Builder
 		for i := 1; i < len(args) && b.Len() < 128; i++ {
@@ -103,6 +94,34 @@ func (s *Server) lookupChecked(c *Client, args [][]byte) (*Command, bool) {
 		return nil, false
 	}
 	return cmd, true
+}
+
+// memoCmd is a top-level command remembered by the exact name sent.
+type memoCmd struct {
+	cmd  *Command
+	n    uint8
+	name [15]byte
+}
+
+// lookupMemo resolves args to a command, remembering the last few
+// top-level commands by the exact names sent: pipelines and scripts repeat
+// the same commands.
+func (c *Client) lookupMemo(args [][]byte) *Command {
+	name := args[0]
+	for i := range c.lookups {
+		m := &c.lookups[i]
+		if m.cmd != nil && int(m.n) == len(name) && string(m.name[:m.n]) == string(name) {
+			return m.cmd
+		}
+	}
+	cmd, _ := c.srv.table.lookup(&c.nameBuf, args)
+	if cmd != nil && cmd.Sub == nil && cmd.parent == nil && len(name) <= len(memoCmd{}.name) {
+		m := &c.lookups[c.nextLookup%len(c.lookups)]
+		c.nextLookup++
+		m.cmd, m.n = cmd, uint8(len(name))
+		copy(m.name[:], name)
+	}
+	return cmd
 }
 
 func truncate(b []byte, n int) []byte {

@@ -219,7 +219,7 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 		start = monoNow()
 	}
 	sr.slow(start)
-	cmd, _ := s.table.lookup(&ec.nameBuf, args)
+	cmd := ec.lookupMemo(args)
 	if cmd == nil || cmd.Sub != nil && cmd.Handler == nil && len(args) >= 2 {
 		return nil, "-" + errScriptUnknownCommand
 	}
