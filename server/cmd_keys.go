@@ -347,9 +347,8 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	// Strings are copied; collections when their value implements
-	// interface{ Clone() any }.
-	// TODO(#3): every collection kind must implement Clone when it lands.
+	// Strings are copied, collections cloned (every kind implements
+	// Clone; a future kind that does not is refused).
 	dup := e.Clone()
 	if dup == nil {
 		c.errorReply(errCopyUnknownType)
