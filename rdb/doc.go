@@ -1,9 +1,11 @@
 // Package rdb is HotKV's codec for Redis 7.0's RDB serialization format
 // (RDB version 10), the byte format of dump.rdb files, of DUMP/RESTORE
-// payloads and of FUNCTION DUMP/FUNCTION RESTORE payloads.
+// payloads and of FUNCTION DUMP/FUNCTION RESTORE payloads. redis-server
+// 7.0.15 is the oracle of its differential tests: what Redis writes, this
+// package reads; what this package writes, Redis loads; and where both
+// write the same content, the bytes are the same.
 //
-// This first part covers what FUNCTION DUMP and FUNCTION RESTORE need, and
-// the primitives every later part (key DUMP/RESTORE, dump.rdb) builds on:
+// Primitives:
 //
 //   - CRC64: Redis's crc64 (crc64.c, Jones polynomial, reflected, init 0,
 //     no final xor), the checksum of DUMP payloads and of RDB files.
@@ -16,22 +18,53 @@
 //     AppendString to encode, Reader to decode.
 //   - DUMP payload footers (createDumpPayload, verifyDumpPayload):
 //     AppendFooter and VerifyPayload.
-//   - Function payloads (functionDumpCommand, functionRestoreCommand,
-//     rdbFunctionLoad): EncodeFunctions and DecodeFunctions.
+//
+// Values (Value, Kind, ZMember), independent of HotKV's data structures:
+//
+//   - EncodeValue writes a value as Redis 7.0's rdbSaveObjectType and
+//     rdbSaveObject do, choosing the encoding Redis would hold it in under
+//     the thresholds of EncodeOptions (hash-max-listpack-*,
+//     set-max-intset-entries, zset-max-listpack-*, list-max-listpack-size,
+//     rdbcompression): strings,
+//     quicklists of listpack and plain nodes, intsets or plain sets,
+//     listpack or plain hashes, listpack or skiplist (binary score) sorted
+//     sets. Dump adds the footer: a DUMP payload.
+//   - DecodeValue reads every encoding Redis 7.0 loads for strings, lists,
+//     sets, hashes and sorted sets, including the legacy ones it no longer
+//     writes (zipmap, ziplists, quicklists of ziplists, string scores),
+//     validating listpacks, ziplists, intsets and zipmaps as Redis's deep
+//     sanitization (sanitize-dump-payload yes) does. Restore is RESTORE's
+//     decoding, with Redis's error replies.
+//   - Stream and module values are not decoded: they give ErrUnsupported
+//     (HotKV has no streams yet). Redis itself rejects the pre-release
+//     module type 6; module type 7 needs the module.
+//
+// Files: FileWriter streams a dump.rdb as rdbSaveRio writes it (magic,
+// auxiliary fields, functions, databases with expirations and LRU/LFU
+// data, EOF, CRC64 or 8 zero bytes); FileReader streams one back as
+// rdbLoadRio reads it (any RDB version from 1 to 10), calling back per
+// record and reporting errors with the byte offset (FileError). Module
+// auxiliary data and stream or module values stop it with ErrUnsupported.
+//
+// Function payloads (functionDumpCommand, functionRestoreCommand,
+// rdbFunctionLoad): EncodeFunctions and DecodeFunctions.
 //
 // Decoders never panic and never allocate more than a small multiple of
 // their input on corrupt or truncated data; they report ErrTruncated or
 // ErrCorrupt (wrapped with details, test with errors.Is). Errors that
-// Redis sends to clients verbatim (ErrPayloadFooter, ErrNotFunction, ...)
-// are plain sentinel values whose Error() is exactly Redis's message
-// without the "ERR " prefix, so a server replies "-ERR " + err.Error().
+// Redis sends to clients verbatim (ErrPayloadFooter, ErrBadData,
+// ErrNotFunction, ...) are plain sentinel values whose Error() is exactly
+// Redis's message without the "ERR " prefix, so a server replies
+// "-ERR " + err.Error().
 //
 // Redis reads a DUMP payload's body from a buffer holding the whole
 // payload, footer included, and never checks that the body was consumed
 // exactly: a value may run into the footer, and bytes left after it are
 // ignored (RESTORE of keys and FUNCTION RESTORE alike). To answer alike,
 // decode with a Reader over the whole payload after VerifyPayload, not
-// over the returned body; DecodeFunctions does so.
+// over the returned body; Restore and DecodeFunctions do so. Since the
+// CRC starts from 0, zero bytes in front of a payload do not change its
+// checksum either.
 package rdb
 
 // Version is the RDB format version Redis 7.0 writes (RDB_VERSION) and the

@@ -91,7 +91,7 @@ func DecodeFunctions(payload []byte) ([]string, error) {
 				err = ErrLibraryPayload
 			}
 		case OpcodeFunctionPreGA:
-			code, err = readPreGAFunction(r)
+			code, err, _ = readPreGAFunction(r)
 		default:
 			err = ErrNotFunction
 		}
@@ -104,30 +104,33 @@ func DecodeFunctions(payload []byte) ([]string, error) {
 }
 
 // readPreGAFunction reads the rest of an OpcodeFunctionPreGA record and
-// returns the library code Redis 7.0 makes of it.
-func readPreGAFunction(r *Reader) (string, error) {
-	name, err := r.ReadString()
-	if err != nil {
-		return "", ErrLibraryName
+// returns the library code Redis 7.0 makes of it. On failure it returns
+// the error Redis reports (ErrLibraryName, ErrEngineName,
+// ErrDescriptionIndicator, ErrDescription or ErrLibraryBlob) and the
+// Reader's error that caused it (wrapping ErrTruncated or ErrCorrupt).
+func readPreGAFunction(r *Reader) (code string, err, cause error) {
+	name, cause := r.ReadString()
+	if cause != nil {
+		return "", ErrLibraryName, cause
 	}
-	engine, err := r.ReadString()
-	if err != nil {
-		return "", ErrEngineName
+	engine, cause := r.ReadString()
+	if cause != nil {
+		return "", ErrEngineName, cause
 	}
-	hasDesc, err := r.ReadLen()
-	if err != nil {
-		return "", ErrDescriptionIndicator
+	hasDesc, cause := r.ReadLen()
+	if cause != nil {
+		return "", ErrDescriptionIndicator, cause
 	}
 	if hasDesc != 0 {
-		if _, err := r.ReadString(); err != nil {
-			return "", ErrDescription
+		if _, cause := r.ReadString(); cause != nil {
+			return "", ErrDescription, cause
 		}
 	}
-	blob, err := r.ReadString()
-	if err != nil {
-		return "", ErrLibraryBlob
+	blob, cause := r.ReadString()
+	if cause != nil {
+		return "", ErrLibraryBlob, cause
 	}
-	return "#!" + cString(engine) + " name=" + cString(name) + "\n" + cString(blob), nil
+	return "#!" + cString(engine) + " name=" + cString(name) + "\n" + cString(blob), nil, nil
 }
 
 // cString is s up to its first NUL byte, as C's strlen sees it.

@@ -3,8 +3,12 @@ package rdb
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // FuzzDecodeFunctions feeds arbitrary payloads to DecodeFunctions, both as
@@ -116,6 +120,125 @@ func FuzzReadString(f *testing.F) {
 			if r.Offset() == at {
 				t.Fatal("ReadString consumed nothing")
 			}
+		}
+	})
+}
+
+// restoreSeeds are payloads of every encoding: Redis's own DUMPs, legacy
+// encodings, our Dumps under several configurations, and corrupt ones.
+func restoreSeeds() [][]byte {
+	var seeds [][]byte
+	for _, vec := range redisDumpVectors {
+		seeds = append(seeds, []byte(vec.payload))
+	}
+	for _, p := range corruptPayloads() {
+		seeds = append(seeds, p)
+	}
+	list := &Value{Kind: KindList, Items: strs("a", "1", "-300", "hello world", "")}
+	hash := &Value{Kind: KindHash, Pairs: pairs("f", "v", "n", "12")}
+	zset := &Value{Kind: KindZSet, ZSet: zmembers("a", 1.5, "b", -2.0)}
+	set := &Value{Kind: KindSet, Items: strs("x", "1")}
+	for _, c := range []struct {
+		typ byte
+		v   *Value
+	}{
+		{TypeList, list}, {TypeListZiplist, list}, {TypeListQuicklist, list}, {TypeSet, set},
+		{TypeZSet, zset}, {TypeZSetZiplist, zset}, {TypeHash, hash}, {TypeHashZipmap, hash}, {TypeHashZiplist, hash},
+	} {
+		seeds = append(seeds, legacyPayload(c.typ, c.v, 2))
+	}
+	small := DefaultEncodeOptions()
+	small.HashMaxListpackEntries, small.ZSetMaxListpackEntries, small.SetMaxIntsetEntries = 1, 1, 1
+	small.ListPackedThreshold = 3
+	for _, v := range []*Value{list, hash, zset, set, {Kind: KindSet, Items: strs("1", "2", "70000")},
+		{Kind: KindString, Str: []byte("a string that is long enough to compress compress compress")}} {
+		seeds = append(seeds, Dump(v, DefaultEncodeOptions()), Dump(v, small))
+	}
+	return seeds
+}
+
+// FuzzRestore feeds arbitrary payloads to Restore, as they are and with a
+// valid footer appended: no panic, only RESTORE's errors (or
+// ErrUnsupported), and what it accepts must survive a re-encode.
+func FuzzRestore(f *testing.F) {
+	for _, s := range restoreSeeds() {
+		f.Add(s)
+		f.Add(s[:len(s)-FooterLen])
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		for _, payload := range [][]byte{p, AppendFooter(slices.Clone(p))} {
+			v, err := Restore(payload)
+			switch {
+			case err == nil:
+			case err == ErrPayloadFooter || err == ErrBadData || errors.Is(err, ErrUnsupported):
+				if v != nil {
+					t.Fatalf("error %v with a value", err)
+				}
+				continue
+			default:
+				t.Fatalf("unexpected error %v", err)
+			}
+			for _, opts := range []EncodeOptions{DefaultEncodeOptions(), {}} {
+				again, err := Restore(Dump(v, opts))
+				if err != nil || canon(again) != canon(v) {
+					t.Fatalf("re-encoded %.200s decodes as %.200s, %v", canon(v), canon(again), err)
+				}
+			}
+		}
+	})
+}
+
+// FuzzFileReader reads arbitrary files, whole and through a reader that
+// returns short reads: no panic, only *FileError errors, and the same
+// outcome either way.
+func FuzzFileReader(f *testing.F) {
+	var buf bytes.Buffer
+	fw, _ := NewFileWriter(&buf, FileWriterOptions{CTime: 1, Encode: DefaultEncodeOptions()})
+	fw.WriteFunction("#!lua name=x\nredis.register_function('f', function() return 1 end)")
+	fw.SelectDB(0, 2, 1)
+	fw.WriteKey([]byte("s"), &Value{Kind: KindString, Str: []byte("v")}, 12345, -1, 3)
+	fw.WriteKey([]byte("h"), &Value{Kind: KindHash, Pairs: pairs("f", "v")}, -1, 7, -1)
+	fw.SelectDB(5, 1, 0)
+	fw.WriteKey([]byte("z"), &Value{Kind: KindZSet, ZSet: zmembers("m", 2.5)}, -1, -1, -1)
+	fw.Finish()
+	f.Add(buf.Bytes())
+	f.Add(fileWith("\xf6\x02pg\x03lua\x01\x04desc\x06return"))
+	f.Add([]byte("REDIS0004\xfd\x10\x00\x00\x00\x00\x01a\x01x\x01\x01e\x00\xff"))
+	for _, s := range restoreSeeds() {
+		if len(s) > FooterLen {
+			f.Add(fileWith("\xfe\x00" + string(s[:1]) + "\x01k" + string(s[1:len(s)-FooterLen])))
+		}
+	}
+	read := func(src io.Reader) string {
+		var out strings.Builder
+		fr := &FileReader{
+			OnAux:      func(k, v []byte) error { fmt.Fprintf(&out, "aux %q %q\n", k, v); return nil },
+			OnFunction: func(code string) error { fmt.Fprintf(&out, "function %q\n", code); return nil },
+			OnSelectDB: func(db int) error { fmt.Fprintf(&out, "select %d\n", db); return nil },
+			OnResizeDB: func(db int, k, e uint64) error { fmt.Fprintf(&out, "resize %d %d %d\n", db, k, e); return nil },
+			OnKey: func(db int, key []byte, v *Value, e, l int64, fq int) error {
+				if v == nil {
+					return errors.New("nil value")
+				}
+				fmt.Fprintf(&out, "key %d %q %s %d %d %d\n", db, key, canon(v), e, l, fq)
+				return nil
+			},
+		}
+		info, err := fr.Read(src)
+		var fe *FileError
+		if err != nil && !errors.As(err, &fe) {
+			return "not a FileError: " + err.Error()
+		}
+		fmt.Fprintf(&out, "%+v %v", info, err)
+		return out.String()
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole := read(bytes.NewReader(data))
+		if strings.HasPrefix(whole, "not a FileError") {
+			t.Fatal(whole)
+		}
+		if half := read(iotest.HalfReader(bytes.NewReader(data))); half != whole {
+			t.Fatalf("outcome depends on read sizes:\n%s\n%s", whole, half)
 		}
 	})
 }
