@@ -39,6 +39,7 @@ fuzz:
 	$(GO) test ./lualib/ -run '^$$' -fuzz '^FuzzCMsgpackUnpack$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzDecodeFunctions$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzLZFDecompress$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzRestore$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 
 bench: deps build
 	./scripts/bench.sh

@@ -172,6 +172,13 @@ func (e *Entry) IdleSeconds() int64 {
 	return d
 }
 
+// SetIdleSeconds backdates the entry's last access by seconds (RESTORE's
+// IDLETIME, as Redis's objectSetLRUOrLFU).
+func (e *Entry) SetIdleSeconds(seconds int64) {
+	now := int64(lruClock.Load())
+	e.lru.Store(uint32(max(now-seconds, 0)))
+}
+
 func (e *Entry) touch() {
 	if s := lruClock.Load(); e.lru.Load() != s {
 		e.lru.Store(s)

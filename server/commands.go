@@ -20,6 +20,7 @@ func (s *Server) registerCommands() {
 		sortCommands(),
 		transactionCommands(),
 		scriptingCommands(),
+		dumpCommands(),
 	} {
 		s.table.add(group...)
 	}

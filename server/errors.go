@@ -57,6 +57,11 @@ const (
 	errLibraryNameMissing   = "ERR library name argument was not given"
 	errUnknownArgument      = "ERR Unknown argument %s"
 	errRestorePolicy        = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	// DUMP and RESTORE.
+	errBusyKey     = "BUSYKEY Target key name already exists."
+	errRestoreTTL  = "ERR Invalid TTL value, must be >= 0"
+	errRestoreIdle = "ERR Invalid IDLETIME value, must be >= 0"
+	errRestoreFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 	// HotKV's own (allow-key-locking, SCRIPT FLAGS).
 	errDynamicKey        = "ERR Dynamic keys are not allowed in Lua scripts when 'allow-key-locking' flag is set. Key was: "
 	errScriptGlobal      = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"

@@ -1,0 +1,226 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/hotkv/hotkv/hash"
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/list"
+	"github.com/hotkv/hotkv/rdb"
+	"github.com/hotkv/hotkv/set"
+	"github.com/hotkv/hotkv/zset"
+)
+
+// DUMP and RESTORE move values in Redis's serialization format (package
+// rdb): a payload from redis-server restores into HotKV and the reverse.
+
+func dumpCommands() []*Command {
+	return []*Command{
+		{Name: "dump", Arity: 2, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdDump},
+		{Name: "restore", Arity: -4, Flags: Write | DenyOOM, First: 1, Last: 1, Step: 1, Handler: cmdRestore},
+	}
+}
+
+// DUMP key
+func cmdDump(c *Client, args [][]byte) {
+	e := c.lookupRead(args[1])
+	if e == nil {
+		c.w.Null()
+		return
+	}
+	v := entryValue(e)
+	if v == nil {
+		c.errorReply(errCopyUnknownType)
+		return
+	}
+	c.w.Bulk(rdb.Dump(v, c.encodeOptions()))
+}
+
+// encodeOptions returns the encoding thresholds of the configuration, so
+// that a DUMP encodes values as Redis would with the same settings.
+func (c *Client) encodeOptions() rdb.EncodeOptions {
+	o := rdb.DefaultEncodeOptions()
+	lim := c.hashLimits()
+	o.HashMaxListpackEntries, o.HashMaxListpackValue = lim.MaxEntries, lim.MaxValue
+	o.SetMaxIntsetEntries = c.maxIntset()
+	o.ZSetMaxListpackEntries, o.ZSetMaxListpackValue = c.zsetLimits()
+	o.ListMaxListpackSize = int(c.srv.cfg.Lookup("list-max-listpack-size").Int())
+	o.Compress = c.srv.cfg.Lookup("rdbcompression").Bool()
+	return o
+}
+
+// entryValue converts a key's value to rdb's neutral form (nil for a kind
+// rdb cannot represent). Elements are copied: the collections' iterators
+// hand out numbers formatted in a reused buffer.
+func entryValue(e *keyspace.Entry) *rdb.Value {
+	switch e.Kind {
+	case keyspace.KindString:
+		return &rdb.Value{Kind: rdb.KindString, Str: e.Str}
+	case keyspace.KindList:
+		l := e.Obj.(*list.List)
+		v := &rdb.Value{Kind: rdb.KindList, Items: make([][]byte, 0, l.Len())}
+		it := l.IterAt(0, false)
+		for x, ok := it.Next(); ok; x, ok = it.Next() {
+			v.Items = append(v.Items, bytes.Clone(x))
+		}
+		return v
+	case keyspace.KindSet:
+		s := e.Obj.(*set.Set)
+		v := &rdb.Value{Kind: rdb.KindSet, Items: make([][]byte, 0, s.Len())}
+		for m := range s.All() {
+			v.Items = append(v.Items, bytes.Clone(m))
+		}
+		return v
+	case keyspace.KindHash:
+		h := e.Obj.(*hash.Hash)
+		v := &rdb.Value{Kind: rdb.KindHash, Pairs: make([][2][]byte, 0, h.Len())}
+		h.Each(func(f, val []byte) bool {
+			v.Pairs = append(v.Pairs, [2][]byte{bytes.Clone(f), bytes.Clone(val)})
+			return true
+		})
+		return v
+	case keyspace.KindZSet:
+		z := e.Obj.(*zset.ZSet)
+		v := &rdb.Value{Kind: rdb.KindZSet, ZSet: make([]rdb.ZMember, 0, z.Len())}
+		z.Walk(0, false, func(m []byte, score float64) bool {
+			v.ZSet = append(v.ZSet, rdb.ZMember{Member: bytes.Clone(m), Score: score})
+			return true
+		})
+		return v
+	}
+	return nil
+}
+
+// restoreOptions are RESTORE's REPLACE, ABSTTL, IDLETIME and FREQ.
+type restoreOptions struct {
+	replace, absTTL bool
+	idle, freq      int64 // -1: not given
+}
+
+// RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]
+func cmdRestore(c *Client, args [][]byte) {
+	o := restoreOptions{idle: -1, freq: -1}
+	for j := 4; j < len(args); j++ {
+		more := j+1 < len(args)
+		switch {
+		case equalFold(args[j], "replace"):
+			o.replace = true
+		case equalFold(args[j], "absttl"):
+			o.absTTL = true
+		case equalFold(args[j], "idletime") && more && o.freq == -1:
+			n, ok := c.intArg(args[j+1])
+			if !ok {
+				return
+			}
+			if n < 0 {
+				c.errorReply(errRestoreIdle)
+				return
+			}
+			o.idle = n
+			j++
+		case equalFold(args[j], "freq") && more && o.idle == -1:
+			n, ok := c.intArg(args[j+1])
+			if !ok {
+				return
+			}
+			if n < 0 || n > 255 {
+				c.errorReply(errRestoreFreq)
+				return
+			}
+			o.freq = n
+			j++
+		default:
+			c.errorReply(errSyntax)
+			return
+		}
+	}
+	key := args[1]
+	if !o.replace && c.lookupWrite(key) != nil {
+		c.errorReply(errBusyKey)
+		return
+	}
+	ttl, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	if ttl < 0 {
+		c.errorReply(errRestoreTTL)
+		return
+	}
+	v, err := rdb.Restore(args[3])
+	if errors.Is(err, rdb.ErrUnsupported) {
+		// A stream or module value: valid, but HotKV has no such type.
+		err = rdb.ErrBadData
+	}
+	if err != nil {
+		c.errorReply("ERR " + err.Error())
+		return
+	}
+	if o.replace {
+		c.db.Delete(key)
+	}
+	if ttl != 0 && !o.absTTL {
+		ttl += c.db.Now()
+	}
+	if ttl != 0 && ttl <= c.db.Now() {
+		c.w.OK() // already expired: nothing to create
+		return
+	}
+	var e *keyspace.Entry
+	if v.Kind == rdb.KindString {
+		e = c.db.SetString(key, v.Str, false)
+	} else {
+		e = c.valueEntry(v)
+		c.db.Set(key, e)
+	}
+	if ttl != 0 {
+		c.db.SetExpire(key, ttl)
+	}
+	if o.idle >= 0 {
+		e.SetIdleSeconds(o.idle)
+	}
+	c.w.OK()
+}
+
+// valueEntry builds a collection value from rdb's form with HotKV's data
+// structures, under the configured encoding thresholds.
+func (c *Client) valueEntry(v *rdb.Value) *keyspace.Entry {
+	switch v.Kind {
+	case rdb.KindList:
+		l := c.newList()
+		for _, x := range v.Items {
+			l.PushBack(x)
+		}
+		return keyspace.NewObject(keyspace.KindList, l)
+	case rdb.KindSet:
+		var s *set.Set
+		max := c.maxIntset()
+		for _, m := range v.Items {
+			if s == nil {
+				s = set.NewFor(m)
+			}
+			s.Add(m, max)
+		}
+		return keyspace.NewObject(keyspace.KindSet, s)
+	case rdb.KindHash:
+		h := hash.New()
+		lim := c.hashLimits()
+		for _, p := range v.Pairs {
+			h.Set(p[0], p[1], lim)
+		}
+		return keyspace.NewObject(keyspace.KindHash, h)
+	case rdb.KindZSet:
+		entries, value := c.zsetLimits()
+		small := len(v.ZSet) <= entries
+		for _, m := range v.ZSet {
+			small = small && len(m.Member) <= value
+		}
+		z := zset.New(small)
+		for _, m := range v.ZSet {
+			z.Add(m.Member, m.Score, 0, entries, value)
+		}
+		return keyspace.NewObject(keyspace.KindZSet, z)
+	}
+	panic("valueEntry: not a collection")
+}
