@@ -26,6 +26,8 @@ func serverCommands() []*Command {
 		{Name: "info", Arity: -1, Flags: Loading | Stale, Handler: cmdInfo},
 		{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdTime},
 		{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdLastSave},
+		{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, Handler: cmdSave},
+		{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading, Handler: cmdBgsave},
 		// DEBUG stops the server in Redis (DEBUG SLEEP blocks every client,
 		// DEBUG POPULATE writes any key): HotKV gets the same effect with
 		// the exclusive global lock.
@@ -106,8 +108,9 @@ func cmdShutdown(c *Client, args [][]byte) {
 		return
 	}
 	s := c.srv
-	if save {
-		s.logf("SHUTDOWN SAVE: persistence is not implemented yet (issue #6), nothing saved")
+	if err := s.saveForShutdown(c, save, nosave); err != nil {
+		c.errorReply(errShutdownFailed)
+		return
 	}
 	s.logf("User requested shutdown (client id=%d)", c.id)
 	go func() {
@@ -174,6 +177,8 @@ func cmdDebug(c *Client, args [][]byte) {
 		c.w.OK()
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
 		debugPopulate(c, args)
+	case equalFold(sub, "reload") && len(args) == 2:
+		debugReload(c)
 	case equalFold(sub, "set-active-expire") && len(args) == 3:
 		// Redis reads the flag with atoi: anything but a number is 0.
 		c.srv.expire.disabled.Store(atoi(args[2]) == 0)
@@ -181,6 +186,27 @@ func cmdDebug(c *Client, args [][]byte) {
 	default:
 		c.errorReply(fmtSubcommandArgs(sub, "DEBUG"))
 	}
+}
+
+// debugReload is DEBUG RELOAD: save the dataset, empty it and load the
+// file back, under the global lock DEBUG holds.
+func debugReload(c *Client) {
+	s := c.srv
+	if err := s.writeSnapshot(s.copyDataset(), c.encodeOptions()); err != nil {
+		c.errorReply(errDebugReloadSave)
+		return
+	}
+	for i, db := range s.dbs {
+		s.touchWatchedExisting(i)
+		db.Flush()
+	}
+	s.scripting.engine.FlushLibraries()
+	if err := s.LoadSnapshot(); err != nil {
+		s.logf("DEBUG RELOAD: %v", err)
+		c.errorReply(errDebugReloadLoad)
+		return
+	}
+	c.w.OK()
 }
 
 // debugPopulate is DEBUG POPULATE <count> [<prefix>] [<size>]. DEBUG holds
@@ -867,17 +893,22 @@ func (s *Server) infoPersistence(b []byte) []byte {
 		"current_fork_perc:0.00\r\n"+
 		"current_save_keys_processed:0\r\n"+
 		"current_save_keys_total:0\r\n"+
-		"rdb_changes_since_last_save:0\r\n"+
-		"rdb_bgsave_in_progress:0\r\n"...)
-	b = fmt.Appendf(b, "rdb_last_save_time:%d\r\n", s.lastSave.Load())
-	return append(b, "rdb_last_bgsave_status:ok\r\n"+
-		"rdb_last_bgsave_time_sec:-1\r\n"+
-		"rdb_current_bgsave_time_sec:-1\r\n"+
-		"rdb_saves:0\r\n"+
-		"rdb_last_cow_size:0\r\n"+
-		"rdb_last_load_keys_expired:0\r\n"+
-		"rdb_last_load_keys_loaded:0\r\n"+
-		"aof_enabled:0\r\n"+
+		"rdb_changes_since_last_save:0\r\n"...)
+	ps := &s.persist
+	inProgress, current := 0, int64(-1)
+	if ps.bgRunning.Load() {
+		inProgress, current = 1, time.Now().Unix()-ps.bgStarted.Load()
+	}
+	status := "ok"
+	if !ps.lastOK.Load() && ps.saves.Load()+ps.failed.Load() > 0 {
+		status = "err"
+	}
+	b = fmt.Appendf(b, "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%d\r\n", inProgress, s.lastSave.Load())
+	b = fmt.Appendf(b, "rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%d\r\nrdb_current_bgsave_time_sec:%d\r\n",
+		status, ps.lastBgSecs.Load(), current)
+	b = fmt.Appendf(b, "rdb_saves:%d\r\nrdb_last_cow_size:0\r\n", ps.saves.Load())
+	b = fmt.Appendf(b, "rdb_last_load_keys_expired:%d\r\nrdb_last_load_keys_loaded:%d\r\n", ps.expiredAt.Load(), ps.loadedKeys.Load())
+	return append(b, "aof_enabled:0\r\n"+
 		"aof_rewrite_in_progress:0\r\n"+
 		"aof_rewrite_scheduled:0\r\n"+
 		"aof_last_rewrite_time_sec:-1\r\n"+

@@ -57,6 +57,12 @@ const (
 	errLibraryNameMissing   = "ERR library name argument was not given"
 	errUnknownArgument      = "ERR Unknown argument %s"
 	errRestorePolicy        = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	// Snapshots.
+	errBgsaveInProgress = "ERR Background save already in progress"
+	errSaveFailed       = "ERR"
+	errShutdownFailed   = "ERR Errors trying to SHUTDOWN. Check logs."
+	errDebugReloadSave  = "ERR Error trying to save the DB, can't reload"
+	errDebugReloadLoad  = "ERR Error trying to load the RDB dump, check server logs."
 	// DUMP and RESTORE.
 	errBusyKey     = "BUSYKEY Target key name already exists."
 	errRestoreTTL  = "ERR Invalid TTL value, must be >= 0"

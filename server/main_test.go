@@ -42,7 +42,8 @@ var startShared sync.Once
 func startServer(tb testing.TB, args ...string) (*Server, string) {
 	tb.Helper()
 	port := difftest.FreePort(tb)
-	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4"}, args...))
+	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
+		"--dir", tb.TempDir()}, args...))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -65,7 +66,12 @@ func sharedHotKV(tb testing.TB) string {
 		port := difftest.FreePort(tb)
 		// Four event loops, so that the tests run clients in parallel
 		// even on a 2-core machine.
-		cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4"})
+		dir, err := os.MkdirTemp("", "hotkv-shared-")
+		if err != nil {
+			panic(err)
+		}
+		cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
+			"--dir", dir, "--save", ""})
 		if err != nil {
 			panic(err)
 		}

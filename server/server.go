@@ -61,6 +61,7 @@ type Server struct {
 	blocking  blockState
 	watch     watchState
 	scripting scripting
+	persist   persistState
 	slowlog   slowlog
 	lastSave  atomic.Int64 // unix seconds
 
@@ -129,6 +130,7 @@ func New(cfg *config.Config) *Server {
 		return cmd != nil
 	}
 	s.scripting.threshold = cfg.Lookup("busy-reply-threshold")
+	s.persist.lastBgSecs.Store(-1)
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs

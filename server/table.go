@@ -28,6 +28,7 @@ const (
 	NoMandatoryKeys
 	NoMulti
 	AllowBusy
+	NoAsyncLoading
 	Movablekeys // reported by COMMAND INFO; set automatically when Keys != nil
 
 	// Global is HotKV's own: the command takes the global lock exclusively
@@ -49,7 +50,8 @@ var flagNames = []struct {
 	{Loading, "loading"}, {Stale, "stale"}, {SkipMonitor, "skip_monitor"},
 	{SkipSlowlog, "skip_slowlog"}, {Fast, "fast"}, {NoAuth, "no_auth"},
 	{MayReplicate, "may_replicate"}, {NoMandatoryKeys, "no_mandatory_keys"},
-	{NoMulti, "no_multi"}, {AllowBusy, "allow_busy"}, {Movablekeys, "movablekeys"},
+	{NoAsyncLoading, "no_async_loading"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
+	{Movablekeys, "movablekeys"},
 }
 
 // Names returns the Redis names of the flags that COMMAND INFO reports.

@@ -53,6 +53,10 @@ func main() {
 		}
 	}
 	srv := server.New(cfg)
+	if err := srv.LoadSnapshot(); err != nil {
+		fmt.Fprintf(os.Stderr, "Fatal error loading the DB: %v. Exiting.\n", err)
+		os.Exit(1)
+	}
 	if err := srv.Listen(); err != nil {
 		fmt.Fprintf(os.Stderr, "Could not create server TCP listening socket: %v\n", err)
 		os.Exit(1)
@@ -65,6 +69,9 @@ func main() {
 		select {
 		case s := <-sig:
 			fmt.Fprintf(os.Stderr, "Received %v, shutting down\n", s)
+			if err := srv.SaveOnSignal(); err != nil {
+				fmt.Fprintf(os.Stderr, "Error trying to save the DB: %v\n", err)
+			}
 		case <-srv.Done():
 			return
 		}

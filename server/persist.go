@@ -1,0 +1,296 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/rdb"
+)
+
+// Snapshots (SAVE, BGSAVE, dump.rdb at start-up) in Redis 7.0's RDB
+// format. Go has no fork: a snapshot copies the dataset into rdb's neutral
+// form under the global lock (a pause proportional to the data), then
+// encodes and writes it without any lock, SAVE on the client's goroutine,
+// BGSAVE on a goroutine of its own.
+
+// persistState is the snapshot bookkeeping INFO persistence reports.
+type persistState struct {
+	mu         sync.Mutex // one save at a time writes the file
+	bgRunning  atomic.Bool
+	bgStarted  atomic.Int64 // unix seconds
+	lastOK     atomic.Bool  // the last save succeeded
+	lastBgSecs atomic.Int64 // duration of the last BGSAVE, -1 before one
+	saves      atomic.Int64
+	failed     atomic.Int64
+	loadedKeys atomic.Int64
+	expiredAt  atomic.Int64 // keys found expired when loading
+}
+
+// snapKey is one key of a snapshot.
+type snapKey struct {
+	key    []byte
+	v      *rdb.Value
+	expire int64 // unix ms, or -1
+	idle   int64 // seconds since last access
+}
+
+// snapshot is a consistent copy of the dataset: every database's keys and
+// the function libraries.
+type snapshot struct {
+	dbs       [][]snapKey
+	functions []string
+}
+
+// takeSnapshot copies the dataset. It takes the global lock exclusively
+// with g, so the copy is one point in time.
+func (s *Server) takeSnapshot(g *lock.Guard) *snapshot {
+	g.LockGlobal()
+	defer g.Unlock()
+	return s.copyDataset()
+}
+
+// copyDataset copies the dataset; the caller holds the global lock
+// exclusively.
+func (s *Server) copyDataset() *snapshot {
+	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs))}
+	now := s.dbs[0].Now()
+	for i, db := range s.dbs {
+		keys := make([]snapKey, 0, db.Len())
+		db.ForEach(func(key string, e *keyspace.Entry) bool {
+			exp := e.Expire()
+			if exp != 0 && exp <= now {
+				return true // expired: not saved, as Redis does
+			}
+			v := entryValue(e)
+			if v == nil {
+				return true
+			}
+			if v.Kind == rdb.KindString {
+				v.Str = append([]byte(nil), v.Str...) // strings change in place
+			}
+			if exp == 0 {
+				exp = -1
+			}
+			keys = append(keys, snapKey{key: []byte(key), v: v, expire: exp, idle: e.IdleSeconds()})
+			return true
+		})
+		snap.dbs[i] = keys
+	}
+	for _, l := range s.scripting.engine.Libraries() {
+		snap.functions = append(snap.functions, l.Code)
+	}
+	return snap
+}
+
+// rdbPath is the snapshot file: dbfilename in dir.
+func (s *Server) rdbPath() string {
+	return filepath.Join(s.cfg.Lookup("dir").String(), s.cfg.Lookup("dbfilename").String())
+}
+
+// writeSnapshot writes snap to the snapshot file, through a temporary file
+// renamed over it once synced, as Redis does.
+func (s *Server) writeSnapshot(snap *snapshot, opts rdb.EncodeOptions) error {
+	ps := &s.persist
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	path := s.rdbPath()
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
+	err := s.writeRDB(tmp, snap, opts)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		ps.lastOK.Store(false)
+		ps.failed.Add(1)
+		s.logf("Failed saving the DB: %v", err)
+		return err
+	}
+	ps.lastOK.Store(true)
+	ps.saves.Add(1)
+	s.lastSave.Store(time.Now().Unix())
+	s.logf("DB saved on disk")
+	return nil
+}
+
+func (s *Server) writeRDB(path string, snap *snapshot, opts rdb.EncodeOptions) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	fw, err := rdb.NewFileWriter(bw, rdb.FileWriterOptions{
+		RedisVersion:    RedisVersion,
+		CTime:           time.Now().Unix(),
+		UsedMem:         s.usedMemory(time.Now().UnixMilli()),
+		DisableChecksum: !s.cfg.Lookup("rdbchecksum").Bool(),
+		Encode:          opts,
+	})
+	if err != nil {
+		return err
+	}
+	for _, code := range snap.functions {
+		if err := fw.WriteFunction(code); err != nil {
+			return err
+		}
+	}
+	for i, keys := range snap.dbs {
+		if len(keys) == 0 {
+			continue
+		}
+		expires := 0
+		for _, k := range keys {
+			if k.expire >= 0 {
+				expires++
+			}
+		}
+		if err := fw.SelectDB(i, uint64(len(keys)), uint64(expires)); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := fw.WriteKey(k.key, k.v, k.expire, -1, -1); err != nil {
+				return err
+			}
+		}
+	}
+	if err := fw.Finish(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// SAVE
+func cmdSave(c *Client, args [][]byte) {
+	s := c.srv
+	if s.persist.bgRunning.Load() {
+		c.errorReply(errBgsaveInProgress)
+		return
+	}
+	if err := s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions()); err != nil {
+		c.errorReply(errSaveFailed)
+		return
+	}
+	c.w.OK()
+}
+
+// BGSAVE [SCHEDULE]
+func cmdBgsave(c *Client, args [][]byte) {
+	if len(args) > 2 || len(args) == 2 && !equalFold(args[1], "schedule") {
+		c.errorReply(errSyntax)
+		return
+	}
+	s := c.srv
+	if !s.persist.bgRunning.CompareAndSwap(false, true) {
+		if len(args) == 2 {
+			c.w.Simple("Background saving scheduled")
+			return
+		}
+		c.errorReply(errBgsaveInProgress)
+		return
+	}
+	snap := s.takeSnapshot(c.guard)
+	opts := c.encodeOptions()
+	s.persist.bgStarted.Store(time.Now().Unix())
+	s.logf("Background saving started")
+	go func() {
+		start := time.Now()
+		s.writeSnapshot(snap, opts)
+		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
+		s.persist.bgRunning.Store(false)
+	}()
+	c.w.Simple("Background saving started")
+}
+
+// saveForShutdown writes a snapshot when SHUTDOWN (or a signal) asks for
+// one: with SAVE, or by default when save points are configured.
+func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
+	if nosave || !save && s.cfg.Lookup("save").String() == "" {
+		return nil
+	}
+	for s.persist.bgRunning.Load() {
+		time.Sleep(10 * time.Millisecond) // a BGSAVE finishing first
+	}
+	s.logf("Saving the final RDB snapshot before exiting.")
+	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())
+}
+
+// SaveOnSignal is the save a SIGTERM or SIGINT makes before the process
+// exits, as Redis's: a snapshot when save points are configured.
+func (s *Server) SaveOnSignal() error {
+	c := &Client{srv: s, guard: s.locks.NewGuard(0)}
+	return s.saveForShutdown(c, false, false)
+}
+
+// LoadSnapshot loads the snapshot file (dir/dbfilename) into the empty
+// server at start-up, if it exists. A corrupt file is an error naming the
+// file and the offset.
+func (s *Server) LoadSnapshot() error {
+	path := s.rdbPath()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	start := time.Now()
+	now := s.dbs[0].Now()
+	var loaded, expired int64
+	db := s.dbs[0]
+	ec := &Client{srv: s, scripted: true}
+	r := &rdb.FileReader{
+		Databases: len(s.dbs),
+		OnSelectDB: func(i int) error {
+			db = s.dbs[i]
+			ec.db = db
+			return nil
+		},
+		OnFunction: func(code string) error {
+			_, err := s.scripting.engine.LoadLibrary(code, false)
+			return err
+		},
+		OnKey: func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
+			if expireMs >= 0 && expireMs <= now {
+				expired++
+				return nil
+			}
+			db = s.dbs[i]
+			ec.db = db
+			var e *keyspace.Entry
+			if v.Kind == rdb.KindString {
+				e = db.SetString(key, v.Str, false)
+			} else {
+				e = ec.valueEntry(v)
+				db.Set(key, e)
+			}
+			if expireMs >= 0 {
+				db.SetExpire(key, expireMs)
+			}
+			if idle > 0 {
+				e.SetIdleSeconds(idle)
+			}
+			loaded++
+			return nil
+		},
+	}
+	if _, err := r.Read(bufio.NewReaderSize(f, 1<<20)); err != nil {
+		return fmt.Errorf("loading %s: %w", path, err)
+	}
+	s.persist.loadedKeys.Store(loaded)
+	s.persist.expiredAt.Store(expired)
+	s.logf("DB loaded from disk: %.3f seconds, %d keys (%d expired)", time.Since(start).Seconds(), loaded, expired)
+	return nil
+}

@@ -1,0 +1,55 @@
+package server
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// TestDebugReload: DEBUG RELOAD saves and loads the dataset back, types,
+// values, expiries and functions intact.
+func TestDebugReload(t *testing.T) {
+	_, addr := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	for _, cmd := range [][]string{
+		{"SET", "s", "v", "EX", "100"}, {"RPUSH", "l", "a", "b"}, {"SADD", "set", "1", "x"},
+		{"HSET", "h", "f", "v"}, {"ZADD", "z", "1.5", "m"}, {"SELECT", "2"}, {"SET", "in2", "x"}, {"SELECT", "0"},
+		{"FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)"},
+	} {
+		c.Do(cmd...)
+	}
+	checks := [][]string{{"DBSIZE"}, {"GET", "s"}, {"LRANGE", "l", "0", "-1"}, {"SCARD", "set"}, {"HGETALL", "h"},
+		{"ZSCORE", "z", "m"}, {"FCALL", "f", "0"}, {"SELECT", "2"}, {"GET", "in2"}, {"SELECT", "0"}}
+	want := make([]string, len(checks))
+	for i, cmd := range checks {
+		want[i] = c.Do(cmd...)
+	}
+	expect(t, c, "+OK\r\n", "DEBUG", "RELOAD")
+	for i, cmd := range checks {
+		if got := c.Do(cmd...); got != want[i] {
+			t.Errorf("after DEBUG RELOAD, %q: %q, want %q", cmd, got, want[i])
+		}
+	}
+	if got := c.Do("TTL", "s"); !strings.HasPrefix(got, ":9") && got != ":100\r\n" {
+		t.Errorf("TTL after DEBUG RELOAD: %q", got)
+	}
+}
+
+// TestSaveCommands: SAVE and BGSAVE replies and refusals, against Redis.
+func TestSaveCommands(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+		BGSAVE now
+		BGSAVE a b
+		MULTI
+		SAVE
+		EXEC
+	`)
+	expect(t, p.HotKV, "+OK\r\n", "SAVE")
+	p.DoBoth("LASTSAVE", func(_, hotkv string) {
+		if !strings.HasPrefix(hotkv, ":1") {
+			t.Errorf("LASTSAVE: %q", hotkv)
+		}
+	})
+}
