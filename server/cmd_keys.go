@@ -687,9 +687,15 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	if !c.flushMode(args) {
 		return
 	}
-	for i, db := range c.srv.dbs {
-		c.srv.touchWatchedExisting(i)
+	s := c.srv
+	for i, db := range s.dbs {
+		s.touchWatchedExisting(i)
 		db.Flush()
+	}
+	// As Redis 7.0: with save points, FLUSHALL also saves the (empty)
+	// dataset, under the global lock it holds.
+	if s.cfg.Lookup("save").String() != "" {
+		s.writeSnapshot(s.copyDataset(), c.encodeOptions())
 	}
 	c.w.OK()
 }

@@ -892,8 +892,8 @@ func (s *Server) infoPersistence(b []byte) []byte {
 		"current_cow_size_age:0\r\n"+
 		"current_fork_perc:0.00\r\n"+
 		"current_save_keys_processed:0\r\n"+
-		"current_save_keys_total:0\r\n"+
-		"rdb_changes_since_last_save:0\r\n"...)
+		"current_save_keys_total:0\r\n"...)
+	b = fmt.Appendf(b, "rdb_changes_since_last_save:%d\r\n", s.changesSinceSave())
 	ps := &s.persist
 	inProgress, current := 0, int64(-1)
 	if ps.bgRunning.Load() {

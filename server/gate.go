@@ -264,8 +264,8 @@ func (s *Server) acquire(c *Client, g *lock.Guard, cmd *Command, global bool, ke
 // pipelined commands; publish adds them to the shared per-slot counters
 // once per batch instead of with several atomic operations per command.
 type batchStats struct {
-	commands, hits, misses int64
-	perCmd                 []cmdBatch
+	commands, hits, misses, dirty int64
+	perCmd                        []cmdBatch
 }
 
 type cmdBatch struct {
@@ -290,6 +290,8 @@ func (b *batchStats) count(cmd *Command, d time.Duration, failed bool) {
 	e.usec += d.Microseconds()
 	if failed {
 		e.failed++
+	} else if cmd.Flags&Write != 0 {
+		b.dirty++ // a write that ran: a change since the last save
 	}
 }
 
@@ -306,6 +308,9 @@ func (b *batchStats) publish(st *serverStats, slot int) {
 	if b.misses != 0 {
 		sl.misses.Add(b.misses)
 	}
+	if b.dirty != 0 {
+		sl.dirty.Add(b.dirty)
+	}
 	for i := range b.perCmd {
 		e := &b.perCmd[i]
 		cs := &e.cmd.stats[slot]
@@ -317,7 +322,7 @@ func (b *batchStats) publish(st *serverStats, slot int) {
 		b.perCmd[i] = cmdBatch{}
 	}
 	b.perCmd = b.perCmd[:0]
-	b.commands, b.hits, b.misses = 0, 0, 0
+	b.commands, b.hits, b.misses, b.dirty = 0, 0, 0, 0
 }
 
 func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {

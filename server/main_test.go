@@ -43,7 +43,7 @@ func startServer(tb testing.TB, args ...string) (*Server, string) {
 	tb.Helper()
 	port := difftest.FreePort(tb)
 	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
-		"--dir", tb.TempDir()}, args...))
+		"--dir", tb.TempDir(), "--save", ""}, args...))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +34,48 @@ type persistState struct {
 	failed     atomic.Int64
 	loadedKeys atomic.Int64
 	expiredAt  atomic.Int64 // keys found expired when loading
+	// savedDirty is the dirty count the last successful save covers;
+	// lastTry when the cron last started a save.
+	savedDirty atomic.Int64
+	lastTry    atomic.Int64
+}
+
+// dirty returns the number of write commands run so far.
+func (s *Server) dirty() int64 {
+	return s.stats.sum(func(i int) *atomic.Int64 { return &s.stats.slots[i].dirty })
+}
+
+// changesSinceSave is rdb_changes_since_last_save (write commands run
+// since the last save, where Redis counts the changes they made).
+func (s *Server) changesSinceSave() int64 { return s.dirty() - s.persist.savedDirty.Load() }
+
+// savePoints is the cron's check of the save points ("save 3600 1 300
+// 100"): a background save starts when one is reached, as in Redis, and
+// not sooner than 5 s after a failed one.
+func (s *Server) savePoints(now time.Time) {
+	ps := &s.persist
+	if ps.bgRunning.Load() {
+		return
+	}
+	points := strings.Fields(s.cfg.Lookup("save").String())
+	if len(points) == 0 {
+		return
+	}
+	changes := s.changesSinceSave()
+	since := now.Unix() - s.lastSave.Load()
+	if !ps.lastOK.Load() && ps.failed.Load() > 0 && now.Unix()-ps.lastTry.Load() < 5 {
+		return
+	}
+	for i := 0; i+1 < len(points); i += 2 {
+		secs, _ := strconv.ParseInt(points[i], 10, 64)
+		n, _ := strconv.ParseInt(points[i+1], 10, 64)
+		if changes >= n && since >= secs {
+			s.logf("%d changes in %d seconds. Saving...", n, secs)
+			ps.lastTry.Store(now.Unix())
+			s.bgsave(&Client{srv: s, guard: s.locks.NewGuard(0)})
+			return
+		}
+	}
 }
 
 // snapKey is one key of a snapshot.
@@ -47,6 +91,7 @@ type snapKey struct {
 type snapshot struct {
 	dbs       [][]snapKey
 	functions []string
+	dirty     int64 // the write commands it covers
 }
 
 // takeSnapshot copies the dataset. It takes the global lock exclusively
@@ -60,7 +105,7 @@ func (s *Server) takeSnapshot(g *lock.Guard) *snapshot {
 // copyDataset copies the dataset; the caller holds the global lock
 // exclusively.
 func (s *Server) copyDataset() *snapshot {
-	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs))}
+	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty()}
 	now := s.dbs[0].Now()
 	for i, db := range s.dbs {
 		keys := make([]snapKey, 0, db.Len())
@@ -116,6 +161,7 @@ func (s *Server) writeSnapshot(snap *snapshot, opts rdb.EncodeOptions) error {
 	}
 	ps.lastOK.Store(true)
 	ps.saves.Add(1)
+	ps.savedDirty.Store(snap.dirty)
 	s.lastSave.Store(time.Now().Unix())
 	s.logf("DB saved on disk")
 	return nil
@@ -191,14 +237,22 @@ func cmdBgsave(c *Client, args [][]byte) {
 		c.errorReply(errSyntax)
 		return
 	}
-	s := c.srv
-	if !s.persist.bgRunning.CompareAndSwap(false, true) {
+	if !c.srv.bgsave(c) {
 		if len(args) == 2 {
 			c.w.Simple("Background saving scheduled")
 			return
 		}
 		c.errorReply(errBgsaveInProgress)
 		return
+	}
+	c.w.Simple("Background saving started")
+}
+
+// bgsave snapshots the dataset with c's guard and writes it on a goroutine
+// of its own; it reports false when a background save is running already.
+func (s *Server) bgsave(c *Client) bool {
+	if !s.persist.bgRunning.CompareAndSwap(false, true) {
+		return false
 	}
 	snap := s.takeSnapshot(c.guard)
 	opts := c.encodeOptions()
@@ -210,7 +264,7 @@ func cmdBgsave(c *Client, args [][]byte) {
 		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
 		s.persist.bgRunning.Store(false)
 	}()
-	c.w.Simple("Background saving started")
+	return true
 }
 
 // saveForShutdown writes a snapshot when SHUTDOWN (or a signal) asks for

@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/difftest"
 )
@@ -52,4 +53,26 @@ func TestSaveCommands(t *testing.T) {
 			t.Errorf("LASTSAVE: %q", hotkv)
 		}
 	})
+}
+
+// TestSavePoints: a save point ("save 1 1") starts a background save
+// once a change is a second old; FLUSHALL saves at once.
+func TestSavePoints(t *testing.T) {
+	_, addr := startServer(t, "--save", "1", "1")
+	c := difftest.Dial(t, addr)
+	c.Do("SET", "k", "v")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(c.Do("INFO", "persistence"), "rdb_saves:1\r\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no save after a change:\n%s", c.Do("INFO", "persistence"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := c.Do("INFO", "persistence"); !strings.Contains(got, "rdb_changes_since_last_save:0\r\n") {
+		t.Errorf("after the save:\n%s", got)
+	}
+	c.Do("FLUSHALL")
+	if got := c.Do("INFO", "persistence"); !strings.Contains(got, "rdb_saves:2\r\n") {
+		t.Errorf("FLUSHALL with save points did not save:\n%s", got)
+	}
 }

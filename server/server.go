@@ -89,7 +89,8 @@ type serverStats struct {
 	slots [statSlots]struct {
 		hits, misses, commands atomic.Int64
 		netIn, netOut          atomic.Int64
-		_                      [24]byte
+		dirty                  atomic.Int64 // write commands run (changes to save)
+		_                      [16]byte
 	}
 
 	inst instMetrics // instantaneous_* rates, sampled by the cron
@@ -362,6 +363,7 @@ func (s *Server) cron() {
 				lastClientsCheck = start
 				s.closeIdleClients(start)
 			}
+			s.savePoints(start)
 			s.cronTicks.Add(1)
 			if h := s.cronHz(); h != hz {
 				hz = h
