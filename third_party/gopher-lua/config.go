@@ -1,5 +1,7 @@
 package lua
 
+import "sync/atomic"
+
 import (
 	"os"
 )
@@ -7,10 +9,16 @@ import (
 var CompatVarArg = true
 var FieldsPerFlush = 50
 
-// MaxStringLen bounds the strings string.rep and concatenation build
+// maxStringLen bounds the strings string.rep and concatenation build
 // (HotKV patch): past it they raise "not enough memory", as C Lua does
 // when an allocation fails, instead of exhausting the process's memory.
-var MaxStringLen = 512 << 20
+var maxStringLen atomic.Int64
+
+func init() { maxStringLen.Store(512 << 20) }
+
+// SetMaxStringLen sets the bound on built strings (512 MB by default) and
+// returns the previous one.
+func SetMaxStringLen(n int) int { return int(maxStringLen.Swap(int64(n))) }
 
 var RegistrySize = 256 * 20
 var RegistryGrowStep = 32

@@ -531,7 +531,7 @@ func strRep(L *LState) int {
 		L.Push(emptyLString)
 		return 1
 	}
-	if len(str) > MaxStringLen/n {
+	if len(str) > int(maxStringLen.Load())/n {
 		L.RaiseError("not enough memory")
 	}
 	L.Push(LString(strings.Repeat(str, n)))

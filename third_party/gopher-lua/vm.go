@@ -2394,7 +2394,7 @@ func stringConcat(L *LState, total, last int) LValue {
 			for _, part := range buf {
 				size += len(part)
 			}
-			if size > MaxStringLen { // HotKV patch: bounded strings
+			if size > int(maxStringLen.Load()) { // HotKV patch: bounded strings
 				L.RaiseError("not enough memory")
 			}
 			rhs = LString(strings.Join(buf, ""))
