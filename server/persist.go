@@ -38,6 +38,7 @@ type persistState struct {
 	// lastTry when the cron last started a save.
 	savedDirty atomic.Int64
 	lastTry    atomic.Int64
+	scheduled  atomic.Bool // BGSAVE SCHEDULE: another save after the running one
 }
 
 // dirty returns the number of write commands run so far.
@@ -237,8 +238,11 @@ func cmdBgsave(c *Client, args [][]byte) {
 		c.errorReply(errSyntax)
 		return
 	}
-	if !c.srv.bgsave(c) {
+	s := c.srv
+	if !s.bgsave(c) {
 		if len(args) == 2 {
+			// Another background save follows the running one.
+			s.persist.scheduled.Store(true)
 			c.w.Simple("Background saving scheduled")
 			return
 		}
@@ -263,6 +267,9 @@ func (s *Server) bgsave(c *Client) bool {
 		s.writeSnapshot(snap, opts)
 		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
 		s.persist.bgRunning.Store(false)
+		if s.persist.scheduled.CompareAndSwap(true, false) && !s.closing.Load() {
+			s.bgsave(&Client{srv: s, guard: s.locks.NewGuard(0)})
+		}
 	}()
 	return true
 }

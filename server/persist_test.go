@@ -76,3 +76,20 @@ func TestSavePoints(t *testing.T) {
 		t.Errorf("FLUSHALL with save points did not save:\n%s", got)
 	}
 }
+
+// TestBgsaveSchedule: BGSAVE SCHEDULE during a background save runs
+// another one after it; either way two saves happen.
+func TestBgsaveSchedule(t *testing.T) {
+	_, addr := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	c.Do("DEBUG", "POPULATE", "20000")
+	expect(t, c, "+Background saving started\r\n", "BGSAVE")
+	if got := c.Do("BGSAVE", "SCHEDULE"); got != "+Background saving scheduled\r\n" && got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE SCHEDULE: %q", got)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(c.Do("INFO", "persistence"), "rdb_saves:2\r\n"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the scheduled save did not run:\n%s", c.Do("INFO", "persistence"))
+		}
+	}
+}
