@@ -242,15 +242,25 @@ func (p *pool) take(e *Engine, make func(*Engine) *vm) *vm {
 	return make(e)
 }
 
-// give returns a state to the pool. A pool never shrinks: it holds as
-// many states as scripts of its shard ever ran at once.
+// give returns a state to the pool. A pool holds as many states as
+// scripts of its shard ever ran at once; a state whose value stack a
+// script made grow past maxPooledRegistry is dropped instead, so that one
+// script's burst does not stay in memory.
 func (p *pool) give(v *vm) {
 	v.run = nil
 	v.L.SetTop(0)
 	p.mu.Lock()
-	p.free = append(p.free, v)
+	if v.L.RegistryCap() > maxPooledRegistry {
+		p.states--
+	} else {
+		p.free = append(p.free, v)
+	}
 	p.mu.Unlock()
 }
+
+// maxPooledRegistry is the largest value stack (in slots) a pooled state
+// keeps: 64K slots, 1 MB.
+const maxPooledRegistry = 64 << 10
 
 // vm is one sandboxed Lua state.
 type vm struct {

@@ -101,3 +101,23 @@ func BenchmarkEvalCounter(b *testing.B) {
 		e.Eval(s, run, &w)
 	}
 }
+
+// TestPoolDropsGrownStates: a state a script made grow is not pooled.
+func TestPoolDropsGrownStates(t *testing.T) {
+	e := NewEngine()
+	big, _ := e.Load("local t = {} for i = 1, 100000 do t[i] = i end return select('#', unpack(t))")
+	var w resp.Writer
+	e.Eval(big, &Run{}, &w)
+	if string(w.Buf) != ":100000\r\n" {
+		t.Fatalf("big script: %q", w.Buf)
+	}
+	if st := e.MemoryStats(); st.EvalStates != 0 {
+		t.Errorf("the grown state stayed in the pool: %d states", st.EvalStates)
+	}
+	small, _ := e.Load("return 1")
+	w.Reset()
+	e.Eval(small, &Run{}, &w)
+	if st := e.MemoryStats(); st.EvalStates != 1 {
+		t.Errorf("a small script's state was not pooled: %d states", st.EvalStates)
+	}
+}

@@ -2373,3 +2373,8 @@ func (ls *LState) RemoveCallerFrame() *callFrame {
 /* }}} */
 
 //
+
+// RegistryCap returns the current capacity of the state's value stack
+// (HotKV patch): it grows on demand and never shrinks, so a pool can drop
+// a state that grew large.
+func (ls *LState) RegistryCap() int { return len(ls.reg.array) }
