@@ -217,6 +217,13 @@ var evalCases = [][]string{
 	{"return bit.tohex(255) .. bit.band(12, 10)", "0"},
 	{"return cjson.encode({a={1,2,{b=cjson.null}}})", "0"},
 	{"return cjson.decode('{\"a\":[1,2]}').a[2]", "0"},
+	{"return {pcall(string.rep)}", "0"},
+	{"return {pcall(string.sub)}", "0"},
+	{"return {pcall(select, 0, 'a')}", "0"},
+	{"return {string.gsub('hello world from lua', '(%w+)', '<%1>')}", "0"},
+	{"return {tonumber('  10  '), tonumber('10a'), tonumber(''), tonumber('0x'), tonumber('1e'), tonumber('.5'), tonumber('5.')}", "0"},
+	{"return tostring(tonumber('inf')) .. tostring(tonumber('-inf')) .. tostring(tonumber('nan'))", "0"},
+	{"return {redis.call('ECHO', 1e15), redis.call('ECHO', 0.1), redis.call('ECHO', 1/3), redis.call('ECHO', 2^53 + 1)}", "0"},
 	// numkeys.
 	{"return 1", "x"},
 	{"return 1", "2", "a"},

@@ -242,11 +242,28 @@ func (ls *LState) OptUserData(n int, d *LUserData) *LUserData {
 /* error operations {{{ */
 
 func (ls *LState) ArgError(n int, message string) {
-	ls.RaiseError("bad argument #%v to '%v' (%v)", n, ls.rawFrameFuncName(ls.currentFrame), message)
+	ls.RaiseError("bad argument #%v to '%v' (%v)", n, ls.argFuncName(), message)
 }
 
 func (ls *LState) TypeError(n int, typ LValueType) {
-	ls.RaiseError("bad argument #%v to '%v' (%v expected, got %v)", n, ls.rawFrameFuncName(ls.currentFrame), typ.String(), ls.Get(n).Type().String())
+	// HotKV patch: C Lua's luaL_typerror says "no value" for a missing
+	// argument.
+	got := ls.Get(n).Type().String()
+	if n > ls.GetTop() {
+		got = "no value"
+	}
+	ls.RaiseError("bad argument #%v to '%v' (%v expected, got %v)", n, ls.argFuncName(), typ.String(), got)
+}
+
+// argFuncName names the running function in argument errors as C Lua's
+// luaL_argerror does: "?" when the caller gives no name for it (a function
+// called through pcall, say). HotKV patch.
+func (ls *LState) argFuncName() string {
+	name := ls.rawFrameFuncName(ls.currentFrame)
+	if name == "(anonymous)" {
+		return "?"
+	}
+	return name
 }
 
 /* }}} */
