@@ -287,6 +287,10 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())
 }
 
+// ErrNoAOF refuses appendonly yes: HotKV does not write the append-only
+// file yet (issue #6); snapshots (SAVE, BGSAVE, save points) work.
+var ErrNoAOF = errors.New("the append-only file is not implemented yet; use RDB snapshots (save points, SAVE, BGSAVE)")
+
 // SaveOnSignal is the save a SIGTERM or SIGINT makes before the process
 // exits, as Redis's: a snapshot when save points are configured.
 func (s *Server) SaveOnSignal() error {

@@ -132,6 +132,14 @@ func New(cfg *config.Config) *Server {
 	}
 	s.scripting.threshold = cfg.Lookup("busy-reply-threshold")
 	s.persist.lastBgSecs.Store(-1)
+	// The append-only file is not written yet (issue #6): refuse to look
+	// as if it were, rather than acknowledge writes it would not keep.
+	cfg.OnChange("appendonly", func(p *config.Param) error {
+		if p.Bool() {
+			return ErrNoAOF
+		}
+		return nil
+	})
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
