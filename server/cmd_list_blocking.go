@@ -136,11 +136,19 @@ func cmdBLMPop(c *Client, args [][]byte) {
 		func(w *resp.Writer) { w.NullArray() })
 }
 
-// copyArgs copies arguments that must outlive the read buffer.
+// copyArgs copies arguments that must outlive the read buffer, in one
+// allocation (each copy is capped, so appending to one cannot overwrite
+// the next).
 func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
 	out := make([][]byte, len(args))
 	for i, a := range args {
-		out[i] = append([]byte(nil), a...)
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	return out
 }

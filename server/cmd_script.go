@@ -177,23 +177,8 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 // a handoff. The engine copies the arguments into Lua strings before the
 // script runs.
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
-	sr.run = script.Run{Keys: copyFlat(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot}
+	sr.run = script.Run{Keys: copyArgs(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot}
 	c.srv.runScript(c, sr, c.tx.inExec)
-}
-
-// copyFlat copies args into one allocation.
-func copyFlat(args [][]byte) [][]byte {
-	n := 0
-	for _, a := range args {
-		n += len(a)
-	}
-	buf := make([]byte, 0, n)
-	out := make([][]byte, len(args))
-	for i, a := range args {
-		buf = append(buf, a...)
-		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
-	return out
 }
 
 // SCRIPT LOAD script
