@@ -78,6 +78,11 @@ func NewFeeder() *Feeder { return &Feeder{selectedDB: -1} }
 // Timestamps is set and now is later than the last annotation's, a SELECT
 // when db differs from the previous command's, then the command.
 func (f *Feeder) Feed(dst []byte, now int64, db int, args [][]byte) []byte {
+	return AppendCommand(f.FeedEncoded(dst, now, db, nil), args)
+}
+
+// FeedEncoded is Feed for a command already encoded (AppendCommand).
+func (f *Feeder) FeedEncoded(dst []byte, now int64, db int, cmd []byte) []byte {
 	if f.Timestamps && f.curTimestamp < now {
 		f.curTimestamp = now
 		dst = AppendTimestamp(dst, now)
@@ -86,7 +91,7 @@ func (f *Feeder) Feed(dst []byte, now int64, db int, args [][]byte) []byte {
 		dst = AppendSelect(dst, db)
 		f.selectedDB = db
 	}
-	return AppendCommand(dst, args)
+	return append(dst, cmd...)
 }
 
 // ForceSelect makes the next Feed emit a SELECT (aof_selected_db = -1), as

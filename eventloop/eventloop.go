@@ -44,6 +44,15 @@ type Handler interface {
 	OnClose(c *Conn)
 }
 
+// BatchEnder is implemented by a Handler that must run before the output
+// held with Conn.Hold is sent: OnBatchEnd is called on the loop once the
+// batch of events and tasks that held output is done, then the held
+// output is written. (Redis writes its append-only file there, before any
+// reply of the event-loop iteration goes out.)
+type BatchEnder interface {
+	OnBatchEnd()
+}
+
 // Group is a set of loops sharing the connections handed to it.
 type Group struct {
 	loops   []*loop
@@ -69,6 +78,10 @@ type loop struct {
 	// cur is the state of the goroutine serving the loop now; only that
 	// goroutine reads or writes it (Conn.Handoff replaces it).
 	cur *runState
+	// held lists the connections with output held until the batch ends
+	// (Conn.Hold); guarded by heldMu.
+	heldMu sync.Mutex
+	held   []*Conn
 }
 
 // runState is one serving goroutine's position in its batch of events and
@@ -315,6 +328,7 @@ func (l *loop) serve(st *runState) {
 			}
 		}
 		st.inTasks = false
+		l.releaseHeld()
 		if l.g.closed.Load() {
 			break
 		}
@@ -337,6 +351,39 @@ func (l *loop) serve(st *runState) {
 	}
 	syscall.Close(l.epfd)
 	l.drainStopped()
+}
+
+// releaseHeld ends a batch that held output: the handler's OnBatchEnd,
+// then the held output is written.
+func (l *loop) releaseHeld() {
+	l.heldMu.Lock()
+	held := l.held
+	l.held = nil
+	l.heldMu.Unlock()
+	if len(held) == 0 {
+		return
+	}
+	if be, ok := l.g.handler.(BatchEnder); ok {
+		be.OnBatchEnd()
+	}
+	for _, c := range held {
+		c.wmu.Lock()
+		if c.fd >= 0 {
+			c.writeLocked(c.heldOut) // copies what the socket does not take
+		}
+		c.heldOut, c.holding = c.heldOut[:0], false
+		if cap(c.heldOut) > 64<<10 {
+			c.heldOut = nil
+		}
+		c.wmu.Unlock()
+	}
+	// Keep the list's memory for the next batch.
+	clear(held)
+	l.heldMu.Lock()
+	if l.held == nil {
+		l.held = held[:0]
+	}
+	l.heldMu.Unlock()
 }
 
 // readable lets the handler consume c's input.
@@ -393,6 +440,10 @@ type Conn struct {
 
 	wmu     sync.Mutex
 	pending []byte // output the socket did not take yet; guarded by wmu
+	// heldOut is output held until the loop's batch ends (Hold); holding
+	// says there is some. Guarded by wmu.
+	heldOut []byte
+	holding bool
 }
 
 // RemoteAddr returns the peer's address.
@@ -470,6 +521,28 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 }
 
+// Hold queues p (copied) to be written when the loop's current batch of
+// events and tasks is done, after the handler's OnBatchEnd (see
+// BatchEnder). Output written meanwhile (Write, from any goroutine) is
+// queued behind it, so the order is kept. Only the handler or a task
+// running on c's loop calls it.
+func (c *Conn) Hold(p []byte) {
+	if c.closed.Load() {
+		return
+	}
+	c.wmu.Lock()
+	first := !c.holding
+	c.holding = true
+	c.heldOut = append(c.heldOut, p...)
+	c.wmu.Unlock()
+	if first {
+		l := c.loop
+		l.heldMu.Lock()
+		l.held = append(l.held, c)
+		l.heldMu.Unlock()
+	}
+}
+
 // Write sends p, keeping what the socket does not take now and sending it
 // when the socket drains; it never blocks on the peer. It may be called
 // from any goroutine; writes are sent in call order.
@@ -479,6 +552,15 @@ func (c *Conn) Write(p []byte) (int, error) {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.holding {
+		c.heldOut = append(c.heldOut, p...)
+		return len(p), nil
+	}
+	return c.writeLocked(p)
+}
+
+// writeLocked is Write; the caller holds wmu.
+func (c *Conn) writeLocked(p []byte) (int, error) {
 	if len(c.pending) > 0 {
 		c.pending = append(c.pending, p...)
 		return len(p), nil

@@ -11,6 +11,7 @@ package keyspace
 
 import (
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -242,6 +243,11 @@ type DB struct {
 	shards [numShards]shard
 	// Now returns the current unix time in milliseconds; tests replace it.
 	Now func() int64
+	// KeepExpired makes every key live whatever its expiry, as Redis
+	// treats keys while it loads the append-only file: the file's DELs
+	// say when keys expired. Set only while nothing else uses the DB
+	// (before serving, or under the exclusive global lock).
+	KeepExpired bool
 	// OnExpire, when set, is called (under the shard lock; it must not
 	// call back into the DB) with each key removed lazily by expiry: on
 	// access, or when a write (SET, DEL) meets the expired key. Keys the
@@ -271,6 +277,19 @@ func NowMs() int64 { return time.Now().UnixMilli() }
 // New returns an empty database.
 func New() *DB { return &DB{Now: NowMs} }
 
+// expiryNow is the time expiries are compared with: Now, or, with
+// KeepExpired, a time before every expiry.
+func (db *DB) expiryNow() int64 {
+	if db.KeepExpired {
+		return math.MinInt64
+	}
+	return db.Now()
+}
+
+// IsExpired reports whether an expiry time at (unix ms; 0: none) has
+// passed, as the keyspace judges it (never with KeepExpired).
+func (db *DB) IsExpired(at int64) bool { return at != 0 && at <= db.expiryNow() }
+
 // locate returns key's hash and shard.
 func (db *DB) locate(key []byte) (uint64, *shard) {
 	h := hashKey(key)
@@ -289,7 +308,7 @@ func (db *DB) Get(key []byte) *Entry {
 	}
 	exp := e.expire
 	s.mu.RUnlock()
-	if exp != 0 && exp <= db.Now() {
+	if exp != 0 && exp <= db.expiryNow() {
 		db.expireIfSame(s, e)
 		return nil
 	}
@@ -322,7 +341,7 @@ func (db *DB) Peek(key []byte) *Entry {
 		exp = e.expire
 	}
 	s.mu.RUnlock()
-	if e != nil && exp != 0 && exp <= db.Now() {
+	if e != nil && exp != 0 && exp <= db.expiryNow() {
 		db.expireIfSame(s, e)
 		return nil
 	}
@@ -382,11 +401,11 @@ func (db *DB) Set(key []byte, e *Entry) {
 	e.size = e.memSize(len(key))
 	e.shard = uint16(si)
 	old := s.m.put(h, e)
-	created := old == nil || old.expire != 0 && old.expire <= db.Now()
+	created := old == nil || old.expire != 0 && old.expire <= db.expiryNow()
 	if old != nil && old != e {
 		if old.expire != 0 {
 			delete(s.volatile, old)
-			if db.OnExpire != nil && old.expire <= db.Now() {
+			if db.OnExpire != nil && old.expire <= db.expiryNow() {
 				db.OnExpire(old.key)
 			}
 		}
@@ -428,7 +447,7 @@ func (db *DB) Delete(key []byte) bool {
 	h, s := db.locate(key)
 	s.mu.Lock()
 	e := s.m.get(h, key)
-	live := e != nil && (e.expire == 0 || e.expire > db.Now())
+	live := e != nil && (e.expire == 0 || e.expire > db.expiryNow())
 	if e != nil {
 		db.removeLocked(s, e)
 		if !live && db.OnExpire != nil {
@@ -539,7 +558,7 @@ func (db *DB) Swap(other *DB) {
 // shard's lock at a time, so fn must not call into the DB; for a
 // consistent view the caller holds the global lock exclusively.
 func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
-	now := db.Now()
+	now := db.expiryNow()
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.RLock()
@@ -560,7 +579,7 @@ func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
 
 // Random returns a random live key, or "" and false when there is none.
 func (db *DB) Random(rand func(n int) int) (string, bool) {
-	now := db.Now()
+	now := db.expiryNow()
 	// Like Redis, remove the expired keys met on the way: each try either
 	// finds a live key or removes one, so this ends.
 	for {
@@ -605,7 +624,7 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 // by the first call, as Redis returns a small dict.
 func (db *DB) Scan(cursor uint64, count int, fn func(key string, e *Entry)) uint64 {
 	count = max(count, 1)
-	now := db.Now()
+	now := db.expiryNow()
 	type hk struct {
 		h    uint64
 		k    string
@@ -659,7 +678,7 @@ func (db *DB) Scan(cursor uint64, count int, fn func(key string, e *Entry)) uint
 // and calls DeleteExpired.
 func (db *DB) ExpireCandidates(si int, max int, out []string) []string {
 	s := &db.shards[si%numShards]
-	now := db.Now()
+	now := db.expiryNow()
 	s.mu.RLock()
 	for e := range s.volatile {
 		if max == 0 {
@@ -710,7 +729,7 @@ func (db *DB) NextVolatileShard(from int) int {
 // each candidate and calls DeleteExpired.
 func (db *DB) SampleExpired(si int, max int, out []string) ([]string, int) {
 	s := &db.shards[si]
-	now := db.Now()
+	now := db.expiryNow()
 	sampled := 0
 	s.mu.RLock()
 	for e := range s.volatile {
@@ -740,7 +759,7 @@ func (db *DB) DeleteExpired(key []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.m.get(h, key)
-	if e == nil || e.expire == 0 || e.expire > db.Now() {
+	if e == nil || e.expire == 0 || e.expire > db.expiryNow() {
 		return false
 	}
 	if !db.removeLocked(s, e) {
@@ -759,7 +778,7 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	h, s := db.locate(key)
 	s.mu.Lock()
 	e := s.m.get(h, key)
-	if e != nil && e.expire != 0 && e.expire <= db.Now() {
+	if e != nil && e.expire != 0 && e.expire <= db.expiryNow() {
 		db.removeLocked(s, e)
 		if db.OnExpire != nil {
 			db.OnExpire(e.key)

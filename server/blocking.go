@@ -188,6 +188,7 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 			c.guard.LockKeys(w.lockKeys, true)
 		}
 		served := w.serve(sc)
+		s.emit(sc)
 		if !held {
 			c.guard.Unlock()
 		}

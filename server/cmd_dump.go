@@ -157,15 +157,25 @@ func cmdRestore(c *Client, args [][]byte) {
 		c.errorReply("ERR " + err.Error())
 		return
 	}
-	if o.replace {
-		c.db.Delete(key)
-	}
+	deleted := o.replace && c.db.Delete(key)
 	if ttl != 0 && !o.absTTL {
 		ttl += c.db.Now()
 	}
-	if ttl != 0 && ttl <= c.db.Now() {
-		c.w.OK() // already expired: nothing to create
+	if ttl != 0 && c.alreadyExpired(ttl) {
+		// Already expired: nothing to create, the old value is gone.
+		if deleted {
+			c.propagate(argDEL, key)
+		} else {
+			c.propagateNothing()
+		}
+		c.w.OK()
 		return
+	}
+	if ttl != 0 && !o.absTTL {
+		// Propagated with the absolute time.
+		p := append(append([][]byte(nil), args...), argABSTTL)
+		p[2] = intBytes(ttl)
+		c.propagate(p...)
 	}
 	var e *keyspace.Entry
 	if v.Kind == rdb.KindString {

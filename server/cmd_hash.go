@@ -369,6 +369,7 @@ func cmdHincrByFloat(c *Client, args [][]byte) {
 	}
 	h.Set(field, v, c.hashLimits())
 	c.hashStore(key, e, h)
+	c.propagate(argHSET, key, field, v) // the value, not a float sum
 	c.w.Bulk(v)
 }
 

@@ -75,6 +75,9 @@ func cmdDel(c *Client, args [][]byte) {
 			n++
 		}
 	}
+	if n == 0 {
+		c.propagateNothing()
+	}
 	c.w.Int(n)
 }
 
@@ -152,6 +155,7 @@ func (c *Client) expireOptions(args [][]byte) (int, bool) {
 // basetime is added to the argument (now for the relative forms, 0 for the
 // absolute ones). A time already past deletes the key.
 func (c *Client) expireGeneric(args [][]byte, name string, basetime int64, seconds bool) {
+	c.propagateNothing() // unless the expiry changes, below
 	flags, ok := c.expireOptions(args)
 	if !ok {
 		return
@@ -189,10 +193,16 @@ func (c *Client) expireGeneric(args [][]byte, name string, basetime int64, secon
 			return
 		}
 	}
-	if when <= c.db.Now() {
+	switch {
+	case c.alreadyExpired(when):
 		c.db.Delete(key)
-	} else {
+		c.propagate(argDEL, key)
+	case name == "pexpireat":
 		c.db.SetExpire(key, when)
+		c.propagate(args...)
+	default:
+		c.db.SetExpire(key, when)
+		c.propagate(argPEXPIREAT, key, intBytes(when)) // relative times replay as absolute
 	}
 	c.w.Int(1)
 }
@@ -249,6 +259,7 @@ func cmdPexpireTime(c *Client, args [][]byte) { c.ttlGeneric(args[1], true, true
 func cmdPersist(c *Client, args [][]byte) {
 	e := c.lookupWrite(args[1])
 	if e == nil || e.Expire() == 0 {
+		c.propagateNothing()
 		c.w.Int(0)
 		return
 	}

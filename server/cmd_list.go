@@ -259,6 +259,7 @@ func (c *Client) listMPop(keys [][]byte, front bool, count int64) bool {
 		return false
 	}
 	c.listPopRangeWithKey(keys[i], e, front, count)
+	c.propagate(pick(front, argLPOP, argRPOP), keys[i], intBytes(count)) // (B)LMPOP replays as LPOP key count
 	return true
 }
 

@@ -77,6 +77,7 @@ func (c *Client) popOneWithKey(keys [][]byte, front bool) bool {
 	c.w.Array(2)
 	c.w.Bulk(keys[i])
 	c.w.Bulk(v)
+	c.propagate(pick(front, argLPOP, argRPOP), keys[i]) // BLPOP replays as LPOP
 	listTrim(l, front, 1)
 	c.listChanged(keys[i], e)
 	return true
@@ -86,7 +87,7 @@ func (c *Client) popOneWithKey(keys [][]byte, front bool) bool {
 func cmdBRPopLPush(c *Client, args [][]byte) {
 	timeout, ok := c.timeoutArg(args[3])
 	if ok {
-		c.blockingMove(args[1], args[2], false, true, timeout)
+		c.blockingMove(args[1], args[2], false, true, timeout, true)
 	}
 }
 
@@ -102,12 +103,12 @@ func cmdBLMove(c *Client, args [][]byte) {
 	}
 	timeout, ok := c.timeoutArg(args[5])
 	if ok {
-		c.blockingMove(args[1], args[2], fromFront, toFront, timeout)
+		c.blockingMove(args[1], args[2], fromFront, toFront, timeout, false)
 	}
 }
 
-func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout time.Duration) {
-	if c.listMove(src, dst, fromFront, toFront) {
+func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout time.Duration, rpoplpush bool) {
+	if c.moveAndPropagate(src, dst, fromFront, toFront, rpoplpush) {
 		return
 	}
 	if c.tx.inExec || c.scripted {
@@ -116,8 +117,23 @@ func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout 
 	}
 	keys := copyArgs([][]byte{src, dst})
 	c.block(keys[:1], keys, timeout,
-		func(sc *Client) bool { return sc.listMove(keys[0], keys[1], fromFront, toFront) },
+		func(sc *Client) bool { return sc.moveAndPropagate(keys[0], keys[1], fromFront, toFront, rpoplpush) },
 		func(w *resp.Writer) { w.NullArray() }) // Redis 7.0 times every blocked list command out with a null array
+}
+
+// moveAndPropagate is listMove for BLMOVE and BRPOPLPUSH, propagated as
+// the plain LMOVE or RPOPLPUSH when it moved an element.
+func (c *Client) moveAndPropagate(src, dst []byte, fromFront, toFront, rpoplpush bool) bool {
+	errs := c.errors
+	done := c.listMove(src, dst, fromFront, toFront)
+	switch {
+	case !done || c.errors != errs:
+	case rpoplpush:
+		c.propagate(argRPOPLPUSH, src, dst)
+	default:
+		c.propagate(argLMOVE, src, dst, pick(fromFront, argLEFT, argRIGHT), pick(toFront, argLEFT, argRIGHT))
+	}
+	return done
 }
 
 // BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]

@@ -28,6 +28,7 @@ func serverCommands() []*Command {
 		{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdLastSave},
 		{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, Handler: cmdSave},
 		{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading, Handler: cmdBgsave},
+		{Name: "bgrewriteaof", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading, Handler: cmdBgrewriteaof},
 		// DEBUG stops the server in Redis (DEBUG SLEEP blocks every client,
 		// DEBUG POPULATE writes any key): HotKV gets the same effect with
 		// the exclusive global lock.
@@ -908,18 +909,7 @@ func (s *Server) infoPersistence(b []byte) []byte {
 		status, ps.lastBgSecs.Load(), current)
 	b = fmt.Appendf(b, "rdb_saves:%d\r\nrdb_last_cow_size:0\r\n", ps.saves.Load())
 	b = fmt.Appendf(b, "rdb_last_load_keys_expired:%d\r\nrdb_last_load_keys_loaded:%d\r\n", ps.expiredAt.Load(), ps.loadedKeys.Load())
-	return append(b, "aof_enabled:0\r\n"+
-		"aof_rewrite_in_progress:0\r\n"+
-		"aof_rewrite_scheduled:0\r\n"+
-		"aof_last_rewrite_time_sec:-1\r\n"+
-		"aof_current_rewrite_time_sec:-1\r\n"+
-		"aof_last_bgrewrite_status:ok\r\n"+
-		"aof_rewrites:0\r\n"+
-		"aof_rewrites_consecutive_failures:0\r\n"+
-		"aof_last_write_status:ok\r\n"+
-		"aof_last_cow_size:0\r\n"+
-		"module_fork_in_progress:0\r\n"+
-		"module_fork_last_cow_size:0\r\n"...)
+	return s.appendAOFInfo(b)
 }
 
 // instMetrics keeps the last samples of the command and network counters

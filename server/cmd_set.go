@@ -296,12 +296,15 @@ func cmdSPop(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
+		c.propagateNothing()
 		c.w.Null()
 		return
 	}
 	var buf [20]byte
 	i := rand.IntN(s.Len())
-	c.w.Bulk(s.At(i, buf[:0]))
+	m := s.At(i, buf[:0])
+	c.w.Bulk(m)
+	c.propagate(argSREM, key, m) // the member chosen, not a new choice
 	s.RemoveAt(i)
 	c.setChanged(key, e, s)
 }
@@ -318,6 +321,9 @@ func spopWithCount(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
+	// Propagated as the SREMs of the members chosen (a MULTI/EXEC unit),
+	// or a DEL of the whole set.
+	c.propagateNothing()
 	if e == nil || n == 0 {
 		c.w.Set(0)
 		return
@@ -327,6 +333,7 @@ func spopWithCount(c *Client, args [][]byte) {
 		// The whole set, as SUNION of the one key replies it.
 		c.replySet(set.Union([]*set.Set{s}, c.maxIntset()))
 		c.db.Delete(key)
+		c.propagate(argDEL, key)
 		return
 	}
 	count := int(n)
@@ -336,7 +343,9 @@ func spopWithCount(c *Client, args [][]byte) {
 	if remaining*spopMoveStrategyMul > count {
 		for ; count > 0; count-- {
 			i := rand.IntN(s.Len())
-			c.w.Bulk(s.At(i, buf[:0]))
+			m := s.At(i, buf[:0])
+			c.w.Bulk(m)
+			c.propagate(argSREM, key, m)
 			s.RemoveAt(i)
 		}
 		c.db.Updated(key, e)
@@ -356,6 +365,7 @@ func spopWithCount(c *Client, args [][]byte) {
 	}
 	for m := range s.All() {
 		c.w.Bulk(m)
+		c.propagate(argSREM, key, m)
 	}
 	e.Obj = kept
 	c.db.Updated(key, e)

@@ -202,6 +202,7 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 		old = c.lookupWrite(key)
 	}
 	if flags&setNX != 0 && old != nil || flags&setXX != 0 && old == nil {
+		c.propagateNothing()
 		if flags&setGet == 0 {
 			c.w.Null()
 		}
@@ -210,6 +211,9 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 	c.db.SetString(key, val, flags&setKeepTTL != 0)
 	if at != 0 {
 		c.db.SetExpire(key, at)
+		if flags&setPXAT == 0 {
+			c.propagate(argSET, key, val, argPXAT, intBytes(at)) // relative times replay as absolute
+		}
 	}
 	if flags&setGet == 0 {
 		c.w.OK()
@@ -252,12 +256,16 @@ func cmdGetSet(c *Client, args [][]byte) {
 func cmdGetDel(c *Client, args [][]byte) {
 	if e, ok := c.getString(args[1]); ok && e != nil {
 		c.db.Delete(args[1])
+		c.propagate(argDEL, args[1])
+	} else {
+		c.propagateNothing()
 	}
 }
 
 // GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds |
 // PXAT unix-time-milliseconds | PERSIST]
 func cmdGetEx(c *Client, args [][]byte) {
+	c.propagateNothing() // unless the expiry changes, below
 	flags, expArg, ok := c.parseSetOptions(args, 2, cmdTypeGetEx)
 	if !ok {
 		return
@@ -279,12 +287,15 @@ func cmdGetEx(c *Client, args [][]byte) {
 	}
 	c.w.Bulk(e.Str)
 	switch {
-	case flags&(setEXAT|setPXAT) != 0 && at <= c.db.Now():
+	case flags&(setEXAT|setPXAT) != 0 && c.alreadyExpired(at):
 		c.db.Delete(key)
+		c.propagate(argDEL, key)
 	case expArg != nil:
 		c.db.SetExpire(key, at)
-	case flags&setPersist != 0:
+		c.propagate(argPEXPIREAT, key, intBytes(at))
+	case flags&setPersist != 0 && e.Expire() != 0:
 		c.db.SetExpire(key, 0)
+		c.propagate(argPERSIST, key)
 	}
 }
 
@@ -446,6 +457,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	c.db.SetString(key, v, true).MarkNoInt()
+	c.propagate(argSET, key, v, argKEEPTTL) // the value, not a float sum
 	c.w.Bulk(v)
 }
 

@@ -514,6 +514,7 @@ func cmdZMPop(c *Client, args [][]byte) {
 		}
 		if e != nil {
 			zsetPop(c.db, &c.w, key, e, max, count, popKeyNested)
+			c.propagateZPop(key, max, count, true)
 			return
 		}
 	}

@@ -51,6 +51,17 @@ func cmdBZMPop(c *Client, args [][]byte) {
 		func(w *resp.Writer) { w.NullArray() })
 }
 
+// propagateZPop propagates a pop of BZPOPMIN, BZPOPMAX, ZMPOP or BZMPOP
+// as the plain ZPOPMIN or ZPOPMAX (with the count for the MPOP forms).
+func (c *Client) propagateZPop(key []byte, max bool, count int64, withCount bool) {
+	name := pick(max, argZPOPMAX, argZPOPMIN)
+	if withCount {
+		c.propagate(name, key, intBytes(count))
+	} else {
+		c.propagate(name, key)
+	}
+}
+
 // zpopFirst pops from the first non-empty sorted set among keys and
 // replies in the given shape. It returns false, having replied nothing,
 // when every key is missing; WRONGTYPE is replied here.
@@ -62,6 +73,7 @@ func (c *Client) zpopFirst(keys [][]byte, max bool, count int64, shape int) bool
 		}
 		if e != nil {
 			zsetPop(c.db, &c.w, key, e, max, count, shape)
+			c.propagateZPop(key, max, count, shape == popKeyNested)
 			return true
 		}
 	}

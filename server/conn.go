@@ -65,6 +65,7 @@ type Client struct {
 	scripted   bool
 	sr         scriptRun // an engine client's current or last script run
 	scriptMemo script.Memo
+	prop       propState // the records of the running command (propagate.go)
 	watchDirty atomic.Bool
 	// tasks carries work to a goroutine-transport connection while it is
 	// blocked (the event loop has Invoke instead).
@@ -265,7 +266,11 @@ func (c *Client) publishStats() {
 	c.guard.FlushStats()
 }
 
-// flush writes the pending replies to the socket.
+// flush writes the pending replies to the socket. While the append-only
+// file is behind the writes already run, replies wait for it: on the
+// event loop they are held until the loop's batch ends (one write and
+// fsync for all its clients, loopHandler.OnBatchEnd), on the goroutine
+// transport the flush waits.
 func (c *Client) flush() error {
 	c.mark = 0
 	if c.busy.Load() {
@@ -275,7 +280,19 @@ func (c *Client) flush() error {
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
-	n, err := c.conn.Write(c.w.Buf)
+	var n int
+	var err error
+	if c.srv.aof.behind() {
+		if h, ok := c.conn.(interface{ Hold([]byte) }); ok {
+			h.Hold(c.w.Buf)
+			n = len(c.w.Buf)
+		} else {
+			c.srv.aof.sync()
+			n, err = c.conn.Write(c.w.Buf)
+		}
+	} else {
+		n, err = c.conn.Write(c.w.Buf)
+	}
 	st := &c.srv.stats.slots[c.slot]
 	st.netOut.Add(int64(n))
 	st.netIn.Add(c.rd.BytesRead - c.inReported)

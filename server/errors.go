@@ -59,10 +59,18 @@ const (
 	errRestorePolicy        = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
 	// Snapshots.
 	errBgsaveInProgress = "ERR Background save already in progress"
-	errSaveFailed       = "ERR"
-	errShutdownFailed   = "ERR Errors trying to SHUTDOWN. Check logs."
-	errDebugReloadSave  = "ERR Error trying to save the DB, can't reload"
-	errDebugReloadLoad  = "ERR Error trying to load the RDB dump, check server logs."
+	// BGREWRITEAOF.
+	errAOFRewriteInProgress = "ERR Background append only file rewriting already in progress"
+	errAOFRewriteFailed     = "ERR Can't execute an AOF background rewriting. Please check the server logs for more information."
+	// Writes refused after a failed save (stop-writes-on-bgsave-error).
+	errMisconfRDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+		"Commands that may modify the data set are disabled, because this instance is configured to report errors " +
+		"during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for " +
+		"details about the RDB error."
+	errSaveFailed      = "ERR"
+	errShutdownFailed  = "ERR Errors trying to SHUTDOWN. Check logs."
+	errDebugReloadSave = "ERR Error trying to save the DB, can't reload"
+	errDebugReloadLoad = "ERR Error trying to load the RDB dump, check server logs."
 	// DUMP and RESTORE.
 	errBusyKey     = "BUSYKEY Target key name already exists."
 	errRestoreTTL  = "ERR Invalid TTL value, must be >= 0"

@@ -96,10 +96,9 @@ func (s *Server) activeExpireCycle(hz int) {
 	for j := 0; j < dbsPerCall && !st.timeLimit; j++ {
 		dbi := st.currentDB % len(s.dbs)
 		st.currentDB++
-		db := s.dbs[dbi]
 		for {
 			iteration++
-			sampled, expired := s.expireSample(db, &st.cursors[dbi], keysPerLoop)
+			sampled, expired := s.expireSample(dbi, &st.cursors[dbi], keysPerLoop)
 			if sampled == 0 {
 				break // no keys with an expiry in this database
 			}
@@ -126,9 +125,11 @@ func (s *Server) activeExpireCycle(hz int) {
 
 // expireSample samples up to n keys with an expiry in db, walking its
 // shards from *cursor (at most one lap), and removes the expired ones. It
-// returns how many keys it looked at and how many it removed.
-func (s *Server) expireSample(db *keyspace.DB, cursor *int, n int) (sampled, expired int) {
+// returns how many keys it looked at and how many it removed (each
+// propagated as a DEL).
+func (s *Server) expireSample(dbi int, cursor *int, n int) (sampled, expired int) {
 	st := &s.expire
+	db := s.dbs[dbi]
 	si := *cursor
 	for walked := 0; sampled < n && walked < keyspace.NumShards; {
 		next := db.NextVolatileShard(si)
@@ -152,6 +153,7 @@ func (s *Server) expireSample(db *keyspace.DB, cursor *int, n int) (sampled, exp
 			}
 			if db.DeleteExpired(st.key) {
 				expired++
+				s.propagateDel(dbi, string(st.key))
 			}
 			st.guard.Unlock()
 		}

@@ -47,6 +47,15 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.tx.failed = c.tx.active
 		return
 	}
+	// Writes (and PING, as in Redis) are refused while the data cannot
+	// be persisted; EXEC checks its queue (execRefusal).
+	if cmd.Flags&Write != 0 || cmd.Name == "ping" {
+		if msg := s.writesDenied(); msg != "" {
+			s.reject(c, cmd, msg)
+			c.tx.failed = c.tx.active
+			return
+		}
+	}
 	if c.tx.active && !txControl(cmd) {
 		c.queue(cmd, args)
 		return
@@ -196,6 +205,10 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	}
 	errsBefore := c.errors
 	s.runHandler(c, cmd, args)
+	c.recordWrite(cmd, args, c.errors != errsBefore)
+	if len(c.prop.recs) > 0 {
+		s.emit(c)
+	}
 	if s.blocking.ready.Load() {
 		s.serveReady(c, true)
 	}

@@ -150,8 +150,10 @@ func cmdExec(c *Client, args [][]byte) {
 		start := monoNow()
 		errs := c.errors
 		s.runHandler(c, q.cmd, q.args)
+		c.recordWrite(q.cmd, q.args, c.errors != errs)
 		c.stats.count(q.cmd, monoNow()-start, c.errors != errs)
 	}
+	s.emit(c) // one MULTI ... EXEC unit, under the transaction's locks
 }
 
 // execRefusal is the one hook that decides whether the server accepts a
@@ -164,6 +166,11 @@ func (s *Server) execRefusal(queue []queued) string {
 				return errOOM
 			}
 			break
+		}
+	}
+	for _, q := range queue {
+		if q.cmd.Flags&Write != 0 {
+			return s.writesDenied()
 		}
 	}
 	return ""

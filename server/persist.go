@@ -175,41 +175,7 @@ func (s *Server) writeRDB(path string, snap *snapshot, opts rdb.EncodeOptions) e
 	}
 	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	fw, err := rdb.NewFileWriter(bw, rdb.FileWriterOptions{
-		RedisVersion:    RedisVersion,
-		CTime:           time.Now().Unix(),
-		UsedMem:         s.usedMemory(time.Now().UnixMilli()),
-		DisableChecksum: !s.cfg.Lookup("rdbchecksum").Bool(),
-		Encode:          opts,
-	})
-	if err != nil {
-		return err
-	}
-	for _, code := range snap.functions {
-		if err := fw.WriteFunction(code); err != nil {
-			return err
-		}
-	}
-	for i, keys := range snap.dbs {
-		if len(keys) == 0 {
-			continue
-		}
-		expires := 0
-		for _, k := range keys {
-			if k.expire >= 0 {
-				expires++
-			}
-		}
-		if err := fw.SelectDB(i, uint64(len(keys)), uint64(expires)); err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if err := fw.WriteKey(k.key, k.v, k.expire, -1, -1); err != nil {
-				return err
-			}
-		}
-	}
-	if err := fw.Finish(); err != nil {
+	if err := s.encodeSnapshot(bw, snap, opts, false); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
@@ -287,10 +253,6 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())
 }
 
-// ErrNoAOF refuses appendonly yes: HotKV does not write the append-only
-// file yet (issue #6); snapshots (SAVE, BGSAVE, save points) work.
-var ErrNoAOF = errors.New("the append-only file is not implemented yet; use RDB snapshots (save points, SAVE, BGSAVE)")
-
 // SaveOnSignal is the save a SIGTERM or SIGINT makes before the process
 // exits, as Redis's: a snapshot when save points are configured.
 func (s *Server) SaveOnSignal() error {
@@ -312,27 +274,37 @@ func (s *Server) LoadSnapshot() error {
 	}
 	defer f.Close()
 	start := time.Now()
+	var counts loadCounts
+	if _, err := s.rdbReader(&counts, false).Read(bufio.NewReaderSize(f, 1<<20)); err != nil {
+		return fmt.Errorf("loading %s: %w", path, err)
+	}
+	s.persist.loadedKeys.Store(counts.loaded)
+	s.persist.expiredAt.Store(counts.expired)
+	s.logf("DB loaded from disk: %.3f seconds, %d keys (%d expired)", time.Since(start).Seconds(), counts.loaded, counts.expired)
+	return nil
+}
+
+// loadCounts counts the keys an RDB load read.
+type loadCounts struct{ loaded, expired int64 }
+
+// rdbReader returns a reader that loads an RDB file into the empty
+// dataset. Keys already expired are skipped, unless keepExpired (the base
+// of an append-only file, whose commands may still use them).
+func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader {
 	now := s.dbs[0].Now()
-	var loaded, expired int64
-	db := s.dbs[0]
 	ec := &Client{srv: s, scripted: true}
-	r := &rdb.FileReader{
+	return &rdb.FileReader{
 		Databases: len(s.dbs),
-		OnSelectDB: func(i int) error {
-			db = s.dbs[i]
-			ec.db = db
-			return nil
-		},
 		OnFunction: func(code string) error {
 			_, err := s.scripting.engine.LoadLibrary(code, false)
 			return err
 		},
 		OnKey: func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
-			if expireMs >= 0 && expireMs <= now {
-				expired++
+			if !keepExpired && expireMs >= 0 && expireMs <= now {
+				counts.expired++
 				return nil
 			}
-			db = s.dbs[i]
+			db := s.dbs[i]
 			ec.db = db
 			var e *keyspace.Entry
 			if v.Kind == rdb.KindString {
@@ -347,15 +319,8 @@ func (s *Server) LoadSnapshot() error {
 			if idle > 0 {
 				e.SetIdleSeconds(idle)
 			}
-			loaded++
+			counts.loaded++
 			return nil
 		},
 	}
-	if _, err := r.Read(bufio.NewReaderSize(f, 1<<20)); err != nil {
-		return fmt.Errorf("loading %s: %w", path, err)
-	}
-	s.persist.loadedKeys.Store(loaded)
-	s.persist.expiredAt.Store(expired)
-	s.logf("DB loaded from disk: %.3f seconds, %d keys (%d expired)", time.Since(start).Seconds(), loaded, expired)
-	return nil
 }

@@ -94,14 +94,3 @@ func TestBgsaveSchedule(t *testing.T) {
 	}
 }
 
-// TestAppendonlyRefused: until the append-only file exists, appendonly yes
-// is refused rather than silently ignored.
-func TestAppendonlyRefused(t *testing.T) {
-	_, addr := startServer(t)
-	c := difftest.Dial(t, addr)
-	if got := c.Do("CONFIG", "SET", "appendonly", "yes"); !strings.HasPrefix(got, "-ERR CONFIG SET failed (possibly related to argument 'appendonly') - the append-only file is not implemented yet") {
-		t.Errorf("CONFIG SET appendonly yes: %q", got)
-	}
-	expect(t, c, "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n", "CONFIG", "GET", "appendonly")
-	expect(t, c, "+OK\r\n", "CONFIG", "SET", "appendonly", "no")
-}

@@ -142,9 +142,13 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 		sc.mu.Unlock()
 		sc.busy.Add(-1)
 	}
+	// The script's writes are one unit, emitted under its locks (inside
+	// EXEC, with the transaction's).
+	c.takeRecords(ec)
 	// Clients blocked on keys the script filled are served as after any
 	// command (inside EXEC, after the EXEC).
 	if !held {
+		s.emit(c)
 		if s.blocking.ready.Load() {
 			s.serveReady(ec, true)
 		}
@@ -254,10 +258,16 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if s.monitors.Load() > 0 && cmd.monitored() {
 		s.feedMonitors(ec, args)
 	}
+	if write {
+		if msg := s.writesDenied(); msg != "" {
+			return nil, "-" + msg
+		}
+	}
 	ec.w.Proto = proto
 	ec.w.Reset()
 	errs := ec.errors
 	s.runHandler(ec, cmd, args)
+	ec.recordWrite(cmd, args, ec.errors != errs)
 	ec.mark = monoNow()
 	ec.stats.count(cmd, ec.mark-start, ec.errors != errs)
 	return ec.w.Buf, ""

@@ -62,6 +62,7 @@ type Server struct {
 	watch     watchState
 	scripting scripting
 	persist   persistState
+	aof       aofState
 	slowlog   slowlog
 	lastSave  atomic.Int64 // unix seconds
 
@@ -111,7 +112,7 @@ func New(cfg *config.Config) *Server {
 	s.dbs = make([]*keyspace.DB, n)
 	for i := range s.dbs {
 		s.dbs[i] = keyspace.New()
-		s.dbs[i].OnExpire = s.countExpired
+		s.dbs[i].OnExpire = func(key string) { s.countExpired(key); s.propagateDel(i, key) }
 		s.dbs[i].OnCreate = func(key string, kind keyspace.Kind) { s.signalCreated(i, key, kind) }
 		s.dbs[i].OnModify = func(key string) { s.touchWatched(i, key) }
 	}
@@ -120,6 +121,7 @@ func New(cfg *config.Config) *Server {
 	s.queryBufLimit = cfg.Lookup("client-query-buffer-limit")
 	s.requirepass = cfg.Lookup("requirepass")
 	s.lastSave.Store(time.Now().Unix())
+	s.aof.rwLastSecs.Store(-1)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
 	s.scripting.engine = script.NewEngine()
@@ -136,8 +138,15 @@ func New(cfg *config.Config) *Server {
 	// as if it were, rather than acknowledge writes it would not keep.
 	cfg.OnChange("appendonly", func(p *config.Param) error {
 		if p.Bool() {
-			return ErrNoAOF
+			return s.startAOF()
 		}
+		s.stopAOF()
+		return nil
+	})
+	cfg.OnChange("appendfsync", func(*config.Param) error {
+		s.aof.wmu.Lock()
+		s.applyFsyncPolicy()
+		s.aof.wmu.Unlock()
 		return nil
 	})
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
@@ -234,6 +243,7 @@ func (s *Server) Serve() error {
 		}
 	}
 	s.wg.Wait()
+	s.closeAOF() // no command runs any more
 	return err
 }
 
@@ -372,6 +382,7 @@ func (s *Server) cron() {
 				s.closeIdleClients(start)
 			}
 			s.savePoints(start)
+			s.aofCron()
 			s.cronTicks.Add(1)
 			if h := s.cronHz(); h != hz {
 				hz = h

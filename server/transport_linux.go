@@ -60,6 +60,10 @@ func (h loopHandler) OnReadable(ec *eventloop.Conn) bool {
 	return !h.s.closing.Load() && h.s.serveInput(ec.Context.(*Client))
 }
 
+// OnBatchEnd writes (and with appendfsync always fsyncs) the append-only
+// file before the replies held during the batch go out.
+func (h loopHandler) OnBatchEnd() { h.s.aof.sync() }
+
 func (h loopHandler) OnClose(ec *eventloop.Conn) {
 	h.s.removeClient(ec.Context.(*Client))
 	h.s.wg.Done()

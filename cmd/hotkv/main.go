@@ -52,12 +52,8 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if cfg.Lookup("appendonly").Bool() {
-		fmt.Fprintf(os.Stderr, "appendonly yes: %v\n", server.ErrNoAOF)
-		os.Exit(1)
-	}
 	srv := server.New(cfg)
-	if err := srv.LoadSnapshot(); err != nil {
+	if err := srv.LoadData(); err != nil {
 		fmt.Fprintf(os.Stderr, "Fatal error loading the DB: %v. Exiting.\n", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,751 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/rdb"
+	"github.com/hotkv/hotkv/resp"
+)
+
+// The append-only file (appendonly yes): Redis 7.0's multi-part AOF,
+// written through package aof.
+//
+// Commands feed their records (propagate.go) into the stage while they
+// hold their keys' locks. Replies are sent only once the stage is written
+// to the file (appendfsync everysec and no) or written and fsynced
+// (always), as Redis writes its AOF buffer before any reply of an event
+// loop iteration: a client's flush holds its output while the stream is
+// behind (eventloop.Conn.Hold), and at the end of the loop's batch one
+// write (and one fsync) covers every client of the batch, and those of
+// the other loops waiting at the same time (group commit: whoever holds
+// wmu writes everything staged).
+//
+// A rewrite (BGREWRITEAOF, auto-aof-rewrite-percentage) has no fork: under
+// the exclusive global lock the stage is flushed, a new incremental file
+// started and the dataset copied (the pause); the new base is written
+// from the copy in the background and installed with the manifest.
+
+// aofState is the append-only file's state.
+type aofState struct {
+	// on: writes are fed to the stage.
+	on atomic.Bool
+
+	// mu guards the stage and the feeder. A leaf: taken under tag locks
+	// and keyspace shard mutexes.
+	mu     sync.Mutex
+	stage  []byte
+	feeder *aof.Feeder
+	// fed is the stream offset of the end of the stage (bytes fed since
+	// start-up); written and synced how far the file has it.
+	fed, written, synced atomic.Int64
+
+	// wmu owns the files: the appender, the directory, rotation. Never
+	// taken under mu or a key lock (but under the exclusive global lock
+	// when a rewrite starts).
+	wmu    sync.Mutex
+	app    atomic.Pointer[aof.Appender]
+	dir    *aof.Dir
+	spare  []byte
+	always atomic.Bool // appendfsync always
+	// failed: the last write or fsync failed (writes get MISCONF).
+	failed atomic.Bool
+	// waitRewrite: AOF was turned on at run time and writes go to the
+	// temporary incremental file until the first rewrite is installed.
+	waitRewrite bool
+
+	// curSize is aof_current_size, baseSize aof_base_size.
+	curSize, baseSize atomic.Int64
+
+	rewriting   atomic.Bool
+	rwScheduled atomic.Bool
+	rwStarted   atomic.Int64 // unix seconds
+	rwLastSecs  atomic.Int64 // -1 before one
+	rwCount     atomic.Int64
+	rwFailures  atomic.Int64 // consecutive
+	rwLastOK    atomic.Bool
+}
+
+// exitProcess ends the process after a fatal error (tests replace it).
+var exitProcess = os.Exit
+
+// feed appends p's records to the stage, as one MULTI ... EXEC unit when
+// there are several.
+func (a *aofState) feed(p *propState) {
+	a.mu.Lock()
+	if a.on.Load() {
+		var now int64
+		if a.feeder.Timestamps {
+			now = time.Now().Unix()
+		}
+		n := len(a.stage)
+		if len(p.recs) > 1 {
+			a.stage = a.feeder.FeedEncoded(a.stage, now, p.recs[0].db, encMulti)
+		}
+		start := 0
+		for _, r := range p.recs {
+			a.stage = a.feeder.FeedEncoded(a.stage, now, r.db, p.buf[start:r.end])
+			start = r.end
+		}
+		if len(p.recs) > 1 {
+			a.stage = a.feeder.FeedEncoded(a.stage, now, p.recs[len(p.recs)-1].db, encExec)
+		}
+		a.fed.Add(int64(len(a.stage) - n))
+	}
+	a.mu.Unlock()
+}
+
+// behind reports whether replies must wait for the file: the stream fed
+// so far is not yet written (fsynced with always).
+func (a *aofState) behind() bool {
+	if !a.on.Load() {
+		return false
+	}
+	if a.always.Load() {
+		return a.synced.Load() < a.fed.Load()
+	}
+	return a.written.Load() < a.fed.Load()
+}
+
+// sync makes the stream fed so far as durable as appendfsync promises
+// before replies are sent. Concurrent callers share one write and fsync.
+func (a *aofState) sync() {
+	if !a.behind() {
+		return
+	}
+	a.wmu.Lock()
+	if a.behind() {
+		a.flushLocked(false)
+	}
+	a.wmu.Unlock()
+}
+
+// flushLocked hands the stage to the appender and flushes it according to
+// appendfsync (force: now, even while a background fsync runs). With
+// always a failed write or fsync ends the process, as in Redis; otherwise
+// the error is remembered and writes are refused (MISCONF) until a later
+// flush succeeds. The caller holds wmu.
+func (a *aofState) flushLocked(force bool) error {
+	app := a.app.Load()
+	if app == nil {
+		return nil
+	}
+	a.mu.Lock()
+	buf, off := a.stage, a.fed.Load()
+	a.stage = a.spare[:0]
+	a.mu.Unlock()
+	app.Append(buf)
+	if cap(buf) <= 1<<20 {
+		a.spare = buf[:0]
+	} else {
+		a.spare = nil
+	}
+	before := app.Size()
+	res, err := app.Flush(force)
+	a.curSize.Add(app.Size() - before)
+	if err == nil && app.Policy == aof.FsyncAlways && !res.Synced {
+		err = app.Sync() // data written before the policy became always
+	}
+	a.failed.Store(app.Err() != nil)
+	if err != nil {
+		if app.Policy == aof.FsyncAlways {
+			logFatal("Can't recover from AOF write error when the AOF fsync policy is 'always': %v. Exiting...", err)
+		}
+		return err
+	}
+	if res.Postponed {
+		return nil
+	}
+	a.written.Store(off)
+	if app.Policy == aof.FsyncAlways {
+		a.synced.Store(off)
+	}
+	return nil
+}
+
+// logFatal logs a fatal error and ends the process.
+func logFatal(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	exitProcess(1)
+}
+
+// cron is the AOF's part of the server cron: postponed writes, the
+// once-a-second fsync (everysec), retries after a write error, and the
+// automatic rewrite.
+func (s *Server) aofCron() {
+	a := &s.aof
+	if a.on.Load() {
+		a.wmu.Lock()
+		a.flushLocked(false)
+		a.wmu.Unlock()
+	}
+	if a.rwScheduled.Load() && !a.rewriting.Load() {
+		if s.rewriteAOF() == nil {
+			a.rwScheduled.Store(false)
+		}
+		return
+	}
+	if !a.on.Load() || a.rewriting.Load() {
+		return
+	}
+	perc := s.cfg.Lookup("auto-aof-rewrite-percentage").Int()
+	minSize := s.cfg.Lookup("auto-aof-rewrite-min-size").Int()
+	cur, base := a.curSize.Load(), max(a.baseSize.Load(), 1)
+	if perc > 0 && cur > minSize && (cur*100/base)-100 >= perc {
+		// A failed rewrite is retried after a pause, as in Redis.
+		if a.rwFailures.Load() > 0 && time.Now().Unix()-a.rwStarted.Load() < 60 {
+			return
+		}
+		s.logf("Starting automatic rewriting of AOF on %d%% growth", (cur*100/base)-100)
+		s.rewriteAOF()
+	}
+}
+
+// misconf returns the error that refuses writes while the AOF cannot be
+// written, or "".
+func (a *aofState) misconf() string {
+	if !a.failed.Load() || !a.on.Load() {
+		return ""
+	}
+	if app := a.app.Load(); app != nil {
+		return app.Misconf()
+	}
+	return ""
+}
+
+// writesDenied returns the MISCONF error that refuses writes while the
+// data cannot be persisted, as Redis's writeCommandsDeniedByDiskError: the
+// last snapshot failed (stop-writes-on-bgsave-error, with save points),
+// or writing or fsyncing the AOF failed; "" when writes are accepted.
+func (s *Server) writesDenied() string {
+	if ps := &s.persist; !ps.lastOK.Load() && ps.failed.Load() > 0 &&
+		s.cfg.Lookup("stop-writes-on-bgsave-error").Bool() && s.cfg.Lookup("save").String() != "" {
+		return errMisconfRDB
+	}
+	return s.aof.misconf()
+}
+
+// aofDir opens the AOF directory named by the configuration.
+func (s *Server) aofDir() (*aof.Dir, error) {
+	path := filepath.Join(s.cfg.Lookup("dir").String(), s.cfg.Lookup("appenddirname").String())
+	d, err := aof.OpenDir(path, s.cfg.Lookup("appendfilename").String())
+	if err != nil {
+		return nil, err
+	}
+	d.RDBPreamble = s.cfg.Lookup("aof-use-rdb-preamble").Bool()
+	d.Log = s.aofLog
+	return d, nil
+}
+
+func (s *Server) aofLog(level aof.LogLevel, msg string) { s.logf("%s", msg) }
+
+// LoadData loads the dataset at start-up, as Redis's loadDataFromDisk:
+// from the append-only file when appendonly is yes (and then opens it for
+// appending), else from the snapshot file.
+func (s *Server) LoadData() error {
+	if !s.cfg.Lookup("appendonly").Bool() {
+		return s.LoadSnapshot()
+	}
+	d, err := s.aofDir()
+	if err != nil {
+		return err
+	}
+	if _, err := d.UpgradeOldStyle(s.cfg.Lookup("dir").String()); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := s.loadAOF(d)
+	if err != nil {
+		return err
+	}
+	if res.Status != aof.StatusNotExist {
+		s.logf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
+	}
+	if res.Truncation != nil {
+		if err := res.Truncation.Apply(); err != nil {
+			return err
+		}
+	}
+	f, _, size, err := d.OpenForAppend(func(w io.Writer) error {
+		return s.encodeSnapshot(w, s.copyDataset(), s.defaultEncodeOptions(), true)
+	})
+	if err != nil {
+		return err
+	}
+	a := &s.aof
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	a.dir = d
+	a.baseSize.Store(res.BaseSize)
+	a.curSize.Store(res.TotalSize)
+	if res.Status == aof.StatusNotExist {
+		a.baseSize.Store(s.aofBaseSize(d))
+		a.curSize.Store(a.baseSize.Load())
+	}
+	s.startAppender(f, size)
+	if !s.cfg.Lookup("aof-disable-auto-gc").Bool() {
+		d.DeleteHistory()
+	}
+	return nil
+}
+
+// aofBaseSize returns the size of d's base file (0 without one).
+func (s *Server) aofBaseSize(d *aof.Dir) int64 {
+	if d.Manifest.Base == nil {
+		return 0
+	}
+	fi, err := os.Stat(d.FilePath(d.Manifest.Base.Name))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// startAppender starts writing to f (size bytes long) and turns
+// propagation on. The caller holds wmu and no command runs (start-up, or
+// the exclusive global lock).
+func (s *Server) startAppender(f *os.File, size int64) {
+	a := &s.aof
+	app := aof.NewAppender(aof.OSFile(f), size)
+	app.Log = s.aofLog
+	a.app.Store(app)
+	s.applyFsyncPolicy()
+	a.mu.Lock()
+	a.feeder = aof.NewFeeder()
+	a.feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
+	a.stage = a.stage[:0]
+	off := a.fed.Load()
+	a.written.Store(off)
+	a.synced.Store(off)
+	a.on.Store(true)
+	a.mu.Unlock()
+}
+
+// applyFsyncPolicy sets the appender's policy from appendfsync.
+func (s *Server) applyFsyncPolicy() {
+	a := &s.aof
+	app := a.app.Load()
+	if app == nil {
+		return
+	}
+	switch s.cfg.Lookup("appendfsync").String() {
+	case "always":
+		app.Policy = aof.FsyncAlways
+	case "no":
+		app.Policy = aof.FsyncNo
+	default:
+		app.Policy = aof.FsyncEverySec
+	}
+	a.always.Store(app.Policy == aof.FsyncAlways)
+}
+
+// loadAOF replays the files of d into the empty dataset: commands through
+// the gate on a client of its own, an RDB base through the snapshot
+// loader. Keys do not expire meanwhile (the file's DELs say when they
+// did), as in Redis.
+func (s *Server) loadAOF(d *aof.Dir) (*aof.LoadResult, error) {
+	lc := &Client{srv: s, db: s.dbs[0], guard: s.locks.NewGuard(0), w: resp.Writer{Proto: 2},
+		authenticated: true, scripted: true} // scripted: a blocking command never waits
+	for _, db := range s.dbs {
+		db.KeepExpired = true
+	}
+	defer func() {
+		for _, db := range s.dbs {
+			db.KeepExpired = false
+		}
+	}()
+	var counts loadCounts
+	l := &aof.Loader{
+		AllowTruncated: s.cfg.Lookup("aof-load-truncated").Bool(),
+		RDB:            s.rdbReader(&counts, true),
+		Log:            s.aofLog,
+		OnCommand: func(args [][]byte) error {
+			if lc.lookupMemo(args) == nil {
+				return fmt.Errorf("%w", aof.ErrUnknownCommand)
+			}
+			s.dispatch(lc, args)
+			lc.w.Reset()
+			return nil
+		},
+	}
+	return l.Load(d)
+}
+
+// encodeSnapshot writes snap as an RDB file to w (aofBase: as the base
+// of an append-only file).
+func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOptions, aofBase bool) error {
+	fw, err := rdb.NewFileWriter(w, rdb.FileWriterOptions{
+		RedisVersion:    RedisVersion,
+		CTime:           time.Now().Unix(),
+		UsedMem:         s.usedMemory(time.Now().UnixMilli()),
+		AOFBase:         aofBase,
+		DisableChecksum: !s.cfg.Lookup("rdbchecksum").Bool(),
+		Encode:          opts,
+	})
+	if err != nil {
+		return err
+	}
+	for _, code := range snap.functions {
+		if err := fw.WriteFunction(code); err != nil {
+			return err
+		}
+	}
+	for i, keys := range snap.dbs {
+		if len(keys) == 0 {
+			continue
+		}
+		expires := 0
+		for _, k := range keys {
+			if k.expire >= 0 {
+				expires++
+			}
+		}
+		if err := fw.SelectDB(i, uint64(len(keys)), uint64(expires)); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := fw.WriteKey(k.key, k.v, k.expire, -1, -1); err != nil {
+				return err
+			}
+		}
+	}
+	return fw.Finish()
+}
+
+// errRewriteRunning refuses a second rewrite.
+var errRewriteRunning = errors.New(errAOFRewriteInProgress)
+
+// rewriteAOF starts a background rewrite: the pause under the exclusive
+// global lock (flush, new incremental file, copy of the dataset), then the
+// base written and installed on a goroutine of its own.
+func (s *Server) rewriteAOF() error {
+	a := &s.aof
+	if !a.rewriting.CompareAndSwap(false, true) {
+		return errRewriteRunning
+	}
+	a.rwStarted.Store(time.Now().Unix())
+	g := s.locks.NewGuard(0)
+	g.LockGlobal()
+	a.wmu.Lock()
+	d := a.dir
+	var err error
+	if d == nil {
+		d, err = s.aofDir() // appendonly no: a base and a manifest only
+		a.dir = d
+	}
+	if err == nil && a.on.Load() && !a.waitRewrite {
+		err = a.flushLocked(true)
+		var f *os.File
+		if err == nil {
+			f, _, err = d.RotateIncr()
+		}
+		if err == nil {
+			a.app.Load().Reopen(aof.OSFile(f), 0)
+			a.mu.Lock()
+			a.feeder.ForceSelect()
+			a.mu.Unlock()
+		}
+	}
+	a.wmu.Unlock()
+	if err != nil {
+		g.Unlock()
+		s.rewriteDone(err)
+		return err
+	}
+	snap := s.copyDataset()
+	g.Unlock()
+	opts := s.defaultEncodeOptions()
+	s.logf("Background append only file rewriting started")
+	go func() {
+		tmp, err := d.WriteBase(func(w io.Writer) error {
+			if !d.RDBPreamble {
+				return writeCommandBase(w, snap)
+			}
+			return s.encodeSnapshot(w, snap, opts, true)
+		})
+		if err == nil {
+			err = s.installRewrite(d, tmp)
+		}
+		s.rewriteDone(err)
+	}()
+	return nil
+}
+
+// installRewrite installs the base written to tmp.
+func (s *Server) installRewrite(d *aof.Dir, tmp string) error {
+	a := &s.aof
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if a.dir != d {
+		os.Remove(tmp) // AOF was turned off meanwhile
+		return errors.New("the append-only file was turned off during the rewrite")
+	}
+	on := a.on.Load()
+	if _, err := d.InstallRewrite(tmp, on, a.waitRewrite); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	a.waitRewrite = false
+	if on {
+		a.mu.Lock()
+		a.feeder.ForceSelect()
+		a.mu.Unlock()
+	}
+	base := s.aofBaseSize(d)
+	a.baseSize.Store(base)
+	size := base
+	if app := a.app.Load(); app != nil && on {
+		size += app.Size()
+	}
+	a.curSize.Store(size)
+	if !s.cfg.Lookup("aof-disable-auto-gc").Bool() {
+		d.DeleteHistory()
+	}
+	return nil
+}
+
+// rewriteDone records the outcome of a rewrite.
+func (s *Server) rewriteDone(err error) {
+	a := &s.aof
+	a.rwLastSecs.Store(time.Now().Unix() - a.rwStarted.Load())
+	if err != nil {
+		a.rwLastOK.Store(false)
+		a.rwFailures.Add(1)
+		s.logf("Background AOF rewrite failed: %v", err)
+	} else {
+		a.rwLastOK.Store(true)
+		a.rwFailures.Store(0)
+		a.rwCount.Add(1)
+		s.logf("Background AOF rewrite finished successfully")
+	}
+	a.rewriting.Store(false)
+}
+
+// startAOF turns the append-only file on at run time (CONFIG SET
+// appendonly yes), as Redis's startAppendOnly: writes go to a temporary
+// incremental file while a rewrite writes the base; once it is installed
+// the directory is complete.
+func (s *Server) startAOF() error {
+	a := &s.aof
+	if a.on.Load() {
+		return nil
+	}
+	if a.rewriting.Load() {
+		// Redis kills a running rewrite; this one finishes without
+		// writes: wait for it.
+		for a.rewriting.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	g := s.locks.NewGuard(0)
+	g.LockGlobal()
+	a.wmu.Lock()
+	d, err := s.aofDir()
+	var f *os.File
+	if err == nil {
+		f, err = d.CreateTempIncr()
+	}
+	if err != nil {
+		a.wmu.Unlock()
+		g.Unlock()
+		s.logf("AOF: could not turn on the append-only file: %v", err)
+		return err
+	}
+	a.dir = d
+	a.waitRewrite = true
+	s.startAppender(f, 0)
+	a.wmu.Unlock()
+	g.Unlock()
+	if err := s.rewriteAOF(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// stopAOF turns the append-only file off (CONFIG SET appendonly no):
+// what is staged is written and fsynced, and the file closed.
+func (s *Server) stopAOF() {
+	a := &s.aof
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if !a.on.Load() {
+		return
+	}
+	a.flushLocked(true)
+	a.mu.Lock()
+	a.on.Store(false)
+	a.stage = a.stage[:0]
+	a.mu.Unlock()
+	if app := a.app.Load(); app != nil {
+		app.Sync()
+		app.Close()
+	}
+	a.app.Store(nil)
+	if a.waitRewrite {
+		a.dir.RemoveTempIncr()
+		a.waitRewrite = false
+	}
+	a.dir = nil
+}
+
+// closeAOF writes and fsyncs what is staged at shutdown, as Redis does
+// before it exits.
+func (s *Server) closeAOF() {
+	a := &s.aof
+	if !a.on.Load() {
+		return
+	}
+	s.logf("Calling fsync() on the AOF file.")
+	s.stopAOF()
+}
+
+// defaultEncodeOptions are the encoding limits of the configuration.
+func (s *Server) defaultEncodeOptions() rdb.EncodeOptions {
+	return (&Client{srv: s}).encodeOptions()
+}
+
+// BGREWRITEAOF
+func cmdBgrewriteaof(c *Client, args [][]byte) {
+	s := c.srv
+	if s.aof.rewriting.Load() {
+		c.errorReply(errAOFRewriteInProgress)
+		return
+	}
+	if err := s.rewriteAOF(); err != nil {
+		c.errorReply(errAOFRewriteFailed)
+		return
+	}
+	c.w.Simple("Background append only file rewriting started")
+}
+
+// appendAOFInfo appends INFO persistence's AOF fields.
+func (s *Server) appendAOFInfo(b []byte) []byte {
+	a := &s.aof
+	on := a.on.Load()
+	inProgress, current := 0, int64(-1)
+	if a.rewriting.Load() {
+		inProgress, current = 1, time.Now().Unix()-a.rwStarted.Load()
+	}
+	status := "ok"
+	if a.rwCount.Load()+a.rwFailures.Load() > 0 && !a.rwLastOK.Load() {
+		status = "err"
+	}
+	writeStatus := "ok"
+	app := a.app.Load()
+	if app != nil && app.Err() != nil {
+		writeStatus = "err"
+	}
+	b = fmt.Appendf(b, "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n",
+		b2i(on), inProgress, b2i(a.rwScheduled.Load()))
+	b = fmt.Appendf(b, "aof_last_rewrite_time_sec:%d\r\naof_current_rewrite_time_sec:%d\r\n", a.rwLastSecs.Load(), current)
+	b = fmt.Appendf(b, "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\naof_rewrites_consecutive_failures:%d\r\n",
+		status, a.rwCount.Load(), a.rwFailures.Load())
+	b = fmt.Appendf(b, "aof_last_write_status:%s\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n", writeStatus)
+	if on && app != nil {
+		a.mu.Lock()
+		staged := len(a.stage)
+		a.mu.Unlock()
+		b = fmt.Appendf(b, "aof_current_size:%d\r\naof_base_size:%d\r\naof_pending_rewrite:0\r\n", a.curSize.Load(), a.baseSize.Load())
+		b = fmt.Appendf(b, "aof_buffer_length:%d\r\naof_pending_bio_fsync:%d\r\naof_delayed_fsync:%d\r\n",
+			staged+app.Buffered(), app.PendingFsyncs(), app.DelayedFsyncs())
+	}
+	return b
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// rewriteItemsPerCmd is Redis's AOF_REWRITE_ITEMS_PER_CMD: the elements
+// one command of a command base carries.
+const rewriteItemsPerCmd = 64
+
+// writeCommandBase writes snap as commands (aof-use-rdb-preamble no), as
+// Redis's rewriteAppendOnlyFileRio: the function libraries, then per
+// database a SELECT and, per key, the commands that build it and its
+// PEXPIREAT.
+func writeCommandBase(w io.Writer, snap *snapshot) error {
+	var buf []byte
+	put := func(args ...[]byte) error {
+		buf = aof.AppendCommand(buf[:0], args)
+		_, err := w.Write(buf)
+		return err
+	}
+	for _, code := range snap.functions {
+		if err := put([]byte("FUNCTION"), []byte("LOAD"), []byte(code)); err != nil {
+			return err
+		}
+	}
+	for i, keys := range snap.dbs {
+		if len(keys) == 0 {
+			continue
+		}
+		if _, err := w.Write(aof.AppendSelect(nil, i)); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := writeKeyCommands(put, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func writeKeyCommands(put func(args ...[]byte) error, k snapKey) error {
+	v := k.v
+	batch := func(name string, n int, item func(args [][]byte, i int) [][]byte) error {
+		for i := 0; i < n; {
+			args := [][]byte{[]byte(name), k.key}
+			for end := min(i+rewriteItemsPerCmd, n); i < end; i++ {
+				args = item(args, i)
+			}
+			if err := put(args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
+	switch v.Kind {
+	case rdb.KindString:
+		err = put([]byte("SET"), k.key, v.Str)
+	case rdb.KindList:
+		err = batch("RPUSH", len(v.Items), func(a [][]byte, i int) [][]byte { return append(a, v.Items[i]) })
+	case rdb.KindSet:
+		err = batch("SADD", len(v.Items), func(a [][]byte, i int) [][]byte { return append(a, v.Items[i]) })
+	case rdb.KindHash:
+		err = batch("HMSET", len(v.Pairs), func(a [][]byte, i int) [][]byte { return append(a, v.Pairs[i][0], v.Pairs[i][1]) })
+	case rdb.KindZSet:
+		err = batch("ZADD", len(v.ZSet), func(a [][]byte, i int) [][]byte {
+			return append(a, []byte(formatScore17(v.ZSet[i].Score)), v.ZSet[i].Member)
+		})
+	}
+	if err == nil && k.expire >= 0 {
+		err = put([]byte("PEXPIREAT"), k.key, strconv.AppendInt(nil, k.expire, 10))
+	}
+	return err
+}
+
+// formatScore17 formats a score as Redis's rioWriteBulkDouble ("%.17g").
+func formatScore17(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', 17, 64)
+}
