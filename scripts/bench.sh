@@ -24,8 +24,9 @@ go build -o "$TXBENCH" ./internal/txbench
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 HPORT=$(freeport); RPORT=$(freeport)
 tmp=$(mktemp -d)
-"$BIN" --port "$HPORT" --dir "$tmp" >"$tmp/hotkv.log" 2>&1 & HPID=$!
-redis-server --port "$RPORT" --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RPID=$!
+mkdir "$tmp/hotkv" "$tmp/redis"
+"$BIN" --port "$HPORT" --save '' --dir "$tmp/hotkv" >"$tmp/hotkv.log" 2>&1 & HPID=$!
+redis-server --port "$RPORT" --save '' --appendonly no --dir "$tmp/redis" --logfile "$tmp/redis.log" & RPID=$!
 trap 'kill $HPID $RPID 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 for p in $HPORT $RPORT; do
   for i in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -45,14 +46,35 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #              keys (global lock on HotKV)
 #   evalsha_kl the same on HotKV with allow-key-locking; Redis runs the
 #              flag-less script (it refuses the flag)
+#   set_everysec, set_always
+#              SET with the append-only file on (appendfsync everysec or
+#              always) on both servers, their files on the same disk
 COUNTER='local current = tonumber(redis.call('"'GET'"', KEYS[1]) or "0")
 if current >= tonumber(ARGV[1]) then
   return 0
 end
 redis.call('"'INCR'"', KEYS[1])
 return 1'
+# aof PORT POLICY|off turns a server's append-only file on with POLICY,
+# waiting for the rewrite that starts it, or off.
+aof() {
+  if [ "$2" = off ]; then
+    redis-cli -p "$1" config set appendonly no >/dev/null
+    return
+  fi
+  redis-cli -p "$1" config set appendfsync "$2" >/dev/null
+  redis-cli -p "$1" config set appendonly yes >/dev/null
+  for i in $(seq 100); do
+    redis-cli -p "$1" info persistence | grep -q '^aof_rewrite_in_progress:0' && break
+    sleep 0.1
+  done
+}
 run() {
   case "$2" in
+  set_everysec | set_always)
+    aof "$1" "${2#set_}"
+    redis-benchmark -p "$1" -t set -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true
+    aof "$1" off ;;
   evalsha | evalsha_kl)
     local body=$COUNTER sha
     [ "$2" = evalsha_kl ] && [ "$1" = "$HPORT" ] && body="#!lua flags=allow-key-locking

@@ -81,6 +81,7 @@ type waiter struct {
 // lockKeys); it writes no reply.
 func (c *Client) block(keys [][]byte, lockKeys [][]byte, timeout time.Duration,
 	serve func(sc *Client) bool, onTimeout func(w *resp.Writer)) {
+	c.propagateNothing() // until served (serveKey)
 	if c.tx.inExec || c.scripted {
 		// Inside a transaction or a script nothing waits: no data is a
 		// timeout.
@@ -209,7 +210,7 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 // server runs w.serve on another connection's goroutine: same database and
 // protocol, its own reply buffer, none of the blocked connection's state.
 func (s *Server) standIn(w *waiter) *Client {
-	sc := &Client{srv: s, db: s.dbs[w.db], w: resp.Writer{Proto: w.proto}, id: w.c.id}
+	sc := &Client{srv: s, db: s.dbs[w.db], w: resp.Writer{Proto: w.proto}, id: w.c.id, servingBlocked: true}
 	sc.dbIndex.Store(int32(w.db))
 	return sc
 }

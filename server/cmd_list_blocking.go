@@ -87,7 +87,7 @@ func (c *Client) popOneWithKey(keys [][]byte, front bool) bool {
 func cmdBRPopLPush(c *Client, args [][]byte) {
 	timeout, ok := c.timeoutArg(args[3])
 	if ok {
-		c.blockingMove(args[1], args[2], false, true, timeout, true)
+		c.blockingMove(args[1], args[2], false, true, timeout, nil)
 	}
 }
 
@@ -103,12 +103,13 @@ func cmdBLMove(c *Client, args [][]byte) {
 	}
 	timeout, ok := c.timeoutArg(args[5])
 	if ok {
-		c.blockingMove(args[1], args[2], fromFront, toFront, timeout, false)
+		c.blockingMove(args[1], args[2], fromFront, toFront, timeout, args[3:5])
 	}
 }
 
-func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout time.Duration, rpoplpush bool) {
-	if c.moveAndPropagate(src, dst, fromFront, toFront, rpoplpush) {
+// ends are BLMOVE's wherefrom and whereto, nil for BRPOPLPUSH.
+func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout time.Duration, ends [][]byte) {
+	if c.moveAndPropagate(src, dst, fromFront, toFront, ends) {
 		return
 	}
 	if c.tx.inExec || c.scripted {
@@ -116,22 +117,28 @@ func (c *Client) blockingMove(src, dst []byte, fromFront, toFront bool, timeout 
 		return
 	}
 	keys := copyArgs([][]byte{src, dst})
+	// Served later, a BLMOVE propagates its ends as Redis does then.
+	var servedEnds [][]byte
+	if ends != nil {
+		servedEnds = [][]byte{pick(fromFront, argLeft, argRight), pick(toFront, argLeft, argRight)}
+	}
 	c.block(keys[:1], keys, timeout,
-		func(sc *Client) bool { return sc.moveAndPropagate(keys[0], keys[1], fromFront, toFront, rpoplpush) },
+		func(sc *Client) bool { return sc.moveAndPropagate(keys[0], keys[1], fromFront, toFront, servedEnds) },
 		func(w *resp.Writer) { w.NullArray() }) // Redis 7.0 times every blocked list command out with a null array
 }
 
 // moveAndPropagate is listMove for BLMOVE and BRPOPLPUSH, propagated as
-// the plain LMOVE or RPOPLPUSH when it moved an element.
-func (c *Client) moveAndPropagate(src, dst []byte, fromFront, toFront, rpoplpush bool) bool {
+// the plain LMOVE (with ends as its wherefrom and whereto) or RPOPLPUSH
+// (ends nil) when it moved an element.
+func (c *Client) moveAndPropagate(src, dst []byte, fromFront, toFront bool, ends [][]byte) bool {
 	errs := c.errors
 	done := c.listMove(src, dst, fromFront, toFront)
 	switch {
 	case !done || c.errors != errs:
-	case rpoplpush:
+	case ends == nil:
 		c.propagate(argRPOPLPUSH, src, dst)
 	default:
-		c.propagate(argLMOVE, src, dst, pick(fromFront, argLEFT, argRIGHT), pick(toFront, argLEFT, argRIGHT))
+		c.propagate(argLMOVE, src, dst, ends[0], ends[1])
 	}
 	return done
 }

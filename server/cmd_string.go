@@ -232,6 +232,7 @@ func cmdSet(c *Client, args [][]byte) {
 // SETNX key value
 func cmdSetNX(c *Client, args [][]byte) {
 	if c.lookupWrite(args[1]) != nil {
+		c.propagateNothing()
 		c.w.Int(0)
 		return
 	}

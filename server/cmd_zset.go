@@ -513,11 +513,12 @@ func cmdZMPop(c *Client, args [][]byte) {
 			return
 		}
 		if e != nil {
+			c.propagateZPop(key, e, max, count, true)
 			zsetPop(c.db, &c.w, key, e, max, count, popKeyNested)
-			c.propagateZPop(key, max, count, true)
 			return
 		}
 	}
+	c.propagateNothing()
 	c.w.NullArray()
 }
 

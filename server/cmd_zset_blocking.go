@@ -1,6 +1,9 @@
 package server
 
-import "github.com/hotkv/hotkv/resp"
+import (
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/resp"
+)
 
 // The blocking sorted-set pops: like the list ones (cmd_list_blocking.go),
 // each tries the non-blocking form and parks the client when every key is
@@ -51,14 +54,19 @@ func cmdBZMPop(c *Client, args [][]byte) {
 		func(w *resp.Writer) { w.NullArray() })
 }
 
-// propagateZPop propagates a pop of BZPOPMIN, BZPOPMAX, ZMPOP or BZMPOP
-// as the plain ZPOPMIN or ZPOPMAX (with the count for the MPOP forms).
-func (c *Client) propagateZPop(key []byte, max bool, count int64, withCount bool) {
+// propagateZPop propagates a pop from e of BZPOPMIN, BZPOPMAX, ZMPOP or
+// BZMPOP, before it is made, as the plain ZPOPMIN or ZPOPMAX (with the
+// count for the MPOP forms: the one asked for, or, as Redis, the one
+// popped when a blocked client is served).
+func (c *Client) propagateZPop(key []byte, e *keyspace.Entry, max bool, count int64, withCount bool) {
 	name := pick(max, argZPOPMAX, argZPOPMIN)
-	if withCount {
-		c.propagate(name, key, intBytes(count))
-	} else {
+	switch {
+	case !withCount:
 		c.propagate(name, key)
+	case c.servingBlocked:
+		c.propagate(name, key, intBytes(min(count, int64(zsetOf(e).Len()))))
+	default:
+		c.propagate(name, key, intBytes(count))
 	}
 }
 
@@ -72,8 +80,8 @@ func (c *Client) zpopFirst(keys [][]byte, max bool, count int64, shape int) bool
 			return true
 		}
 		if e != nil {
+			c.propagateZPop(key, e, max, count, shape == popKeyNested)
 			zsetPop(c.db, &c.w, key, e, max, count, shape)
-			c.propagateZPop(key, max, count, shape == popKeyNested)
 			return true
 		}
 	}

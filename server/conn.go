@@ -66,7 +66,9 @@ type Client struct {
 	sr         scriptRun // an engine client's current or last script run
 	scriptMemo script.Memo
 	prop       propState // the records of the running command (propagate.go)
-	watchDirty atomic.Bool
+	// servingBlocked marks a stand-in serving a blocked command (standIn).
+	servingBlocked bool
+	watchDirty     atomic.Bool
 	// tasks carries work to a goroutine-transport connection while it is
 	// blocked (the event loop has Invoke instead).
 	tasks   chan func()

@@ -93,4 +93,3 @@ func TestBgsaveSchedule(t *testing.T) {
 		}
 	}
 }
-

@@ -141,8 +141,8 @@ var (
 	argZPOPMIN   = []byte("ZPOPMIN")
 	argZPOPMAX   = []byte("ZPOPMAX")
 	argABSTTL    = []byte("ABSTTL")
-	argLEFT      = []byte("LEFT")
-	argRIGHT     = []byte("RIGHT")
+	argLeft      = []byte("left")
+	argRight     = []byte("right")
 )
 
 // pick returns a when cond holds, else b.

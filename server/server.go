@@ -300,7 +300,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	waited := make(chan struct{})
-	go func() { s.wg.Wait(); s.stopTransport(); close(waited) }()
+	go func() { s.wg.Wait(); s.stopTransport(); s.closeAOF(); close(waited) }()
 	select {
 	case <-waited:
 		return nil
