@@ -414,3 +414,59 @@ func TestAOFConcurrentWritesReplay(t *testing.T) {
 		t.Errorf("after restart:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestAOFAutoRewrite: with auto-aof-rewrite-percentage and -min-size, the
+// file is rewritten once it grows past the base by the percentage; the
+// data stays whole across it.
+func TestAOFAutoRewrite(t *testing.T) {
+	dir := t.TempDir()
+	s, addr := startServer(t, "--appendonly", "yes", "--dir", dir, "--hz", "100",
+		"--auto-aof-rewrite-percentage", "100", "--auto-aof-rewrite-min-size", "4kb")
+	c := difftest.Dial(t, addr)
+	value := strings.Repeat("v", 100)
+	for i := 0; ; i++ {
+		c.Do("SET", "k"+strconv.Itoa(i%20), value)
+		info := c.Do("INFO", "persistence")
+		if strings.Contains(info, "aof_rewrites:1\r\n") {
+			break
+		}
+		if i > 5000 {
+			t.Fatalf("no automatic rewrite:\n%s", info)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	waitRewrite(t, c)
+	if got := c.Do("INFO", "persistence"); !strings.Contains(got, "aof_last_bgrewrite_status:ok\r\n") {
+		t.Fatalf("rewrite failed:\n%s", got)
+	}
+	c.Do("SET", "after", "rewrite")
+	want := dataset(t, c)
+	shutdown(t, s)
+	_, addr2 := startServer(t, "--appendonly", "yes", "--dir", dir)
+	if got := dataset(t, difftest.Dial(t, addr2)); got != want {
+		t.Errorf("after restart:\n got %s\nwant %s", got, want)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+	if len(entries) != 3 {
+		t.Errorf("history files were not removed: %v", entries)
+	}
+}
+
+// TestAOFInfoFields: INFO persistence with the append-only file on has
+// Redis's fields, in Redis's order.
+func TestAOFInfoFields(t *testing.T) {
+	raddr := difftest.StartRedis(t, "--appendonly", "yes", "--dir", t.TempDir())
+	_, haddr := startServer(t, "--appendonly", "yes")
+	names := func(addr string) []string {
+		var out []string
+		for _, l := range strings.Split(difftest.Dial(t, addr).Do("INFO", "persistence"), "\r\n") {
+			if k, _, ok := strings.Cut(l, ":"); ok {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	if want, got := names(raddr), names(haddr); !slices.Equal(want, got) {
+		t.Errorf("INFO persistence fields\nredis: %v\nhotkv: %v", want, got)
+	}
+}
