@@ -152,7 +152,7 @@ func (a *aofState) flushLocked(force bool) error {
 	before := app.Size()
 	res, err := app.Flush(force)
 	a.curSize.Add(app.Size() - before)
-	if err == nil && app.Policy == aof.FsyncAlways && !res.Synced {
+	if err == nil && app.Policy == aof.FsyncAlways && !res.Synced && a.synced.Load() < off {
 		err = app.Sync() // data written before the policy became always
 	}
 	a.failed.Store(app.Err() != nil)
@@ -189,7 +189,7 @@ func (s *Server) aofCron() {
 		a.wmu.Unlock()
 	}
 	if a.rwScheduled.Load() && !a.rewriting.Load() {
-		if s.rewriteAOF() == nil {
+		if s.rewriteAOF(false) == nil {
 			a.rwScheduled.Store(false)
 		}
 		return
@@ -206,7 +206,7 @@ func (s *Server) aofCron() {
 			return
 		}
 		s.logf("Starting automatic rewriting of AOF on %d%% growth", (cur*100/base)-100)
-		s.rewriteAOF()
+		s.rewriteAOF(false)
 	}
 }
 
@@ -425,16 +425,20 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 var errRewriteRunning = errors.New(errAOFRewriteInProgress)
 
 // rewriteAOF starts a background rewrite: the pause under the exclusive
-// global lock (flush, new incremental file, copy of the dataset), then the
-// base written and installed on a goroutine of its own.
-func (s *Server) rewriteAOF() error {
+// global lock, which the caller holds when held, else taken here (flush,
+// new incremental file, copy of the dataset), then the base written and
+// installed on a goroutine of its own.
+func (s *Server) rewriteAOF(held bool) error {
 	a := &s.aof
 	if !a.rewriting.CompareAndSwap(false, true) {
 		return errRewriteRunning
 	}
 	a.rwStarted.Store(time.Now().Unix())
-	g := s.locks.NewGuard(0)
-	g.LockGlobal()
+	if !held {
+		g := s.locks.NewGuard(0)
+		g.LockGlobal()
+		defer g.Unlock()
+	}
 	a.wmu.Lock()
 	d := a.dir
 	var err error
@@ -457,12 +461,10 @@ func (s *Server) rewriteAOF() error {
 	}
 	a.wmu.Unlock()
 	if err != nil {
-		g.Unlock()
 		s.rewriteDone(err)
 		return err
 	}
 	snap := s.copyDataset()
-	g.Unlock()
 	opts := s.defaultEncodeOptions()
 	s.logf("Background append only file rewriting started")
 	go func() {
@@ -533,21 +535,18 @@ func (s *Server) rewriteDone(err error) {
 // startAOF turns the append-only file on at run time (CONFIG SET
 // appendonly yes), as Redis's startAppendOnly: writes go to a temporary
 // incremental file while a rewrite writes the base; once it is installed
-// the directory is complete.
+// the directory is complete. The caller holds the global lock
+// exclusively.
 func (s *Server) startAOF() error {
 	a := &s.aof
 	if a.on.Load() {
 		return nil
 	}
-	if a.rewriting.Load() {
-		// Redis kills a running rewrite; this one finishes without
-		// writes: wait for it.
-		for a.rewriting.Load() {
-			time.Sleep(time.Millisecond)
-		}
+	for a.rewriting.Load() {
+		// Redis kills a running rewrite; this one only has its base
+		// left to write (it takes no lock): let it finish.
+		time.Sleep(time.Millisecond)
 	}
-	g := s.locks.NewGuard(0)
-	g.LockGlobal()
 	a.wmu.Lock()
 	d, err := s.aofDir()
 	var f *os.File
@@ -556,7 +555,6 @@ func (s *Server) startAOF() error {
 	}
 	if err != nil {
 		a.wmu.Unlock()
-		g.Unlock()
 		s.logf("AOF: could not turn on the append-only file: %v", err)
 		return err
 	}
@@ -564,11 +562,7 @@ func (s *Server) startAOF() error {
 	a.waitRewrite = true
 	s.startAppender(f, 0)
 	a.wmu.Unlock()
-	g.Unlock()
-	if err := s.rewriteAOF(); err != nil {
-		return err
-	}
-	return nil
+	return s.rewriteAOF(true)
 }
 
 // stopAOF turns the append-only file off (CONFIG SET appendonly no):
@@ -620,7 +614,8 @@ func cmdBgrewriteaof(c *Client, args [][]byte) {
 		c.errorReply(errAOFRewriteInProgress)
 		return
 	}
-	if err := s.rewriteAOF(); err != nil {
+	// The gate took the global lock (the command is flagged Global).
+	if err := s.rewriteAOF(true); err != nil {
 		c.errorReply(errAOFRewriteFailed)
 		return
 	}

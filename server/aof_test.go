@@ -470,3 +470,28 @@ func TestAOFInfoFields(t *testing.T) {
 		t.Errorf("INFO persistence fields\nredis: %v\nhotkv: %v", want, got)
 	}
 }
+
+// TestAOFCommandsInMulti: BGSAVE, BGREWRITEAOF and CONFIG SET appendonly
+// inside a transaction run under the transaction's global lock (they once
+// deadlocked the server taking it again).
+func TestAOFCommandsInMulti(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	for _, cmd := range [][]string{
+		{"MULTI"}, {"SET", "k", "v"}, {"BGSAVE"}, {"BGREWRITEAOF"}, {"EXEC"},
+		{"MULTI"}, {"SET", "k2", "v"}, {"CONFIG", "SET", "appendonly", "yes"}, {"SET", "k3", "v"}, {"EXEC"},
+	} {
+		c.Do(cmd...)
+	}
+	waitRewrite(t, c)
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(c.Do("INFO", "persistence"), "rdb_bgsave_in_progress:1"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("BGSAVE did not finish")
+		}
+	}
+	expect(t, c, "+PONG\r\n", "PING")
+	if info := c.Do("INFO", "persistence"); !strings.Contains(info, "aof_enabled:1\r\n") || !strings.Contains(info, "rdb_last_bgsave_status:ok\r\n") {
+		t.Errorf("INFO persistence:\n%s", info)
+	}
+	expect(t, c, "*3\r\n$1\r\nv\r\n$1\r\nv\r\n$1\r\nv\r\n", "MGET", "k", "k2", "k3")
+}

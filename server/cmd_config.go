@@ -14,7 +14,7 @@ func configCommands() []*Command {
 	return []*Command{
 		{Name: "config", Arity: -2, Sub: map[string]*Command{
 			"get":       {Arity: -3, Flags: admin, Handler: cmdConfigGet},
-			"set":       {Arity: -4, Flags: admin, Handler: cmdConfigSet},
+			"set":       {Arity: -4, Flags: admin, GlobalFor: configSetNeedsGlobal, Handler: cmdConfigSet},
 			"resetstat": {Arity: 2, Flags: admin, Handler: cmdConfigResetStat},
 			"rewrite":   {Arity: 2, Flags: admin, Handler: cmdConfigRewrite},
 			"help":      {Arity: 2, Flags: Loading | Stale, Handler: cmdConfigHelp},
@@ -75,6 +75,18 @@ func cmdConfigSet(c *Client, args [][]byte) {
 		return
 	}
 	c.w.OK()
+}
+
+// configSetNeedsGlobal is CONFIG SET's GlobalFor: turning the append-only
+// file on or off runs under the exclusive global lock (the appendonly
+// hook relies on it).
+func configSetNeedsGlobal(args [][]byte) bool {
+	for i := 2; i < len(args); i += 2 {
+		if equalFold(args[i], "appendonly") {
+			return true
+		}
+	}
+	return false
 }
 
 // configError replies with a config package error, whose text is Redis's

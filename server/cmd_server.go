@@ -27,8 +27,10 @@ func serverCommands() []*Command {
 		{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdTime},
 		{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdLastSave},
 		{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, Handler: cmdSave},
-		{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading, Handler: cmdBgsave},
-		{Name: "bgrewriteaof", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading, Handler: cmdBgrewriteaof},
+		// The background saves copy the dataset under the global lock,
+		// taken at the gate (inside EXEC with the transaction's).
+		{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading | Global, Handler: cmdBgsave},
+		{Name: "bgrewriteaof", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | Global, Handler: cmdBgrewriteaof},
 		// DEBUG stops the server in Redis (DEBUG SLEEP blocks every client,
 		// DEBUG POPULATE writes any key): HotKV gets the same effect with
 		// the exclusive global lock.

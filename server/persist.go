@@ -95,11 +95,14 @@ type snapshot struct {
 	dirty     int64 // the write commands it covers
 }
 
-// takeSnapshot copies the dataset. It takes the global lock exclusively
-// with g, so the copy is one point in time.
+// takeSnapshot copies the dataset under the global lock, taken
+// exclusively with g unless g holds it already, so the copy is one point
+// in time.
 func (s *Server) takeSnapshot(g *lock.Guard) *snapshot {
-	g.LockGlobal()
-	defer g.Unlock()
+	if !g.GlobalExclusive() {
+		g.LockGlobal()
+		defer g.Unlock()
+	}
 	return s.copyDataset()
 }
 

@@ -136,6 +136,8 @@ func New(cfg *config.Config) *Server {
 	s.persist.lastBgSecs.Store(-1)
 	// The append-only file is not written yet (issue #6): refuse to look
 	// as if it were, rather than acknowledge writes it would not keep.
+	// CONFIG SET appendonly holds the global lock exclusively
+	// (configSetNeedsGlobal).
 	cfg.OnChange("appendonly", func(p *config.Param) error {
 		if p.Bool() {
 			return s.startAOF()

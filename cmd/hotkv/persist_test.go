@@ -234,12 +234,3 @@ func TestSnapshotCorrupt(t *testing.T) {
 	}
 }
 
-// TestAppendonlyRefusedAtStart: a server asked for an append-only file it
-// cannot write yet does not start.
-func TestAppendonlyRefusedAtStart(t *testing.T) {
-	bin := buildBinary(t)
-	out, err := exec.Command(bin, "--port", strconv.Itoa(difftest.FreePort(t)), "--dir", t.TempDir(), "--appendonly", "yes").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "append-only file is not implemented yet") {
-		t.Errorf("started with appendonly yes: %v\n%s", err, out)
-	}
-}
