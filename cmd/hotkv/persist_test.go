@@ -233,4 +233,3 @@ func TestSnapshotCorrupt(t *testing.T) {
 		t.Errorf("the error does not name the file and offset:\n%s", out)
 	}
 }
-
