@@ -44,13 +44,53 @@ type Handler interface {
 	OnClose(c *Conn)
 }
 
-// BatchEnder is implemented by a Handler that must run before the output
+// BatchEnder is implemented by a Handler that decides when the output
 // held with Conn.Hold is sent: OnBatchEnd is called on the loop once the
-// batch of events and tasks that held output is done, then the held
-// output is written. (Redis writes its append-only file there, before any
-// reply of the event-loop iteration goes out.)
+// batch of events and tasks that held output is done, with that output;
+// the handler calls Batch.Release, at once or later from any goroutine,
+// and the loop goes on meanwhile. (Redis writes its append-only file
+// there, before any reply of the event-loop iteration goes out.) Without
+// a BatchEnder, held output is released at the end of each batch.
 type BatchEnder interface {
-	OnBatchEnd()
+	OnBatchEnd(b *Batch)
+}
+
+// Batch is the output held during one batch of a loop. The batches of a
+// loop must be released in the order they were handed out.
+type Batch struct {
+	conns []*Conn
+	ends  []int64 // each connection's heldTotal at the end of the batch
+}
+
+// Release writes the output the batch held, and output written (Write)
+// after it while no later Hold came; it may be called from any goroutine,
+// once.
+func (b *Batch) Release() {
+	for i, c := range b.conns {
+		c.wmu.Lock()
+		if n := b.ends[i] - c.heldDone; n > 0 {
+			c.releaseHeld(int(n))
+		}
+		if c.holdEnd <= c.heldDone {
+			// No later Hold: what follows came from Write.
+			c.releaseHeld(len(c.heldOut))
+			c.holding = false
+		}
+		c.wmu.Unlock()
+	}
+}
+
+// releaseHeld writes the first n bytes of the held output; the caller
+// holds wmu.
+func (c *Conn) releaseHeld(n int) {
+	if c.fd >= 0 {
+		c.writeLocked(c.heldOut[:n]) // copies what the socket does not take
+	}
+	c.heldDone += int64(n)
+	c.heldOut = append(c.heldOut[:0], c.heldOut[n:]...)
+	if len(c.heldOut) == 0 && cap(c.heldOut) > 64<<10 {
+		c.heldOut = nil
+	}
 }
 
 // Group is a set of loops sharing the connections handed to it.
@@ -328,7 +368,7 @@ func (l *loop) serve(st *runState) {
 			}
 		}
 		st.inTasks = false
-		l.releaseHeld()
+		l.endBatch()
 		if l.g.closed.Load() {
 			break
 		}
@@ -353,9 +393,9 @@ func (l *loop) serve(st *runState) {
 	l.drainStopped()
 }
 
-// releaseHeld ends a batch that held output: the handler's OnBatchEnd,
-// then the held output is written.
-func (l *loop) releaseHeld() {
+// endBatch hands the output held during the batch to the handler's
+// OnBatchEnd, or releases it.
+func (l *loop) endBatch() {
 	l.heldMu.Lock()
 	held := l.held
 	l.held = nil
@@ -363,27 +403,18 @@ func (l *loop) releaseHeld() {
 	if len(held) == 0 {
 		return
 	}
-	if be, ok := l.g.handler.(BatchEnder); ok {
-		be.OnBatchEnd()
-	}
-	for _, c := range held {
+	b := &Batch{conns: held, ends: make([]int64, len(held))}
+	for i, c := range held {
+		c.inBatch = false
 		c.wmu.Lock()
-		if c.fd >= 0 {
-			c.writeLocked(c.heldOut) // copies what the socket does not take
-		}
-		c.heldOut, c.holding = c.heldOut[:0], false
-		if cap(c.heldOut) > 64<<10 {
-			c.heldOut = nil
-		}
+		b.ends[i] = c.heldTotal
 		c.wmu.Unlock()
 	}
-	// Keep the list's memory for the next batch.
-	clear(held)
-	l.heldMu.Lock()
-	if l.held == nil {
-		l.held = held[:0]
+	if be, ok := l.g.handler.(BatchEnder); ok {
+		be.OnBatchEnd(b)
+	} else {
+		b.Release()
 	}
-	l.heldMu.Unlock()
 }
 
 // readable lets the handler consume c's input.
@@ -440,10 +471,15 @@ type Conn struct {
 
 	wmu     sync.Mutex
 	pending []byte // output the socket did not take yet; guarded by wmu
-	// heldOut is output held until the loop's batch ends (Hold); holding
-	// says there is some. Guarded by wmu.
-	heldOut []byte
-	holding bool
+	// heldOut is output held until its batch is released (Hold); holding
+	// says there is some. heldTotal counts the bytes ever added to it,
+	// heldDone those released, holdEnd heldTotal after the last Hold.
+	// Guarded by wmu.
+	heldOut                      []byte
+	holding                      bool
+	heldTotal, heldDone, holdEnd int64
+	// inBatch: the connection is in its loop's current batch (the loop's).
+	inBatch bool
 }
 
 // RemoteAddr returns the peer's address.
@@ -522,20 +558,21 @@ func (c *Conn) Read(p []byte) (int, error) {
 }
 
 // Hold queues p (copied) to be written when the loop's current batch of
-// events and tasks is done, after the handler's OnBatchEnd (see
-// BatchEnder). Output written meanwhile (Write, from any goroutine) is
-// queued behind it, so the order is kept. Only the handler or a task
-// running on c's loop calls it.
+// events and tasks is released (see BatchEnder). Output written meanwhile
+// (Write, from any goroutine) is queued behind it, so the order is kept.
+// Only the handler or a task running on c's loop calls it.
 func (c *Conn) Hold(p []byte) {
 	if c.closed.Load() {
 		return
 	}
 	c.wmu.Lock()
-	first := !c.holding
 	c.holding = true
 	c.heldOut = append(c.heldOut, p...)
+	c.heldTotal += int64(len(p))
+	c.holdEnd = c.heldTotal
 	c.wmu.Unlock()
-	if first {
+	if !c.inBatch {
+		c.inBatch = true
 		l := c.loop
 		l.heldMu.Lock()
 		l.held = append(l.held, c)
@@ -554,6 +591,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	defer c.wmu.Unlock()
 	if c.holding {
 		c.heldOut = append(c.heldOut, p...)
+		c.heldTotal += int64(len(p))
 		return len(p), nil
 	}
 	return c.writeLocked(p)

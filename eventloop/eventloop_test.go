@@ -972,3 +972,112 @@ func TestHandoff(t *testing.T) {
 		t.Fatalf("fast connection after: %q, %v", line, err)
 	}
 }
+
+// holdHandler holds the output of "h:X" lines, writes that of "w:X" lines
+// at once, and hands each batch to the test instead of releasing it.
+type holdHandler struct {
+	batches chan *Batch
+	conn    chan *Conn
+}
+
+func (h *holdHandler) OnReadable(c *Conn) bool {
+	select {
+	case h.conn <- c:
+	default:
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		if err == ErrWouldBlock {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		for _, line := range strings.Fields(string(buf[:n])) {
+			kind, text, _ := strings.Cut(line, ":")
+			if kind == "h" {
+				c.Hold([]byte(text + "\n"))
+			} else {
+				c.Write([]byte(text + "\n"))
+			}
+		}
+	}
+}
+
+func (h *holdHandler) OnClose(c *Conn) {}
+
+func (h *holdHandler) OnBatchEnd(b *Batch) { h.batches <- b }
+
+// TestHoldBatches: held output goes out only when its batch is released,
+// batches in order, and output written after a hold waits behind it.
+func TestHoldBatches(t *testing.T) {
+	h := &holdHandler{batches: make(chan *Batch, 8), conn: make(chan *Conn, 1)}
+	g, err := New(1, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Add(s, func(*Conn) {}); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(client)
+	expectNothing := func() {
+		t.Helper()
+		client.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if line, err := r.ReadString('\n'); err == nil {
+			t.Fatalf("got %q before its batch was released", line)
+		}
+	}
+	expectLine := func(want string) {
+		t.Helper()
+		client.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if line, err := r.ReadString('\n'); err != nil || line != want {
+			t.Fatalf("got %q, %v; want %q", line, err, want)
+		}
+	}
+	batch := func() *Batch {
+		t.Helper()
+		select {
+		case b := <-h.batches:
+			return b
+		case <-time.After(5 * time.Second):
+			t.Fatal("no batch")
+			return nil
+		}
+	}
+
+	client.Write([]byte("w:now\n"))
+	expectLine("now\n") // nothing held: written at once
+	client.Write([]byte("h:1 w:1w\n"))
+	b1 := batch()
+	expectNothing()
+	client.Write([]byte("h:2\n"))
+	b2 := batch()
+	c := <-h.conn
+	c.Write([]byte("late\n")) // from another goroutine, after the hold
+	expectNothing()
+	b1.Release()
+	expectLine("1\n")
+	expectLine("1w\n")
+	expectNothing() // "2" belongs to the second batch, "late" waits behind it
+	b2.Release()
+	expectLine("2\n")
+	expectLine("late\n")
+	client.Write([]byte("w:free\n"))
+	expectLine("free\n") // no longer holding
+}

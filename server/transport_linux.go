@@ -60,9 +60,9 @@ func (h loopHandler) OnReadable(ec *eventloop.Conn) bool {
 	return !h.s.closing.Load() && h.s.serveInput(ec.Context.(*Client))
 }
 
-// OnBatchEnd writes (and with appendfsync always fsyncs) the append-only
-// file before the replies held during the batch go out.
-func (h loopHandler) OnBatchEnd() { h.s.aof.sync() }
+// OnBatchEnd releases the replies held during the batch once the
+// append-only file has what they answer (aofState.release).
+func (h loopHandler) OnBatchEnd(b *eventloop.Batch) { h.s.aof.release(b) }
 
 func (h loopHandler) OnClose(ec *eventloop.Conn) {
 	h.s.removeClient(ec.Context.(*Client))
