@@ -166,7 +166,7 @@ func (e *Entry) Clone() *Entry {
 // IdleSeconds returns the seconds since the entry was last accessed, on
 // the same coarse clock that records accesses (as Redis's LRU clock).
 func (e *Entry) IdleSeconds() int64 {
-	d := int64(lruClock.Load()) - int64(e.lru.Load())
+	d := int64(lruClock.Load()) - int64(e.lru.Load()&^snapBit)
 	if d < 0 {
 		return 0
 	}
@@ -177,25 +177,40 @@ func (e *Entry) IdleSeconds() int64 {
 // IDLETIME, as Redis's objectSetLRUOrLFU).
 func (e *Entry) SetIdleSeconds(seconds int64) {
 	now := int64(lruClock.Load())
-	e.lru.Store(uint32(max(now-seconds, 0)))
+	e.setLRU(uint32(max(now-seconds, 0)))
 }
 
 func (e *Entry) touch() {
-	if s := lruClock.Load(); e.lru.Load() != s {
-		e.lru.Store(s)
+	if s := lruClock.Load(); e.lru.Load()&^snapBit != s {
+		e.setLRU(s)
 	}
 }
 
-// lruClock is the access clock in unix seconds, advanced by Tick: entries
-// record it on access instead of reading the time on every command.
-var lruClock atomic.Uint32
+// setLRU sets the access clock of e, keeping its snapshot mark.
+func (e *Entry) setLRU(v uint32) {
+	for {
+		old := e.lru.Load()
+		if e.lru.CompareAndSwap(old, old&snapBit|v) {
+			return
+		}
+	}
+}
+
+// lruClock is the access clock in seconds since lruBase, advanced by
+// Tick: entries record it on access instead of reading the time on every
+// command. It fits in 31 bits (the 32nd is snapBit) for 34 years of
+// uptime, and idle times of up to 34 years can be set.
+var (
+	lruClock atomic.Uint32
+	lruBase  = time.Now().Unix() - 1<<30
+)
 
 func init() { Tick(NowMs()) }
 
 // Tick advances the access clock; the server's cron calls it.
 func Tick(nowMs int64) {
 	// Several servers (tests) may tick one clock: it only moves forward.
-	now := uint32(nowMs / 1000)
+	now := uint32(nowMs/1000 - lruBase)
 	for {
 		cur := lruClock.Load()
 		if now <= cur || lruClock.CompareAndSwap(cur, now) {
@@ -262,6 +277,12 @@ type DB struct {
 	// kind, expiry or existence changes — Redis's signalModifiedKey, for
 	// WATCH.
 	OnModify func(key string)
+	// Snapshots, when set, is the snapshot state shared with the other
+	// databases, and OnCapture receives each entry a running snapshot
+	// captures (snapshot.go), under its key's tag lock and no shard lock;
+	// it must not call back into the DB.
+	Snapshots *Snapshots
+	OnCapture func(e *Entry)
 
 	// volShards has a bit set for each shard whose volatile set may be
 	// non-empty, so that the active expiry cycle skips the others at no
@@ -312,6 +333,7 @@ func (db *DB) Get(key []byte) *Entry {
 		db.expireIfSame(s, e)
 		return nil
 	}
+	db.capture(e)
 	e.touch()
 	return e
 }
@@ -344,6 +366,9 @@ func (db *DB) Peek(key []byte) *Entry {
 	if e != nil && exp != 0 && exp <= db.expiryNow() {
 		db.expireIfSame(s, e)
 		return nil
+	}
+	if e != nil {
+		db.capture(e)
 	}
 	return e
 }
@@ -393,6 +418,8 @@ func (db *DB) addVolatileLocked(s *shard, si int, e *Entry) {
 // as it is (0 for a fresh entry). The caller holds key's tag lock
 // exclusively.
 func (db *DB) Set(key []byte, e *Entry) {
+	db.captureKey(key) // the entry replaced
+	db.stamp(e)
 	h := hashKey(key)
 	si := shardIndex(h)
 	s := &db.shards[si]
@@ -444,6 +471,7 @@ func (db *DB) OverwriteString(key []byte, e *Entry, v []byte) {
 
 // Delete removes key and reports whether a live entry was there.
 func (db *DB) Delete(key []byte) bool {
+	db.captureKey(key)
 	h, s := db.locate(key)
 	s.mu.Lock()
 	e := s.m.get(h, key)
@@ -462,6 +490,7 @@ func (db *DB) Delete(key []byte) bool {
 // SetExpire sets the expiry of the live key (unix ms, 0 to persist) and
 // reports whether the key exists.
 func (db *DB) SetExpire(key []byte, at int64) bool {
+	db.captureKey(key)
 	h := hashKey(key)
 	si := shardIndex(h)
 	s := &db.shards[si]
@@ -517,6 +546,9 @@ func (db *DB) Mem() int64 {
 }
 
 // Flush removes every key. The caller holds the global lock exclusively.
+//
+// No snapshot may be running (it would lose the entries it has not
+// captured yet): the caller completes it first.
 func (db *DB) Flush() {
 	for i := range db.shards {
 		s := &db.shards[i]
@@ -530,6 +562,8 @@ func (db *DB) Flush() {
 // Swap exchanges the contents of two databases. The caller holds the
 // global lock exclusively; the shard locks are taken too, for the readers
 // that take no key locks (SCAN, DBSIZE, RANDOMKEY).
+//
+// No snapshot may be running (see Flush).
 func (db *DB) Swap(other *DB) {
 	if db == other {
 		return
@@ -775,6 +809,7 @@ func (db *DB) DeleteExpired(key []byte) bool {
 // key's expiry stays, otherwise it is cleared. The caller holds key's tag
 // lock exclusively.
 func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
+	db.captureKey(key) // the value overwritten in place
 	h, s := db.locate(key)
 	s.mu.Lock()
 	e := s.m.get(h, key)

@@ -479,10 +479,12 @@ func (s *Server) rewriteAOF(held bool) error {
 		s.rewriteDone(err)
 		return err
 	}
-	snap := s.copyDataset()
+	// The snapshot starts at the same point as the new incremental file.
+	cs := s.startSnapshot()
 	opts := s.defaultEncodeOptions()
 	s.logf("Background append only file rewriting started")
 	go func() {
+		snap := cs.wait()
 		tmp, err := d.WriteBase(func(w io.Writer) error {
 			if !d.RDBPreamble {
 				return writeCommandBase(w, snap)

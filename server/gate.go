@@ -234,7 +234,13 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 func (s *Server) acquire(c *Client, g *lock.Guard, cmd *Command, global bool, keys [][]byte, write bool) bool {
 	try := func() bool {
 		if global {
-			return g.TryLockGlobal()
+			if !g.TryLockGlobal() {
+				return false
+			}
+			// The whole keyspace may change: a running snapshot takes
+			// what it has not copied yet.
+			s.completeSnapshot()
+			return true
 		}
 		return g.TryLockKeys(keys, write)
 	}
@@ -247,6 +253,7 @@ func (s *Server) acquire(c *Client, g *lock.Guard, cmd *Command, global bool, ke
 		if cmd.Flags&AllowBusy != 0 || !s.scripting.anyActive() {
 			if global {
 				g.LockGlobal()
+				s.completeSnapshot()
 			} else {
 				g.LockKeys(keys, write)
 			}

@@ -221,19 +221,20 @@ func cmdBgsave(c *Client, args [][]byte) {
 	c.w.Simple("Background saving started")
 }
 
-// bgsave snapshots the dataset with c's guard and writes it on a goroutine
-// of its own; it reports false when a background save is running already.
+// bgsave starts a snapshot of the dataset under the global lock (held by
+// c's guard, or taken with it) and writes it on a goroutine of its own;
+// it reports false when a background save is running already.
 func (s *Server) bgsave(c *Client) bool {
 	if !s.persist.bgRunning.CompareAndSwap(false, true) {
 		return false
 	}
-	snap := s.takeSnapshot(c.guard)
+	cs := s.backgroundSnapshot(c.guard)
 	opts := c.encodeOptions()
 	s.persist.bgStarted.Store(time.Now().Unix())
 	s.logf("Background saving started")
 	go func() {
 		start := time.Now()
-		s.writeSnapshot(snap, opts)
+		s.writeSnapshot(cs.wait(), opts)
 		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
 		s.persist.bgRunning.Store(false)
 		if s.persist.scheduled.CompareAndSwap(true, false) && !s.closing.Load() {

@@ -62,6 +62,8 @@ type Server struct {
 	watch     watchState
 	scripting scripting
 	persist   persistState
+	snaps     keyspace.Snapshots      // copy-on-write snapshots (cow.go)
+	cow       atomic.Pointer[cowSnap] // the last one started
 	aof       aofState
 	slowlog   slowlog
 	lastSave  atomic.Int64 // unix seconds
@@ -115,6 +117,8 @@ func New(cfg *config.Config) *Server {
 		s.dbs[i].OnExpire = func(key string) { s.countExpired(key); s.propagateDel(i, key) }
 		s.dbs[i].OnCreate = func(key string, kind keyspace.Kind) { s.signalCreated(i, key, kind) }
 		s.dbs[i].OnModify = func(key string) { s.touchWatched(i, key) }
+		s.dbs[i].Snapshots = &s.snaps
+		s.dbs[i].OnCapture = func(e *keyspace.Entry) { s.cow.Load().capture(i, e) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")

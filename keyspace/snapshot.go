@@ -1,0 +1,118 @@
+package keyspace
+
+import "sync/atomic"
+
+// Copy-on-write snapshots: a point-in-time copy of the databases taken
+// while commands go on (Go has no fork). Starting one flips the snapshot
+// mark and turns capturing on; from then on every entry is handed to
+// DB.OnCapture exactly once, under its key's tag lock, before anything
+// changes it: when a command first reaches it (Get, Peek, SetString), or
+// replaces, deletes or re-expires it, or when the snapshot's own walk
+// (CaptureEntry) gets to it. Entries created meanwhile carry the new mark
+// and are never captured. Each entry keeps its mark in the top bit of
+// its access clock.
+//
+// Invariant between snapshots: every entry carries the mark of the last
+// snapshot (the walk marks those nobody touched; new entries get it), so
+// flipping the mark makes them all uncaptured at once.
+
+// snapBit is the snapshot mark in Entry.lru.
+const snapBit = 1 << 31
+
+// Snapshots is the snapshot state shared by the databases of a server.
+type Snapshots struct {
+	on   atomic.Bool
+	mark atomic.Uint32 // snapBit or 0: the current (or last) snapshot's mark
+}
+
+// Start starts a snapshot: every existing entry becomes uncaptured. The
+// caller holds the global lock exclusively and has completed the previous
+// snapshot.
+func (sn *Snapshots) Start() {
+	sn.mark.Store(sn.mark.Load() ^ snapBit)
+	sn.on.Store(true)
+}
+
+// Stop ends capturing, once every entry is captured (or was expired).
+func (sn *Snapshots) Stop() { sn.on.Store(false) }
+
+// Active reports whether a snapshot is being taken.
+func (sn *Snapshots) Active() bool { return sn.on.Load() }
+
+// capture hands e to OnCapture if the running snapshot has not captured
+// it yet. The caller holds e's tag lock (shared at least).
+func (db *DB) capture(e *Entry) {
+	sn := db.Snapshots
+	if sn == nil || !sn.on.Load() {
+		return
+	}
+	mark := sn.mark.Load()
+	for {
+		old := e.lru.Load()
+		if old&snapBit == mark {
+			return
+		}
+		if e.lru.CompareAndSwap(old, old&^snapBit|mark) {
+			db.OnCapture(e)
+			return
+		}
+	}
+}
+
+// stamp marks a new entry as not part of the running snapshot (and, with
+// none running, as the last one left entries).
+func (db *DB) stamp(e *Entry) {
+	if sn := db.Snapshots; sn != nil {
+		e.setMark(sn.mark.Load())
+	}
+}
+
+func (e *Entry) setMark(mark uint32) {
+	for {
+		old := e.lru.Load()
+		if old&snapBit == mark || e.lru.CompareAndSwap(old, old&^snapBit|mark) {
+			return
+		}
+	}
+}
+
+// CaptureEntry captures e for the running snapshot unless it already is
+// (the snapshot's walk). The caller holds e's tag lock, shared at least,
+// or the global lock exclusively.
+func (db *DB) CaptureEntry(e *Entry) { db.capture(e) }
+
+// Uncaptured appends to keys and ents the entries of shard si the running
+// snapshot has not captured yet, and their keys, for its walk.
+func (db *DB) Uncaptured(si int, keys []string, ents []*Entry) ([]string, []*Entry) {
+	sn := db.Snapshots
+	if sn == nil {
+		return keys, ents
+	}
+	mark := sn.mark.Load()
+	s := &db.shards[si]
+	s.mu.RLock()
+	s.m.each(func(_ uint64, e *Entry) bool {
+		if e.lru.Load()&snapBit != mark {
+			keys = append(keys, e.key)
+			ents = append(ents, e)
+		}
+		return true
+	})
+	s.mu.RUnlock()
+	return keys, ents
+}
+
+// captureKey captures the entry under key before a change, if a snapshot
+// is running. The caller holds key's tag lock exclusively.
+func (db *DB) captureKey(key []byte) {
+	if sn := db.Snapshots; sn == nil || !sn.on.Load() {
+		return
+	}
+	h, s := db.locate(key)
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	s.mu.RUnlock()
+	if e != nil {
+		db.capture(e)
+	}
+}

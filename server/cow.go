@@ -1,0 +1,158 @@
+package server
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/rdb"
+)
+
+// Background snapshots (BGSAVE, save points, AOF rewrites) are
+// copy-on-write, Go's stand-in for Redis's fork: starting one takes the
+// global lock only for a moment; then every entry is copied the first
+// time a command reaches it (keyspace/snapshot.go), before the command can
+// change it, and a walk copies the entries nobody touched, one key lock at
+// a time. The copy is the dataset as it was when the snapshot started.
+//
+// A command that takes the global lock to change the whole keyspace
+// (FLUSHALL, SWAPDB, a script without allow-key-locking...) completes a
+// running snapshot first, copying what is left under its lock.
+
+// walkPause slows the walk down, key by key (tests: it widens the window
+// in which commands race with it).
+var walkPause atomic.Int64
+
+// cowSnap is a snapshot being taken.
+type cowSnap struct {
+	s     *Server
+	now   int64 // unix ms at the start: keys expired by then are left out
+	mu    sync.Mutex
+	snap  *snapshot // filled by capture, guarded by mu
+	done  atomic.Bool
+	ready chan struct{} // closed when done
+}
+
+// startSnapshot starts a snapshot of the dataset; the caller holds the
+// global lock exclusively.
+func (s *Server) startSnapshot() *cowSnap {
+	s.completeSnapshot()
+	cs := &cowSnap{s: s, now: s.dbs[0].Now(), ready: make(chan struct{}),
+		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty()}}
+	for _, l := range s.scripting.engine.Libraries() {
+		cs.snap.functions = append(cs.snap.functions, l.Code)
+	}
+	s.cow.Store(cs)
+	s.snaps.Start()
+	go cs.walk()
+	return cs
+}
+
+// backgroundSnapshot starts a snapshot under the global lock, taken with
+// g unless g holds it.
+func (s *Server) backgroundSnapshot(g *lock.Guard) *cowSnap {
+	if !g.GlobalExclusive() {
+		g.LockGlobal()
+		defer g.Unlock()
+	}
+	return s.startSnapshot()
+}
+
+// capture copies e, an entry of database db, into the snapshot: the
+// keyspace's OnCapture hook, under e's key lock.
+func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
+	exp := e.Expire()
+	if exp != 0 && exp <= cs.now {
+		return // expired when the snapshot started: not saved, as Redis does
+	}
+	v := entryValue(e)
+	if v == nil {
+		return
+	}
+	if v.Kind == rdb.KindString {
+		v.Str = append([]byte(nil), v.Str...) // strings change in place
+	}
+	if exp == 0 {
+		exp = -1
+	}
+	k := snapKey{key: []byte(e.Key()), v: v, expire: exp, idle: e.IdleSeconds()}
+	cs.mu.Lock()
+	cs.snap.dbs[db] = append(cs.snap.dbs[db], k)
+	cs.mu.Unlock()
+}
+
+// walk captures the entries no command has touched, taking each key's
+// lock shared (and never waiting for one: a busy key is tried again), then
+// completes the snapshot.
+func (cs *cowSnap) walk() {
+	s := cs.s
+	g := s.locks.NewGuard(rand.Uint64())
+	var keys []string
+	var ents []*keyspace.Entry
+	key := make([][]byte, 1)
+	for _, db := range s.dbs {
+		for si := 0; si < keyspace.NumShards; si++ {
+			keys, ents = db.Uncaptured(si, keys[:0], ents[:0])
+			for i, e := range ents {
+				key[0] = append(key[0][:0], keys[i]...)
+				for !g.TryLockKeys(key, false) {
+					if cs.done.Load() {
+						return
+					}
+					time.Sleep(50 * time.Microsecond)
+				}
+				db.CaptureEntry(e)
+				g.Unlock()
+				if d := walkPause.Load(); d > 0 {
+					time.Sleep(time.Duration(d))
+				}
+			}
+			if cs.done.Load() {
+				return
+			}
+		}
+	}
+	// Commands that captured an entry may still be copying it: they end
+	// before the global lock is granted.
+	g.LockGlobal()
+	cs.finish()
+	g.Unlock()
+}
+
+// completeSnapshot captures what a running snapshot has not yet, and
+// completes it. The caller holds the global lock exclusively.
+func (s *Server) completeSnapshot() {
+	cs := s.cow.Load()
+	if cs == nil || cs.done.Load() {
+		return
+	}
+	var keys []string
+	var ents []*keyspace.Entry
+	for _, db := range s.dbs {
+		for si := 0; si < keyspace.NumShards; si++ {
+			keys, ents = db.Uncaptured(si, keys[:0], ents[:0])
+			for _, e := range ents {
+				db.CaptureEntry(e)
+			}
+		}
+	}
+	cs.finish()
+}
+
+// finish marks the snapshot complete and stops capturing; the caller
+// holds the global lock exclusively.
+func (cs *cowSnap) finish() {
+	if cs.done.CompareAndSwap(false, true) {
+		cs.s.snaps.Stop()
+		close(cs.ready)
+	}
+}
+
+// wait returns the snapshot once complete.
+func (cs *cowSnap) wait() *snapshot {
+	<-cs.ready
+	return cs.snap
+}
