@@ -286,12 +286,7 @@ func TestAOFRestartAndRedis(t *testing.T) {
 				c.Do("SET", "after", "rewrite")
 			}
 			want := dataset(t, c)
-			shutdown(t, s)
-
-			_, addr2 := startServer(t, "--appendonly", "yes", "--dir", dir)
-			if got := dataset(t, difftest.Dial(t, addr2)); got != want {
-				t.Errorf("after restart:\n got %s\nwant %s", got, want)
-			}
+			restartMatches(t, s, dir, want)
 			if _, err := exec.LookPath("redis-server"); err != nil {
 				t.Skip("SKIPPING the redis-server half: redis-server is missing")
 			}
@@ -342,6 +337,17 @@ func waitRewrite(t *testing.T, c *difftest.Conn) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the rewrite did not finish:\n%s", info)
 		}
+	}
+}
+
+// restartMatches shuts s down and checks that a server started with the
+// append-only file in dir has the dataset want.
+func restartMatches(t *testing.T, s *Server, dir, want string) {
+	t.Helper()
+	shutdown(t, s)
+	_, addr := startServer(t, "--appendonly", "yes", "--dir", dir)
+	if got := dataset(t, difftest.Dial(t, addr)); got != want {
+		t.Errorf("after restart:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -433,11 +439,7 @@ func TestAOFConcurrentWritesReplay(t *testing.T) {
 	if !strings.Contains(want, "shared:l") {
 		t.Fatalf("no data written: %s", want)
 	}
-	shutdown(t, s)
-	_, addr2 := startServer(t, "--appendonly", "yes", "--dir", dir)
-	if got := dataset(t, difftest.Dial(t, addr2)); got != want {
-		t.Errorf("after restart:\n got %s\nwant %s", got, want)
-	}
+	restartMatches(t, s, dir, want)
 }
 
 // TestAOFAutoRewrite: with auto-aof-rewrite-percentage and -min-size, the
@@ -465,12 +467,7 @@ func TestAOFAutoRewrite(t *testing.T) {
 		t.Fatalf("rewrite failed:\n%s", got)
 	}
 	c.Do("SET", "after", "rewrite")
-	want := dataset(t, c)
-	shutdown(t, s)
-	_, addr2 := startServer(t, "--appendonly", "yes", "--dir", dir)
-	if got := dataset(t, difftest.Dial(t, addr2)); got != want {
-		t.Errorf("after restart:\n got %s\nwant %s", got, want)
-	}
+	restartMatches(t, s, dir, dataset(t, c))
 	entries, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
 	if len(entries) != 3 {
 		t.Errorf("history files were not removed: %v", entries)
