@@ -272,10 +272,15 @@ var aofData = [][]string{
 // same data, and so does redis-server started on a copy of it (both
 // rewritten and not).
 func TestAOFRestartAndRedis(t *testing.T) {
-	for _, rewrite := range []bool{false, true} {
-		t.Run(fmt.Sprintf("rewrite=%v", rewrite), func(t *testing.T) {
+	for _, mode := range []string{"no rewrite", "rewrite", "rewrite without preamble"} {
+		rewrite := mode != "no rewrite"
+		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
-			s, addr := startServer(t, "--appendonly", "yes", "--dir", dir)
+			preamble := "yes"
+			if mode == "rewrite without preamble" {
+				preamble = "no" // the base is commands
+			}
+			s, addr := startServer(t, "--appendonly", "yes", "--dir", dir, "--aof-use-rdb-preamble", preamble)
 			c := difftest.Dial(t, addr)
 			for _, cmd := range aofData {
 				c.Do(cmd...)
@@ -284,6 +289,10 @@ func TestAOFRestartAndRedis(t *testing.T) {
 				expect(t, c, "+Background append only file rewriting started\r\n", "BGREWRITEAOF")
 				waitRewrite(t, c)
 				c.Do("SET", "after", "rewrite")
+				base, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.base.*"))
+				if want := map[string]string{"yes": ".rdb", "no": ".aof"}[preamble]; len(base) != 1 || filepath.Ext(base[0]) != want {
+					t.Fatalf("base files %v, want one %s", base, want)
+				}
 			}
 			want := dataset(t, c)
 			restartMatches(t, s, dir, want)
