@@ -46,6 +46,7 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #              keys (global lock on HotKV)
 #   evalsha_kl the same on HotKV with allow-key-locking; Redis runs the
 #              flag-less script (it refuses the flag)
+#   setbit     SETBIT of random bits of one 100000-bit string
 #   set_everysec, set_always
 #              SET with the append-only file on (appendfsync everysec or
 #              always) on both servers, their files on the same disk
@@ -71,6 +72,9 @@ aof() {
 }
 run() {
   case "$2" in
+  setbit)
+    redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv \
+      SETBIT bench:bits __rand_int__ 1 2>/dev/null | csv_rps || true ;;
   set_everysec | set_always)
     aof "$1" "${2#set_}"
     redis-benchmark -p "$1" -t set -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true

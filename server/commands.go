@@ -6,6 +6,7 @@ func (s *Server) registerCommands() {
 	for _, group := range [][]*Command{
 		connectionCommands(),
 		stringCommands(),
+		bitmapCommands(),
 		keyCommands(),
 		serverCommands(),
 		clientCommands(),

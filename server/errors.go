@@ -34,6 +34,12 @@ const (
 	errInvalidClientName = "ERR Client names cannot contain spaces, newlines or special characters."
 	errNoSuchClient      = "ERR No such client"
 	errBitOffset         = "ERR bit offset is not an integer or out of range"
+	errBitValue          = "ERR bit is not an integer or out of range"
+	errBitArgument       = "ERR The bit argument must be 1 or 0."
+	errBitopNot          = "ERR BITOP NOT must be called with a single source key."
+	errBitfieldOverflow  = "ERR Invalid OVERFLOW type specified"
+	errBitfieldType      = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	errBitfieldRO        = "ERR BITFIELD_RO only supports the GET subcommand"
 	errDebugUnknown      = "ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP."
 	errSubcommandArgs    = "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP."
 
