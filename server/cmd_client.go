@@ -80,7 +80,12 @@ func clientTypeByName(b []byte) int {
 	return -1
 }
 
-func (c *Client) clientType() int { return clientTypeNormal }
+func (c *Client) clientType() int {
+	if c.subscribed() {
+		return clientTypePubSub
+	}
+	return clientTypeNormal
+}
 
 // CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]
 //
@@ -226,6 +231,9 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	if noTouch {
 		flags = append(flags, 'T') // Redis 7.2
 	}
+	if cl.subscribed() {
+		flags = append(flags, 'P')
+	}
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
 	}
@@ -238,7 +246,8 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	dst = fmt.Appendf(dst, "id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d",
 		cl.id, peerString(cl.conn.RemoteAddr()), peerString(cl.conn.LocalAddr()), connFD(cl.conn),
 		name, nowSec-cl.created.Unix(), nowSec-cl.lastActive.Load()/1000, flags, cl.dbIndex.Load())
-	dst = fmt.Appendf(dst, " sub=0 psub=0 ssub=0 multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0", qbuf, qbufFree, argvMem)
+	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0",
+		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), qbuf, qbufFree, argvMem)
 	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
 		replyBufferMem, replyBufferMem, obl, oll, omem, totMem, cmd, proto)
 	return dst

@@ -23,6 +23,17 @@ func cmdPing(c *Client, args [][]byte) {
 		c.errorReply(fmt.Sprintf(errArity, "ping"))
 		return
 	}
+	if c.w.Proto == 2 && c.subscribed() {
+		// In the subscribed context: a message-shaped reply.
+		c.w.Array(2)
+		c.w.BulkString("pong")
+		if len(args) == 2 {
+			c.w.Bulk(args[1])
+		} else {
+			c.w.BulkString("")
+		}
+		return
+	}
 	if len(args) == 2 {
 		c.w.Bulk(args[1])
 		return
@@ -101,6 +112,7 @@ func (c *Client) setAuthenticated(ok bool) {
 func (c *Client) setProto(v int) {
 	c.mu.Lock()
 	c.w.Proto = v
+	c.subs.proto.Store(int32(v))
 	c.mu.Unlock()
 }
 
@@ -209,12 +221,14 @@ func (c *Client) setName(name []byte) bool {
 // cleared, as 7.2 does.
 func cmdReset(c *Client, args [][]byte) {
 	c.discardTx()
+	c.unsubscribeAll()
 	if c.monitor {
 		c.srv.stopMonitor(c)
 	}
 	c.selectDB(0)
 	c.mu.Lock()
 	c.w.Proto = 2
+	c.subs.proto.Store(2)
 	c.mu.name = ""
 	c.noTouch = false
 	c.mu.Unlock()

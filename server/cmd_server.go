@@ -999,10 +999,9 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "evicted_keys:%d\r\n", st.evicted.Load())
 	b = append(b, "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"...)
 	b = fmt.Appendf(b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\n", hits, misses)
-	b = append(b, "pubsub_channels:0\r\n"+
-		"pubsub_patterns:0\r\n"+
-		"pubsubshard_channels:0\r\n"+
-		"latest_fork_usec:0\r\n"+
+	channels, patterns, shard := s.pubsubCounts()
+	b = fmt.Appendf(b, "pubsub_channels:%d\r\npubsub_patterns:%d\r\npubsubshard_channels:%d\r\n", channels, patterns, shard)
+	b = append(b, "latest_fork_usec:0\r\n"+
 		"total_forks:0\r\n"+
 		"migrate_cached_sockets:0\r\n"+
 		"slave_expires_tracked_keys:0\r\n"+

@@ -7,6 +7,7 @@ func (s *Server) registerCommands() {
 		connectionCommands(),
 		stringCommands(),
 		bitmapCommands(),
+		pubsubCommands(),
 		keyCommands(),
 		serverCommands(),
 		clientCommands(),

@@ -66,6 +66,7 @@ type Client struct {
 	sr         scriptRun // an engine client's current or last script run
 	scriptMemo script.Memo
 	prop       propState // the records of the running command (propagate.go)
+	subs       clientSubs
 	// servingBlocked marks a stand-in serving a blocked command (standIn).
 	servingBlocked bool
 	watchDirty     atomic.Bool
@@ -252,7 +253,8 @@ func (s *Server) serveInput(c *Client) bool {
 			c.flush()
 			return true
 		}
-		if len(c.w.Buf) > maxUnflushed {
+		if len(c.w.Buf) > maxUnflushed || c.subscribed() {
+			// A subscriber's replies go out in order with its messages.
 			c.flush()
 		}
 	}
@@ -315,6 +317,7 @@ func (s *Server) removeClient(c *Client) {
 	c.conn.Close()
 	c.unblockOnClose()
 	c.unwatchAll()
+	c.unsubscribeAll()
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()

@@ -34,6 +34,7 @@ const (
 	errInvalidClientName = "ERR Client names cannot contain spaces, newlines or special characters."
 	errNoSuchClient      = "ERR No such client"
 	errBitOffset         = "ERR bit offset is not an integer or out of range"
+	errSubscribedContext = "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 	errBitValue          = "ERR bit is not an integer or out of range"
 	errBitArgument       = "ERR The bit argument must be 1 or 0."
 	errBitopNot          = "ERR BITOP NOT must be called with a single source key."

@@ -56,6 +56,11 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 			return
 		}
 	}
+	if c.w.Proto == 2 && c.subscribed() && !allowedSubscribed(cmd) {
+		s.reject(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
+		c.tx.failed = c.tx.active
+		return
+	}
 	if c.tx.active && !txControl(cmd) {
 		c.queue(cmd, args)
 		return
@@ -64,6 +69,16 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		s.feedMonitors(c, args)
 	}
 	s.call(c, cmd, args)
+}
+
+// allowedSubscribed reports whether a RESP2 client with subscriptions may
+// run cmd.
+func allowedSubscribed(cmd *Command) bool {
+	switch cmd.Name {
+	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset":
+		return true
+	}
+	return false
 }
 
 // monitored reports whether MONITOR shows cmd. Scripts are skip_monitor

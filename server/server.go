@@ -62,6 +62,7 @@ type Server struct {
 	watch     watchState
 	scripting scripting
 	persist   persistState
+	pubsub    pubsubState
 	snaps     keyspace.Snapshots      // copy-on-write snapshots (cow.go)
 	cow       atomic.Pointer[cowSnap] // the last one started
 	aof       aofState
