@@ -91,6 +91,7 @@ func cmdSetBit(c *Client, args [][]byte) {
 	if grown || was != (on == 1) {
 		e.Str[i] = e.Str[i]&^mask | byte(on)<<(7-off&7)
 		c.db.Updated(args[1], e)
+		c.notify(evString, "setbit", args[1])
 	} else {
 		c.propagateNothing()
 	}
@@ -367,7 +368,9 @@ func cmdBitOp(c *Client, args [][]byte) {
 	}
 	dst := args[2]
 	if maxLen == 0 {
-		if !c.db.Delete(dst) {
+		if c.db.Delete(dst) {
+			c.notify(evGeneric, "del", dst)
+		} else {
 			c.propagateNothing()
 		}
 		c.w.Int(0)
@@ -400,6 +403,7 @@ func cmdBitOp(c *Client, args [][]byte) {
 	e := keyspace.NewString(res)
 	e.MarkRaw()
 	c.db.Set(dst, e)
+	c.notify(evString, "set", dst)
 	c.w.Int(int64(maxLen))
 }
 
@@ -542,6 +546,7 @@ func (c *Client) bitfield(args [][]byte, readonly bool) {
 	}
 	if changes > 0 {
 		c.db.Updated(args[1], e)
+		c.notify(evString, "setbit", args[1])
 	} else {
 		c.propagateNothing()
 	}

@@ -165,6 +165,7 @@ func cmdRestore(c *Client, args [][]byte) {
 		// Already expired: nothing to create, the old value is gone.
 		if deleted {
 			c.propagate(argDEL, key)
+			c.notify(evGeneric, "del", key)
 		} else {
 			c.propagateNothing()
 		}
@@ -190,6 +191,7 @@ func cmdRestore(c *Client, args [][]byte) {
 	if o.idle >= 0 {
 		e.SetIdleSeconds(o.idle)
 	}
+	c.notify(evGeneric, "restore", key)
 	c.w.OK()
 }
 

@@ -72,6 +72,7 @@ func cmdDel(c *Client, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
 		if c.db.Delete(k) {
+			c.notify(evGeneric, "del", k)
 			n++
 		}
 	}
@@ -197,12 +198,15 @@ func (c *Client) expireGeneric(args [][]byte, name string, basetime int64, secon
 	case c.alreadyExpired(when):
 		c.db.Delete(key)
 		c.propagate(argDEL, key)
+		c.notify(evGeneric, "del", key)
 	case name == "pexpireat":
 		c.db.SetExpire(key, when)
 		c.propagate(args...)
+		c.notify(evGeneric, "expire", key)
 	default:
 		c.db.SetExpire(key, when)
 		c.propagate(argPEXPIREAT, key, intBytes(when)) // relative times replay as absolute
+		c.notify(evGeneric, "expire", key)
 	}
 	c.w.Int(1)
 }
@@ -264,6 +268,7 @@ func cmdPersist(c *Client, args [][]byte) {
 		return
 	}
 	c.db.SetExpire(args[1], 0)
+	c.notify(evGeneric, "persist", args[1])
 	c.w.Int(1)
 }
 
@@ -284,12 +289,17 @@ func (c *Client) renameGeneric(args [][]byte, nx bool) {
 		}
 		return
 	}
-	if nx && c.lookupWrite(dst) != nil {
-		c.w.Int(0)
-		return
+	if c.lookupWrite(dst) != nil {
+		if nx {
+			c.w.Int(0)
+			return
+		}
+		c.db.Delete(dst) // as Redis: the new key is a "new" one
 	}
 	c.db.Delete(src)
-	c.db.Set(dst, e) // replaces dst, keeps e's expiry
+	c.db.Set(dst, e) // keeps e's expiry
+	c.notify(evGeneric, "rename_from", src)
+	c.notify(evGeneric, "rename_to", dst)
 	if nx {
 		c.w.Int(1)
 	} else {
@@ -326,7 +336,7 @@ func (c *Client) dbIndexArg(b []byte, notInt, outOfRange string) (int, bool) {
 
 // COPY source destination [DB destination-db] [REPLACE]
 func cmdCopy(c *Client, args [][]byte) {
-	dst := c.db
+	dst, dstIndex := c.db, int(c.dbIndex.Load())
 	replace := false
 	for j := 3; j < len(args); j++ {
 		switch {
@@ -337,7 +347,7 @@ func cmdCopy(c *Client, args [][]byte) {
 			if !ok {
 				return
 			}
-			dst = c.srv.dbs[i]
+			dst, dstIndex = c.srv.dbs[i], i
 			j++
 		default:
 			c.errorReply(errSyntax)
@@ -354,9 +364,12 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	if !replace && dst.Get(newkey) != nil {
-		c.w.Int(0)
-		return
+	if dst.Get(newkey) != nil {
+		if !replace {
+			c.w.Int(0)
+			return
+		}
+		dst.Delete(newkey) // as Redis: the copy is a "new" key
 	}
 	// Strings are copied, collections cloned (every kind implements
 	// Clone; a future kind that does not is refused).
@@ -365,7 +378,8 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.errorReply(errCopyUnknownType)
 		return
 	}
-	dst.Set(newkey, dup) // replaces newkey, keeps the copied expiry
+	dst.Set(newkey, dup) // keeps the copied expiry
+	c.srv.notifyDB(dstIndex, evGeneric, "copy_to", newkey)
 	c.w.Int(1)
 }
 
@@ -388,6 +402,8 @@ func cmdMove(c *Client, args [][]byte) {
 	}
 	c.db.Delete(key)
 	dst.Set(key, e) // keeps e's expiry
+	c.notify(evGeneric, "move_from", key)
+	c.srv.notifyDB(i, evGeneric, "move_to", key)
 	c.w.Int(1)
 }
 

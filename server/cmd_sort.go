@@ -475,7 +475,9 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 	}
 	dst := args[o.store]
 	if outLen == 0 {
-		c.db.Delete(dst)
+		if c.db.Delete(dst) {
+			c.notify(evGeneric, "del", dst)
+		}
 		c.w.Int(0)
 		return
 	}
@@ -490,6 +492,7 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 		}
 	}
 	c.db.Set(dst, keyspace.NewObject(keyspace.KindList, l))
+	c.notify(evList, "sortstore", dst)
 	c.w.Int(int64(outLen))
 }
 

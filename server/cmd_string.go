@@ -209,8 +209,10 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 		return
 	}
 	c.db.SetString(key, val, flags&setKeepTTL != 0)
+	c.notify(evString, "set", key)
 	if at != 0 {
 		c.db.SetExpire(key, at)
+		c.notify(evGeneric, "expire", key)
 		if flags&setPXAT == 0 {
 			c.propagate(argSET, key, val, argPXAT, intBytes(at)) // relative times replay as absolute
 		}
@@ -237,6 +239,7 @@ func cmdSetNX(c *Client, args [][]byte) {
 		return
 	}
 	c.db.SetString(args[1], args[2], false)
+	c.notify(evString, "set", args[1])
 	c.w.Int(1)
 }
 
@@ -250,6 +253,7 @@ func cmdPSetEX(c *Client, args [][]byte) { c.setGeneric("psetex", setPX, args[1]
 func cmdGetSet(c *Client, args [][]byte) {
 	if _, ok := c.getString(args[1]); ok {
 		c.db.SetString(args[1], args[2], false)
+		c.notify(evString, "set", args[1])
 	}
 }
 
@@ -258,6 +262,7 @@ func cmdGetDel(c *Client, args [][]byte) {
 	if e, ok := c.getString(args[1]); ok && e != nil {
 		c.db.Delete(args[1])
 		c.propagate(argDEL, args[1])
+		c.notify(evGeneric, "del", args[1])
 	} else {
 		c.propagateNothing()
 	}
@@ -291,12 +296,15 @@ func cmdGetEx(c *Client, args [][]byte) {
 	case flags&(setEXAT|setPXAT) != 0 && c.alreadyExpired(at):
 		c.db.Delete(key)
 		c.propagate(argDEL, key)
+		c.notify(evGeneric, "del", key)
 	case expArg != nil:
 		c.db.SetExpire(key, at)
 		c.propagate(argPEXPIREAT, key, intBytes(at))
+		c.notify(evGeneric, "expire", key)
 	case flags&setPersist != 0 && e.Expire() != 0:
 		c.db.SetExpire(key, 0)
 		c.propagate(argPERSIST, key)
+		c.notify(evGeneric, "persist", key)
 	}
 }
 
@@ -321,6 +329,7 @@ func cmdMset(c *Client, args [][]byte) {
 	}
 	for i := 1; i < len(args); i += 2 {
 		c.db.SetString(args[i], args[i+1], false)
+		c.notify(evString, "set", args[i])
 	}
 	c.w.OK()
 }
@@ -333,12 +342,14 @@ func cmdMsetNX(c *Client, args [][]byte) {
 	}
 	for i := 1; i < len(args); i += 2 {
 		if c.lookupWrite(args[i]) != nil {
+			c.propagateNothing()
 			c.w.Int(0)
 			return
 		}
 	}
 	for i := 1; i < len(args); i += 2 {
 		c.db.SetString(args[i], args[i+1], false)
+		c.notify(evString, "set", args[i])
 	}
 	c.w.Int(1)
 }
@@ -349,6 +360,7 @@ func cmdAppend(c *Client, args [][]byte) {
 	e := c.lookupWrite(key)
 	if e == nil {
 		c.db.SetString(key, val, false)
+		c.notify(evString, "append", key)
 		c.w.Int(int64(len(val)))
 		return
 	}
@@ -359,6 +371,7 @@ func cmdAppend(c *Client, args [][]byte) {
 	e.Str = append(e.Str, val...)
 	e.MarkRaw()
 	c.db.Updated(key, e)
+	c.notify(evString, "append", key)
 	c.w.Int(int64(len(e.Str)))
 }
 
@@ -400,6 +413,7 @@ func (c *Client) incrBy(key []byte, delta int64) {
 	} else {
 		c.db.SetString(key, appendInt(tmp[:0], cur), true)
 	}
+	c.notify(evString, "incrby", key)
 	c.w.Int(cur)
 }
 
@@ -458,6 +472,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	c.db.SetString(key, v, true).MarkNoInt()
+	c.notify(evString, "incrbyfloat", key)
 	c.propagate(argSET, key, v, argKEEPTTL) // the value, not a float sum
 	c.w.Bulk(v)
 }
@@ -529,6 +544,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		e := keyspace.NewString(buf)
 		e.MarkRaw()
 		c.db.Set(key, e)
+		c.notify(evString, "setrange", key)
 		c.w.Int(int64(len(buf)))
 		return
 	}
@@ -549,6 +565,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 	copy(e.Str[off:], val)
 	e.MarkRaw()
 	c.db.Updated(key, e)
+	c.notify(evString, "setrange", key)
 	c.w.Int(int64(len(e.Str)))
 }
 

@@ -154,6 +154,7 @@ func (s *Server) expireSample(dbi int, cursor *int, n int) (sampled, expired int
 			if db.DeleteExpired(st.key) {
 				expired++
 				s.propagateDel(dbi, string(st.key))
+				s.notifyDB(dbi, evExpired, "expired", st.key)
 			}
 			st.guard.Unlock()
 		}

@@ -63,11 +63,13 @@ type Server struct {
 	scripting scripting
 	persist   persistState
 	pubsub    pubsubState
-	snaps     keyspace.Snapshots      // copy-on-write snapshots (cow.go)
-	cow       atomic.Pointer[cowSnap] // the last one started
-	aof       aofState
-	slowlog   slowlog
-	lastSave  atomic.Int64 // unix seconds
+	// notifyEvents is notify-keyspace-events (notify.go).
+	notifyEvents *config.Param
+	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
+	cow          atomic.Pointer[cowSnap] // the last one started
+	aof          aofState
+	slowlog      slowlog
+	lastSave     atomic.Int64 // unix seconds
 
 	expire    expireState
 	hz        atomic.Int64 // the cron's current frequency (INFO's hz)
@@ -115,8 +117,17 @@ func New(cfg *config.Config) *Server {
 	s.dbs = make([]*keyspace.DB, n)
 	for i := range s.dbs {
 		s.dbs[i] = keyspace.New()
-		s.dbs[i].OnExpire = func(key string) { s.countExpired(key); s.propagateDel(i, key) }
-		s.dbs[i].OnCreate = func(key string, kind keyspace.Kind) { s.signalCreated(i, key, kind) }
+		s.dbs[i].OnExpire = func(key string) {
+			s.countExpired(key)
+			s.propagateDel(i, key)
+			s.notifyDB(i, evExpired, "expired", []byte(key))
+		}
+		s.dbs[i].OnCreate = func(key string, kind keyspace.Kind) {
+			s.signalCreated(i, key, kind)
+			if s.notifyEvents.Int()&evNew != 0 {
+				s.notifyDB(i, evNew, "new", []byte(key))
+			}
+		}
 		s.dbs[i].OnModify = func(key string) { s.touchWatched(i, key) }
 		s.dbs[i].Snapshots = &s.snaps
 		s.dbs[i].OnCapture = func(e *keyspace.Entry) { s.cow.Load().capture(i, e) }
@@ -125,6 +136,7 @@ func New(cfg *config.Config) *Server {
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")
 	s.queryBufLimit = cfg.Lookup("client-query-buffer-limit")
 	s.requirepass = cfg.Lookup("requirepass")
+	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
 	s.aof.rwLastSecs.Store(-1)
 	s.applyMaxmemory()

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// eventLog runs script on the server at addr, with a subscriber to every
+// keyspace and keyevent channel, and returns, per command, its reply and
+// the events it emitted.
+func eventLog(t *testing.T, addr string, script []string) []string {
+	t.Helper()
+	c := difftest.Dial(t, addr)
+	c.Do("CONFIG", "SET", "notify-keyspace-events", "KEAn")
+	c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	sub, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	r := bufio.NewReader(sub)
+	sub.Write(difftest.Encode("PSUBSCRIBE", "__key*__:*"))
+	if _, err := difftest.ReadReply(r); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range script {
+		reply := c.Do(difftest.Split(line)...)
+		c.Do("PUBLISH", "__keymark__:end", "end") // the subscriber sees it after the command's events
+		entry := line + " => " + reply
+		sub.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			ev, err := difftest.ReadReply(r)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			if strings.Contains(ev, "__keymark__:end") {
+				break
+			}
+			parts := strings.Split(ev, "\r\n")
+			entry += "\n    " + parts[6] + " " + parts[len(parts)-2]
+		}
+		out = append(out, entry)
+	}
+	return out
+}
+
+// diffEvents compares the events script emits on Redis and on HotKV.
+func diffEvents(t *testing.T, script string) {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	raddr := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, haddr := startServer(t, "--enable-debug-command", "yes")
+	want, got := eventLog(t, raddr, lines), eventLog(t, haddr, lines)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("\nredis: %s\nhotkv: %s", want[i], got[i])
+		}
+	}
+}
+
+// TestNotifyGeneric: the events of the key commands.
+func TestNotifyGeneric(t *testing.T) {
+	diffEvents(t, `
+SET a 1
+DEL a
+DEL a nokey
+SET a 1
+UNLINK a
+SET a 1
+EXPIRE a 100
+PEXPIRE a 100000
+EXPIREAT a 4102444800
+PEXPIREAT a 4102444800000
+EXPIRE nokey 10
+EXPIRE a 10 GT
+PERSIST a
+PERSIST a
+EXPIRE a -1
+EXISTS a
+SET a 1
+RENAME a b
+RENAME b b
+RENAMENX b c
+SET d 1
+RENAMENX c d
+MOVE c 3
+MOVE d 3
+SELECT 3
+MOVE c 0
+SELECT 0
+COPY d e
+COPY d e
+COPY d e REPLACE
+COPY d e DB 2
+SET x v PX 1
+DEBUG SLEEP 0.01
+GET x
+SET x v PX 1
+DEBUG SLEEP 0.01
+SET x w
+RPUSH l 3 1 2
+SORT l STORE sl
+SORT l STORE sl2 BY nosort LIMIT 5 1
+TYPE sl
+SWAPDB 0 1
+SWAPDB 0 1
+FLUSHDB
+SET a 1
+FLUSHALL
+SET src v
+RESTORE r 0 "\x00\x01v\n\x00\x91\x08\xce\xb2\x198\x8a\xce"
+RESTORE r 0 "\x00\x01v\n\x00\x91\x08\xce\xb2\x198\x8a\xce" REPLACE
+`)
+}
+
+// TestNotifyStrings: the events of the string and bitmap commands.
+func TestNotifyStrings(t *testing.T) {
+	diffEvents(t, `
+SET s v
+SET s v EX 100
+SET s v KEEPTTL
+SET s v NX
+SET s2 v XX
+SET s w GET
+SETNX s x
+SETNX s3 x
+SETEX s4 100 v
+PSETEX s5 100000 v
+MSET m1 a m2 b
+MSETNX m1 a m3 c
+MSETNX m4 a m5 b
+GETSET s x
+GETDEL s
+GETDEL s
+GETEX s3 EX 100
+GETEX s3 PERSIST
+GETEX s3
+GETEX s3 PXAT 1
+APPEND ap x
+APPEND ap y
+SETRANGE sr 5 x
+SETRANGE sr 0 ""
+INCR n
+DECR n
+INCRBY n 5
+DECRBY n 5
+INCRBYFLOAT f 1.5
+INCR s5
+SETBIT b 7 1
+SETBIT b 7 1
+BITFIELD bf SET u8 0 1 INCRBY u8 0 1
+BITFIELD bf GET u8 0
+BITOP OR bo b bf
+BITOP AND bo nokey
+`)
+}
