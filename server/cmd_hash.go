@@ -99,12 +99,13 @@ func (c *Client) hashWrite(key []byte) (h *hash.Hash, e *keyspace.Entry, ok bool
 
 // hashStore stores the new hash h under key (e == nil) or re-accounts the
 // existing entry e after an in-place change.
-func (c *Client) hashStore(key []byte, e *keyspace.Entry, h *hash.Hash) {
+func (c *Client) hashStore(key []byte, e *keyspace.Entry, h *hash.Hash, event string) {
 	if e == nil {
 		c.db.Set(key, keyspace.NewObject(keyspace.KindHash, h))
-		return
+	} else {
+		c.db.Updated(key, e)
 	}
-	c.db.Updated(key, e)
+	c.notify(evHash, event, key)
 }
 
 // hashSetPairs is HSET and HMSET: the field/value pairs from args[2].
@@ -124,7 +125,7 @@ func hashSetPairs(c *Client, args [][]byte, name string) (created int64, ok bool
 			created++
 		}
 	}
-	c.hashStore(key, e, h)
+	c.hashStore(key, e, h, "hset")
 	return created, true
 }
 
@@ -154,7 +155,7 @@ func cmdHsetNX(c *Client, args [][]byte) {
 		return
 	}
 	h.Set(args[2], args[3], c.hashLimits())
-	c.hashStore(key, e, h)
+	c.hashStore(key, e, h, "hset")
 	c.w.Int(1)
 }
 
@@ -212,8 +213,12 @@ func cmdHdel(c *Client, args [][]byte) {
 			}
 		}
 	}
+	if deleted > 0 {
+		c.notify(evHash, "hdel", key)
+	}
 	if h.Len() == 0 {
 		c.db.Delete(key)
+		c.notify(evGeneric, "del", key)
 	} else if deleted > 0 {
 		c.db.Updated(key, e)
 	}
@@ -330,7 +335,7 @@ func cmdHincrBy(c *Client, args [][]byte) {
 	cur += incr
 	var tmp [24]byte
 	h.Set(field, strconv.AppendInt(tmp[:0], cur, 10), c.hashLimits())
-	c.hashStore(key, e, h)
+	c.hashStore(key, e, h, "hincrby")
 	c.w.Int(cur)
 }
 
@@ -368,7 +373,7 @@ func cmdHincrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	h.Set(field, v, c.hashLimits())
-	c.hashStore(key, e, h)
+	c.hashStore(key, e, h, "hincrbyfloat")
 	c.propagate(argHSET, key, field, v) // the value, not a float sum
 	c.w.Bulk(v)
 }

@@ -55,13 +55,32 @@ func (c *Client) newList() *list.List {
 }
 
 // listChanged re-accounts key's list after a change that removed
-// elements, deleting the key when the list is now empty.
-func (c *Client) listChanged(key []byte, e *keyspace.Entry) {
+// elements and emits event, then deletes the key when the list is now
+// empty ("del").
+func (c *Client) listChanged(key []byte, e *keyspace.Entry, event string) {
+	c.notify(evList, event, key)
 	if listOf(e).Len() == 0 {
 		c.db.Delete(key)
+		c.notify(evGeneric, "del", key)
 	} else {
 		c.db.Updated(key, e)
 	}
+}
+
+// pushEvent is the event of a push at the head (front) or the tail.
+func pushEvent(front bool) string {
+	if front {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+// popEvent is the event of a pop from the head (front) or the tail.
+func popEvent(front bool) string {
+	if front {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 // listEnd parses LEFT or RIGHT (getListPositionFromObjectOrReply): front
@@ -131,6 +150,7 @@ func (c *Client) listPush(args [][]byte, front, onlyExisting bool) {
 	} else {
 		c.db.Updated(key, e)
 	}
+	c.notify(evList, pushEvent(front), key)
 	c.w.Int(int64(l.Len()))
 }
 
@@ -179,7 +199,7 @@ func (c *Client) listPop(args [][]byte, front bool) {
 		v, _ := it.Next()
 		c.w.Bulk(v)
 		listTrim(l, front, 1)
-		c.listChanged(key, e)
+		c.listChanged(key, e, popEvent(front))
 		return
 	}
 	c.listPopRange(key, e, front, count)
@@ -215,7 +235,7 @@ func (c *Client) listPopRange(key []byte, e *keyspace.Entry, front bool, count i
 		c.w.Bulk(v)
 	}
 	listTrim(l, front, n)
-	c.listChanged(key, e)
+	c.listChanged(key, e, popEvent(front))
 }
 
 // listPopRangeWithKey is Redis's listPopRangeAndReplyWithKey, the reply of
@@ -381,6 +401,7 @@ func cmdLSet(c *Client, args [][]byte) {
 		return
 	}
 	c.db.Updated(key, e)
+	c.notify(evList, "lset", key)
 	c.w.OK()
 }
 
@@ -411,6 +432,7 @@ func cmdLInsert(c *Client, args [][]byte) {
 		return
 	}
 	c.db.Updated(key, e)
+	c.notify(evList, "linsert", key)
 	c.w.Int(int64(l.Len()))
 }
 
@@ -441,7 +463,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	m := list.NewMatcher(args[3])
 	n := listOf(e).Remove(&m, int(limit), fromTail)
 	if n > 0 {
-		c.listChanged(key, e)
+		c.listChanged(key, e, "lrem")
 	}
 	c.w.Int(int64(n))
 }
@@ -474,7 +496,7 @@ func cmdLTrim(c *Client, args [][]byte) {
 		l.TrimBack(llen - from - n)
 		l.TrimFront(from)
 	}
-	c.listChanged(key, e)
+	c.listChanged(key, e, "ltrim")
 	c.w.OK()
 }
 
@@ -643,7 +665,8 @@ func (c *Client) listMove(src, dst []byte, fromFront, toFront bool) bool {
 	} else if de != se {
 		c.db.Updated(dst, de)
 	}
-	c.listChanged(src, se)
+	c.notify(evList, pushEvent(toFront), dst)
+	c.listChanged(src, se, popEvent(fromFront))
 	c.w.Bulk(v)
 	return true
 }

@@ -79,7 +79,7 @@ func (c *Client) popOneWithKey(keys [][]byte, front bool) bool {
 	c.w.Bulk(v)
 	c.propagate(pick(front, argLPOP, argRPOP), keys[i]) // BLPOP replays as LPOP
 	listTrim(l, front, 1)
-	c.listChanged(keys[i], e)
+	c.listChanged(keys[i], e, popEvent(front))
 	return true
 }
 

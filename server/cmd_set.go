@@ -96,9 +96,11 @@ func (c *Client) writeSet(key []byte) (e *keyspace.Entry, s *set.Set, ok bool) {
 
 // setChanged records a change to key's set: the key is deleted when the
 // set is empty, its memory re-accounted otherwise.
-func (c *Client) setChanged(key []byte, e *keyspace.Entry, s *set.Set) {
+func (c *Client) setChanged(key []byte, e *keyspace.Entry, s *set.Set, event string) {
+	c.notify(evSet, event, key)
 	if s.Len() == 0 {
 		c.db.Delete(key)
+		c.notify(evGeneric, "del", key)
 		return
 	}
 	c.db.Updated(key, e)
@@ -107,14 +109,23 @@ func (c *Client) setChanged(key []byte, e *keyspace.Entry, s *set.Set) {
 // storeSet makes s the value of key, replacing whatever was there (and its
 // expiry), or deletes key when s is empty; it replies with s's size, as
 // the STORE variants do.
-func (c *Client) storeSet(key []byte, s *set.Set) {
+func (c *Client) storeSet(key []byte, s *set.Set, event string) {
 	if s.Len() == 0 {
-		c.db.Delete(key)
+		c.deleteStored(key)
 		c.w.Int(0)
 		return
 	}
 	c.db.Set(key, keyspace.NewObject(keyspace.KindSet, s))
+	c.notify(evSet, event, key)
 	c.w.Int(int64(s.Len()))
+}
+
+// deleteStored deletes the destination of a STORE command whose result is
+// empty ("del" when there was one).
+func (c *Client) deleteStored(key []byte) {
+	if c.db.Delete(key) {
+		c.notify(evGeneric, "del", key)
+	}
 }
 
 // replySet writes every member of s as a set reply (an array in RESP2).
@@ -153,6 +164,9 @@ func cmdSAdd(c *Client, args [][]byte) {
 	case added > 0:
 		c.db.Updated(key, e)
 	}
+	if added > 0 {
+		c.notify(evSet, "sadd", key)
+	}
 	c.w.Int(int64(added))
 }
 
@@ -176,7 +190,7 @@ func cmdSRem(c *Client, args [][]byte) {
 		}
 	}
 	if deleted > 0 {
-		c.setChanged(args[1], e, s)
+		c.setChanged(args[1], e, s, "srem")
 	}
 	c.w.Int(int64(deleted))
 }
@@ -206,11 +220,12 @@ func cmdSMove(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	c.setChanged(srcKey, src, srcSet)
+	c.setChanged(srcKey, src, srcSet, "srem")
 	if dst == nil {
 		s := set.NewFor(m)
 		s.Add(m, c.maxIntset())
 		c.db.Set(dstKey, keyspace.NewObject(keyspace.KindSet, s))
+		c.notify(evSet, "sadd", dstKey)
 	} else {
 		dstSet := dst.Obj.(*set.Set)
 		max := 0
@@ -219,6 +234,7 @@ func cmdSMove(c *Client, args [][]byte) {
 		}
 		if dstSet.Add(m, max) {
 			c.db.Updated(dstKey, dst)
+			c.notify(evSet, "sadd", dstKey)
 		}
 	}
 	c.w.Int(1)
@@ -306,7 +322,7 @@ func cmdSPop(c *Client, args [][]byte) {
 	c.w.Bulk(m)
 	c.propagate(argSREM, key, m) // the member chosen, not a new choice
 	s.RemoveAt(i)
-	c.setChanged(key, e, s)
+	c.setChanged(key, e, s, "spop")
 }
 
 // spopWithCount is SPOP key count (Redis's spopWithCountCommand).
@@ -332,7 +348,9 @@ func spopWithCount(c *Client, args [][]byte) {
 	if n >= size {
 		// The whole set, as SUNION of the one key replies it.
 		c.replySet(set.Union([]*set.Set{s}, c.maxIntset()))
+		c.notify(evSet, "spop", key)
 		c.db.Delete(key)
+		c.notify(evGeneric, "del", key)
 		c.propagate(argDEL, key)
 		return
 	}
@@ -349,6 +367,7 @@ func spopWithCount(c *Client, args [][]byte) {
 			s.RemoveAt(i)
 		}
 		c.db.Updated(key, e)
+		c.notify(evSet, "spop", key)
 		return
 	}
 	// Few members remain: move them to a new set and reply with the rest.
@@ -369,6 +388,7 @@ func spopWithCount(c *Client, args [][]byte) {
 	}
 	e.Obj = kept
 	c.db.Updated(key, e)
+	c.notify(evSet, "spop", key)
 }
 
 // SRANDMEMBER key [count]
@@ -520,11 +540,11 @@ func cmdSInterStore(c *Client, args [][]byte) {
 		return
 	}
 	if missing {
-		c.db.Delete(args[1])
+		c.deleteStored(args[1])
 		c.w.Int(0)
 		return
 	}
-	c.storeSet(args[1], set.InterStore(sets, c.maxIntset()))
+	c.storeSet(args[1], set.InterStore(sets, c.maxIntset()), "sinterstore")
 }
 
 // SUNION key [key ...]
@@ -556,7 +576,11 @@ func sunionDiff(c *Client, keys [][]byte, dst []byte, diff bool) {
 		c.replySet(res)
 		return
 	}
-	c.storeSet(dst, res)
+	event := "sunionstore"
+	if diff {
+		event = "sdiffstore"
+	}
+	c.storeSet(dst, res, event)
 }
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]

@@ -115,12 +115,18 @@ func (c *Client) zsetLimits() (entries, value int) {
 
 // zsetChanged accounts for an in-place change of the set at key, deleting
 // the key when the set is empty.
-func zsetChanged(db *keyspace.DB, key []byte, e *keyspace.Entry) {
+func (c *Client) zsetChanged(key []byte, e *keyspace.Entry, event string, changed bool) {
+	if changed {
+		c.notify(evZset, event, key)
+	}
 	if zsetOf(e).Len() == 0 {
-		db.Delete(key)
+		c.db.Delete(key)
+		if changed {
+			c.notify(evGeneric, "del", key)
+		}
 		return
 	}
-	db.Updated(key, e)
+	c.db.Updated(key, e)
 }
 
 // zsetHeader writes the header of a reply of n elements, with their
@@ -237,7 +243,11 @@ options:
 			}
 			score = ns
 		}
-		zsetChanged(c.db, key, e)
+		event := "zadd"
+		if incr {
+			event = "zincr"
+		}
+		c.zsetChanged(key, e, event, added+updated > 0)
 	}
 	switch {
 	case !incr && ch:
@@ -272,7 +282,7 @@ func cmdZRem(c *Client, args [][]byte) {
 			break
 		}
 	}
-	zsetChanged(c.db, key, e)
+	c.zsetChanged(key, e, "zrem", deleted > 0)
 	c.w.Int(int64(deleted))
 }
 
@@ -425,7 +435,8 @@ const (
 // to w in the given shape, and deletes the key if the set empties. The
 // caller holds key's lock exclusively. It is the core of ZPOPMIN,
 // ZPOPMAX and ZMPOP, meant for their blocking forms too.
-func zsetPop(db *keyspace.DB, w *resp.Writer, key []byte, e *keyspace.Entry, max bool, count int64, shape int) {
+func (c *Client) zsetPop(key []byte, e *keyspace.Entry, max bool, count int64, shape int) {
+	w := &c.w
 	z := zsetOf(e)
 	n := int(min(count, int64(z.Len())))
 	switch shape {
@@ -461,7 +472,11 @@ func zsetPop(db *keyspace.DB, w *resp.Writer, key []byte, e *keyspace.Entry, max
 	} else {
 		z.DeleteRange(0, n)
 	}
-	zsetChanged(db, key, e)
+	event := "zpopmin"
+	if max {
+		event = "zpopmax"
+	}
+	c.zsetChanged(key, e, event, n > 0)
 }
 
 // ZPOPMIN key [count]
@@ -497,7 +512,7 @@ func (c *Client) zpopMinMax(args [][]byte, max bool) {
 		if count == -1 {
 			count = 1
 		}
-		zsetPop(c.db, &c.w, args[1], e, max, count, shape)
+		c.zsetPop(args[1], e, max, count, shape)
 	}
 }
 
@@ -514,7 +529,7 @@ func cmdZMPop(c *Client, args [][]byte) {
 		}
 		if e != nil {
 			c.propagateZPop(key, e, max, count, true)
-			zsetPop(c.db, &c.w, key, e, max, count, popKeyNested)
+			c.zsetPop(key, e, max, count, popKeyNested)
 			return
 		}
 	}

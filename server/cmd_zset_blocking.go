@@ -81,7 +81,7 @@ func (c *Client) zpopFirst(keys [][]byte, max bool, count int64, shape int) bool
 		}
 		if e != nil {
 			c.propagateZPop(key, e, max, count, shape == popKeyNested)
-			zsetPop(c.db, &c.w, key, e, max, count, shape)
+			c.zsetPop(key, e, max, count, shape)
 			return true
 		}
 	}

@@ -260,21 +260,21 @@ func zrangeWalk(out *zrangeOut, z *zset.ZSet, lo, hi int, reverse bool, offset, 
 // and replies with their number. An empty result deletes dst.
 func (c *Client) storeRange(dst []byte, elems []zset.Elem, reverse bool) {
 	if len(elems) == 0 {
-		c.db.Delete(dst)
+		c.deleteStored(dst)
 		c.w.Int(0)
 		return
 	}
 	if reverse {
 		slices.Reverse(elems)
 	}
-	c.storeElems(dst, elems)
+	c.storeElems(dst, elems, "zrangestore")
 	c.w.Int(int64(len(elems)))
 }
 
 // storeElems stores a new sorted set holding elems (in order, distinct)
 // at dst, replacing whatever was there: in the small form when it is
 // within the thresholds, as Redis's zsetConvertToListpackIfNeeded decides.
-func (c *Client) storeElems(dst []byte, elems []zset.Elem) {
+func (c *Client) storeElems(dst []byte, elems []zset.Elem, event string) {
 	maxEntries, maxValue := c.zsetLimits()
 	small := len(elems) <= maxEntries
 	for _, e := range elems {
@@ -284,6 +284,7 @@ func (c *Client) storeElems(dst []byte, elems []zset.Elem) {
 		}
 	}
 	c.db.Set(dst, keyspace.NewObject(keyspace.KindZSet, zset.NewFromSorted(elems, small)))
+	c.notify(evZset, event, dst)
 }
 
 // ZREMRANGEBYRANK key start stop
@@ -354,6 +355,6 @@ func (c *Client) zremrange(args [][]byte, typ int) {
 		lo, hi = z.LexRange(&lr, false)
 	}
 	deleted := z.DeleteRange(lo, hi)
-	zsetChanged(c.db, key, e)
+	c.zsetChanged(key, e, [...]string{zrangeRank: "zremrangebyrank", zrangeScore: "zremrangebyscore", zrangeLex: "zremrangebylex"}[typ], deleted > 0)
 	c.w.Int(int64(deleted))
 }

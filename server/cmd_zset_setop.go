@@ -230,11 +230,11 @@ func (c *Client) zsetOp(args [][]byte, dst []byte, numkeysIdx, op int, cardOnly 
 	})
 	if dst != nil {
 		if len(elems) == 0 {
-			c.db.Delete(dst)
+			c.deleteStored(dst)
 			c.w.Int(0)
 			return
 		}
-		c.storeElems(dst, elems)
+		c.storeElems(dst, elems, name)
 		c.w.Int(int64(len(elems)))
 		return
 	}

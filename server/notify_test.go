@@ -165,3 +165,86 @@ BITOP OR bo b bf
 BITOP AND bo nokey
 `)
 }
+
+// TestNotifyCollections: the events of the list, set, hash and sorted-set
+// commands, blocking ones included.
+func TestNotifyCollections(t *testing.T) {
+	diffEvents(t, `
+LPUSH l a b c
+RPUSH l d
+LPUSHX nokey a
+RPUSHX l e
+LINSERT l BEFORE a x
+LINSERT l BEFORE nosuch x
+LSET l 0 y
+LREM l 1 y
+LREM l 1 nosuch
+LTRIM l 0 2
+LPOP l
+RPOP l 1
+LMOVE l l2 LEFT RIGHT
+RPOPLPUSH l2 l2
+LMOVE l2 l3 RIGHT LEFT
+RPUSH m a b c
+LMPOP 1 m LEFT COUNT 2
+BLPOP m 0
+BRPOP nokey 0.01
+RPUSH m a
+BLMOVE m m2 RIGHT LEFT 0
+BLMPOP 0 1 m2 RIGHT
+LTRIM nokey 0 1
+RPUSH t a
+LTRIM t 5 10
+SADD s a b c
+SADD s a
+SREM s a
+SREM s zz
+SPOP s
+SPOP s 5
+SADD s a b
+SMOVE s s2 a
+SMOVE s s2 b
+SMOVE s2 s2 a
+SADD x 1 2 3
+SADD y 2 3 4
+SINTERSTORE si x y
+SUNIONSTORE su x y
+SDIFFSTORE sd x y
+SDIFFSTORE sd x x
+SINTERSTORE su nokey x
+HSET h f v g w
+HSET h f v
+HMSET h a b
+HSETNX h a c
+HSETNX h z c
+HDEL h a nosuch
+HINCRBY h n 1
+HINCRBYFLOAT h n 1.5
+HDEL h f g z n
+ZADD z 1 a 2 b
+ZADD z 1 a
+ZADD z 3 a
+ZADD z INCR 1 a
+ZADD z NX 5 a
+ZINCRBY z 2 b
+ZREM z a nosuch
+ZADD z 1 a 2 c 3 d 4 e
+ZREMRANGEBYSCORE z 1 1
+ZREMRANGEBYRANK z 0 0
+ZREMRANGEBYLEX z [a [b
+ZPOPMIN z
+ZPOPMAX z 1
+ZADD z 1 a 2 b
+ZMPOP 1 z MIN COUNT 1
+BZPOPMIN z 0
+BZPOPMAX nokey 0.01
+ZADD za 1 a 2 b
+ZADD zb 2 b 3 c
+ZUNIONSTORE zu 2 za zb
+ZINTERSTORE zi 2 za zb
+ZDIFFSTORE zd 2 za zb
+ZRANGESTORE zr za 0 -1
+ZRANGESTORE zr za 5 6
+ZINTERSTORE zi 2 za nokey
+`)
+}
