@@ -7,6 +7,7 @@ func (s *Server) registerCommands() {
 		connectionCommands(),
 		stringCommands(),
 		bitmapCommands(),
+		hllCommands(),
 		pubsubCommands(),
 		keyCommands(),
 		serverCommands(),

@@ -213,7 +213,7 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 			for _, i := range c.keyPos {
 				c.keys = append(c.keys, args[i])
 			}
-			if !s.acquire(c, c.guard, cmd, false, c.keys, cmd.Flags&Write != 0) {
+			if !s.acquire(c, c.guard, cmd, false, c.keys, cmd.Flags&(Write|Exclusive) != 0) {
 				return
 			}
 		}

@@ -163,6 +163,10 @@ BITFIELD bf SET u8 0 1 INCRBY u8 0 1
 BITFIELD bf GET u8 0
 BITOP OR bo b bf
 BITOP AND bo nokey
+PFADD hl a b
+PFADD hl a
+PFCOUNT hl
+PFMERGE hm hl
 `)
 }
 

@@ -39,6 +39,10 @@ const (
 	// lock for them, the script locks what its flags ask for, and EXEC
 	// runs a transaction holding one under the global lock.
 	Scripting
+	// Exclusive is HotKV's own: the gate locks the keys of this read-only
+	// command exclusively, because it rewrites its keys' representation
+	// (PFCOUNT's cached count). COMMAND INFO does not report it.
+	Exclusive
 )
 
 var flagNames = []struct {

@@ -1,0 +1,144 @@
+package server
+
+import (
+	"github.com/hotkv/hotkv/hll"
+	"github.com/hotkv/hotkv/keyspace"
+)
+
+// HyperLogLog: PFADD, PFCOUNT and PFMERGE on strings in Redis's HLL
+// format (package hll), so values move between HotKV and Redis.
+
+func hllCommands() []*Command {
+	return []*Command{
+		{Name: "pfadd", Arity: -2, Flags: Write | DenyOOM | Fast, First: 1, Last: 1, Step: 1, Handler: cmdPfadd},
+		// PFCOUNT is read-only for Redis, yet writes the cached cardinality
+		// into the value: it locks its keys exclusively.
+		{Name: "pfcount", Arity: -2, Flags: Readonly | Exclusive, First: 1, Last: -1, Step: 1, Handler: cmdPfcount},
+		{Name: "pfmerge", Arity: -2, Flags: Write | DenyOOM, First: 1, Last: -1, Step: 1, Handler: cmdPfmerge},
+	}
+}
+
+// hllError replies with an hll error (Redis's text).
+func (c *Client) hllError(err error) { c.errorReply(err.Error()) }
+
+// maxSparse is hll-sparse-max-bytes.
+func (c *Client) maxSparse() int { return int(c.srv.cfg.Lookup("hll-sparse-max-bytes").Int()) }
+
+// PFADD key [element [element ...]]
+func cmdPfadd(c *Client, args [][]byte) {
+	key := args[1]
+	e := c.lookupWrite(key)
+	if e == nil {
+		c.db.Set(key, keyspace.NewString(hll.Create(c.maxSparse(), args[2:]...)))
+		c.notify(evString, "pfadd", key)
+		c.w.Int(1)
+		return
+	}
+	if !c.checkType(e, keyspace.KindString) {
+		return
+	}
+	if err := hll.Validate(e.Str); err != nil {
+		c.hllError(err)
+		return
+	}
+	nv, changed, err := hll.Add(e.Str, c.maxSparse(), args[2:]...)
+	c.storeHLL(key, e, nv)
+	if err != nil {
+		c.propagateNothing()
+		c.hllError(err)
+		return
+	}
+	if !changed {
+		c.propagateNothing()
+		c.w.Int(0)
+		return
+	}
+	c.notify(evString, "pfadd", key)
+	c.w.Int(1)
+}
+
+// storeHLL makes v the value of e, key's string entry.
+func (c *Client) storeHLL(key []byte, e *keyspace.Entry, v []byte) {
+	e.Str = v
+	e.MarkRaw()
+	c.db.Updated(key, e)
+}
+
+// PFCOUNT key [key ...]
+func cmdPfcount(c *Client, args [][]byte) {
+	if len(args) == 2 {
+		key := args[1]
+		e := c.lookupRead(key)
+		if e == nil {
+			c.w.Int(0)
+			return
+		}
+		if !c.checkType(e, keyspace.KindString) {
+			return
+		}
+		n, nv, updated, err := hll.Count(e.Str)
+		if err != nil {
+			c.hllError(err)
+			return
+		}
+		// The cached count is written back as Redis does, unless the key
+		// is only read-locked (a read-only script): then it is not.
+		if updated && c.guard.Covers(key, true) {
+			c.storeHLL(key, e, nv)
+			c.propagate(args...)
+		}
+		c.w.Int(int64(n))
+		return
+	}
+	var u hll.Union
+	for _, k := range args[1:] {
+		e := c.lookupRead(k)
+		if e == nil {
+			continue
+		}
+		if !c.checkType(e, keyspace.KindString) {
+			return
+		}
+		if err := u.Merge(e.Str); err != nil {
+			c.hllError(err)
+			return
+		}
+	}
+	c.w.Int(int64(u.Count()))
+}
+
+// PFMERGE destkey [sourcekey [sourcekey ...]]
+func cmdPfmerge(c *Client, args [][]byte) {
+	var u hll.Union
+	for _, k := range args[1:] {
+		e := c.lookupRead(k)
+		if e == nil {
+			continue
+		}
+		if !c.checkType(e, keyspace.KindString) {
+			return
+		}
+		if err := u.Merge(e.Str); err != nil {
+			c.hllError(err)
+			return
+		}
+	}
+	key := args[1]
+	e := c.lookupWrite(key)
+	dst := hll.New()
+	if e != nil {
+		dst = e.Str
+	}
+	nv, err := u.Store(dst, c.maxSparse())
+	if err != nil {
+		c.hllError(err)
+		return
+	}
+	if e == nil {
+		c.db.Set(key, keyspace.NewString(nv))
+	} else {
+		c.storeHLL(key, e, nv)
+	}
+	c.notify(evString, "pfadd", key)
+	c.w.OK()
+}
