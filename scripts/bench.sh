@@ -20,6 +20,8 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: make d
 [ -x "$BIN" ] || go build -o "$BIN" ./cmd/hotkv
 TXBENCH=bin/txbench
 go build -o "$TXBENCH" ./internal/txbench
+PUBBENCH=bin/pubbench
+go build -o "$PUBBENCH" ./internal/pubbench
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 HPORT=$(freeport); RPORT=$(freeport)
@@ -47,6 +49,8 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #   evalsha_kl the same on HotKV with allow-key-locking; Redis runs the
 #              flag-less script (it refuses the flag)
 #   setbit     SETBIT of random bits of one 100000-bit string
+#   publish    PUBLISH to a channel with 10 subscribers (messages per second,
+#              each received 10 times; pipelining does not apply)
 #   set_everysec, set_always
 #              SET with the append-only file on (appendfsync everysec or
 #              always) on both servers, their files on the same disk
@@ -93,6 +97,8 @@ $COUNTER"
     redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -q --csv ZRANGE bench:z 0 99 2>/dev/null | csv_rps || true ;;
   multi)
     "$TXBENCH" -addr "127.0.0.1:$1" -c "$CLIENTS" -n "$N" -r "$KEYSPACE" || true ;;
+  publish)
+    "$PUBBENCH" -addr "127.0.0.1:$1" -c "$CLIENTS" -s 10 -n "$N" || true ;;
   blpop)
     redis-cli -p "$1" del bench:q >/dev/null
     # A server without BLPOP would "finish" at once: measure nothing.
@@ -115,7 +121,7 @@ printf '%-10s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
 IFS=, read -ra tests <<<"$TESTS"
 for t in "${tests[@]}"; do
   pipelines=$PIPELINES
-  case "$t" in blpop | multi) pipelines=1 ;; esac
+  case "$t" in blpop | multi | publish) pipelines=1 ;; esac
   for p in $pipelines; do
     h=(); r=()
     for i in $(seq "$RUNS"); do

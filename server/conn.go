@@ -281,6 +281,9 @@ func (c *Client) flush() error {
 		c.busy.Store(false)
 	}
 	c.publishStats()
+	if c.subscribed() {
+		c.writePushes() // the messages queued before these replies
+	}
 	if len(c.w.Buf) == 0 {
 		return nil
 	}

@@ -12,16 +12,17 @@ import (
 )
 
 // Pub/sub: SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE and PUBLISH, as Redis 7.0's
-// pubsub.c. A publisher writes each message straight to the subscribers'
-// connections (which never block: eventloop.Conn queues what the socket
-// does not take), so a slow subscriber does not stall the publisher; one
-// whose queued output passes client-output-buffer-limit pubsub is
-// disconnected, as Redis does.
+// pubsub.c. A publisher appends each message to the subscribers' push
+// queues and never waits for them; a subscriber's loop writes its queue
+// out once per batch (one write for many messages, as Redis writes a
+// client's buffer once per event-loop iteration). A subscriber whose
+// queued output passes client-output-buffer-limit pubsub is disconnected,
+// as Redis does.
 //
-// A subscriber's confirmation is written to its connection before the
-// subscription is registered, and a subscribed client's replies are
-// flushed after each command, so that replies and messages reach it in
-// the order they happened.
+// Order: a subscriber's confirmation is written before the subscription
+// is registered; its replies are flushed after each command, each flush
+// writing the messages queued before it first. So a message published
+// before an UNSUBSCRIBE ran reaches the client before its confirmation.
 
 // The kinds of subscription.
 const (
@@ -56,6 +57,12 @@ type clientSubs struct {
 	softSince atomic.Int64
 	// proto mirrors the client's protocol for publishers (0 means 2).
 	proto atomic.Int32
+	// push is the messages not yet written to the connection.
+	push struct {
+		sync.Mutex
+		buf, spare []byte
+		scheduled  bool // a writePushes task is queued on the loop
+	}
 }
 
 // subscribed reports whether c has any subscription (Redis's
@@ -277,21 +284,35 @@ func (s *Server) publish(from *Client, kind int, channel, message []byte) int64 
 	return n
 }
 
-// deliver writes a message to subscriber c, from the publishing client
-// from. A subscriber whose queued output passes the pubsub class's
-// client-output-buffer-limit is disconnected.
+// deliver queues a message for subscriber c, from the publishing client
+// from (which gets it in its reply buffer when it is c). A subscriber
+// whose queued output passes the pubsub class's client-output-buffer-limit
+// is disconnected.
 func (c *Client) deliver(from *Client, msg []byte) {
 	if c == from {
 		c.w.Raw(msg)
 		return
 	}
-	c.conn.Write(msg)
-	p, ok := c.conn.(interface{ Pending() int })
+	p, ok := c.conn.(interface {
+		Pending() int
+		Invoke(func())
+	})
 	if !ok {
+		c.conn.Write(msg) // one goroutine per connection: no loop to batch on
 		return
 	}
+	q := &c.subs.push
+	q.Lock()
+	q.buf = append(q.buf, msg...)
+	schedule := !q.scheduled
+	q.scheduled = true
+	queuedPushes := len(q.buf)
+	q.Unlock()
+	if schedule {
+		p.Invoke(c.writePushes)
+	}
 	lim := c.srv.cfg.Lookup("client-output-buffer-limit").ClientOutputBufferLimits()[config.ClientPubSub]
-	queued := uint64(p.Pending())
+	queued := uint64(p.Pending() + queuedPushes)
 	now := time.Now().Unix()
 	over := lim.HardBytes > 0 && queued >= lim.HardBytes
 	switch {
@@ -309,6 +330,26 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		c.srv.logf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
 		c.kill()
 	}
+}
+
+// writePushes writes the messages queued for c; it runs on c's loop (a
+// task, or c's flush).
+func (c *Client) writePushes() {
+	q := &c.subs.push
+	q.Lock()
+	buf := q.buf
+	q.buf, q.spare = q.spare[:0], nil
+	q.scheduled = false
+	q.Unlock()
+	if len(buf) == 0 {
+		return
+	}
+	c.conn.Write(buf) // copies what the socket does not take at once
+	q.Lock()
+	if q.spare == nil && cap(buf) <= 1<<20 {
+		q.spare = buf[:0]
+	}
+	q.Unlock()
 }
 
 // PUBSUB CHANNELS [pattern], PUBSUB SHARDCHANNELS [pattern]
