@@ -48,7 +48,9 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #              keys (global lock on HotKV)
 #   evalsha_kl the same on HotKV with allow-key-locking; Redis runs the
 #              flag-less script (it refuses the flag)
-#   setbit     SETBIT of random bits of one 100000-bit string
+#   setbit     SETBIT of bit 7 of random keys (redis-benchmark's random
+#              numbers have leading zeros, which offsets refuse)
+#   pfadd      PFADD of random elements to one HyperLogLog
 #   publish    PUBLISH to a channel with 10 subscribers (messages per second,
 #              each received 10 times; pipelining does not apply)
 #   set_everysec, set_always
@@ -78,7 +80,11 @@ run() {
   case "$2" in
   setbit)
     redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv \
-      SETBIT bench:bits __rand_int__ 1 2>/dev/null | csv_rps || true ;;
+      SETBIT bits:__rand_int__ 7 1 2>/dev/null | csv_rps || true ;;
+  pfadd)
+    redis-cli -p "$1" del bench:hll >/dev/null
+    redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv \
+      PFADD bench:hll __rand_int__ 2>/dev/null | csv_rps || true ;;
   set_everysec | set_always)
     aof "$1" "${2#set_}"
     redis-benchmark -p "$1" -t set -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true
