@@ -129,21 +129,6 @@ func (a *aofState) sync() {
 	a.wmu.Unlock()
 }
 
-// releaser is a batch of replies held until the file has what they
-// answer (eventloop.Batch).
-type releaser interface{ Release() }
-
-// release releases b, a batch of replies held by an event loop, once the
-// stream fed so far is as durable as appendfsync promises: written
-// (everysec, no) or written and fsynced (always). The loop waits, as
-// Redis's does: measured on 2 cores, handing the fsync to a goroutine of
-// its own and serving on meanwhile made batches smaller and cost more in
-// wake-ups than it saved (docs/performance.md).
-func (a *aofState) release(b releaser) {
-	a.sync()
-	b.Release()
-}
-
 // flushLocked hands the stage to the appender and flushes it according to
 // appendfsync (force: now, even while a background fsync runs). With
 // always a failed write or fsync ends the process, as in Redis; otherwise
