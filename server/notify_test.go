@@ -203,8 +203,10 @@ SADD s a b c
 SADD s a
 SREM s a
 SREM s zz
-SPOP s
+SREM s b
 SPOP s 5
+SADD s1 a
+SPOP s1
 SADD s a b
 SMOVE s s2 a
 SMOVE s s2 b

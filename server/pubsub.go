@@ -115,50 +115,62 @@ func pubsubCommands() []*Command {
 
 // confirm writes a (un)subscribe confirmation: [kind, name, count]; a nil
 // name is Redis's null (UNSUBSCRIBE with nothing subscribed).
-func (c *Client) confirm(what string, name []byte, count int64) {
-	if c.w.Proto >= 3 {
-		c.w.Push(3)
+func (c *Client) confirm(what string, name []byte, count int64) { writeConfirm(&c.w, what, name, count) }
+
+func writeConfirm(w *resp.Writer, what string, name []byte, count int64) {
+	if w.Proto >= 3 {
+		w.Push(3)
 	} else {
-		c.w.Array(3)
+		w.Array(3)
 	}
-	c.w.BulkString(what)
+	w.BulkString(what)
 	if name == nil {
-		c.w.Null()
+		w.Null()
 	} else {
-		c.w.Bulk(name)
+		w.Bulk(name)
 	}
-	c.w.Int(count)
+	w.Int(count)
 }
 
 // SUBSCRIBE channel [channel ...], PSUBSCRIBE pattern [pattern ...],
 // SSUBSCRIBE shardchannel [shardchannel ...]
+//
+// Each subscription is registered and its confirmation queued as a push
+// under the registry's lock, so that no message can go out before the
+// confirmation and every message published once the client has read it
+// reaches the client. The replies before it are written first.
 func cmdSubscribe(kind int) func(c *Client, args [][]byte) {
 	return func(c *Client, args [][]byte) {
 		ps := &c.srv.pubsub
+		_, queue := c.conn.(interface{ Invoke(func()) })
+		if queue {
+			c.flush()
+		}
+		var conf resp.Writer
 		for _, name := range args[1:] {
 			key := string(name)
 			ps.mu.Lock()
-			m := ps.subs[kind][key]
-			_, already := m[c]
-			ps.mu.Unlock()
-			if !already {
+			if _, already := ps.subs[kind][key][c]; !already {
+				if ps.subs[kind] == nil {
+					ps.subs[kind] = make(map[string]map[*Client]struct{})
+				}
+				if ps.subs[kind][key] == nil {
+					ps.subs[kind][key] = make(map[*Client]struct{})
+				}
+				ps.subs[kind][key][c] = struct{}{}
 				c.subs.names[kind] = append(c.subs.names[kind], key)
 				c.subs.counts[kind].Add(1)
 			}
-			c.confirm(subKinds_[kind].sub, name, c.subCount(kind))
-			if already {
+			if !queue {
+				// One goroutine per connection: the confirmation is a
+				// reply (a message may overtake it).
+				ps.mu.Unlock()
+				c.confirm(subKinds_[kind].sub, name, c.subCount(kind))
 				continue
 			}
-			// The confirmation goes out before any message can.
-			c.flush()
-			ps.mu.Lock()
-			if ps.subs[kind] == nil {
-				ps.subs[kind] = make(map[string]map[*Client]struct{})
-			}
-			if ps.subs[kind][key] == nil {
-				ps.subs[kind][key] = make(map[*Client]struct{})
-			}
-			ps.subs[kind][key][c] = struct{}{}
+			conf = resp.Writer{Proto: c.w.Proto}
+			writeConfirm(&conf, subKinds_[kind].sub, name, c.subCount(kind))
+			c.queuePush(conf.Buf)
 			ps.mu.Unlock()
 		}
 	}
@@ -301,16 +313,7 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		c.conn.Write(msg) // one goroutine per connection: no loop to batch on
 		return
 	}
-	q := &c.subs.push
-	q.Lock()
-	q.buf = append(q.buf, msg...)
-	schedule := !q.scheduled
-	q.scheduled = true
-	queuedPushes := len(q.buf)
-	q.Unlock()
-	if schedule {
-		p.Invoke(c.writePushes)
-	}
+	queuedPushes := c.queuePush(msg)
 	lim := c.srv.cfg.Lookup("client-output-buffer-limit").ClientOutputBufferLimits()[config.ClientPubSub]
 	queued := uint64(p.Pending() + queuedPushes)
 	now := time.Now().Unix()
@@ -330,6 +333,22 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		c.srv.logf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
 		c.kill()
 	}
+}
+
+// queuePush appends p to c's push queue, to be written by c's loop, and
+// returns the bytes queued. c's connection is an event-loop one.
+func (c *Client) queuePush(p []byte) int {
+	q := &c.subs.push
+	q.Lock()
+	q.buf = append(q.buf, p...)
+	schedule := !q.scheduled
+	q.scheduled = true
+	n := len(q.buf)
+	q.Unlock()
+	if schedule {
+		c.conn.(interface{ Invoke(func()) }).Invoke(c.writePushes)
+	}
+	return n
 }
 
 // writePushes writes the messages queued for c; it runs on c's loop (a
