@@ -115,7 +115,9 @@ func pubsubCommands() []*Command {
 
 // confirm writes a (un)subscribe confirmation: [kind, name, count]; a nil
 // name is Redis's null (UNSUBSCRIBE with nothing subscribed).
-func (c *Client) confirm(what string, name []byte, count int64) { writeConfirm(&c.w, what, name, count) }
+func (c *Client) confirm(what string, name []byte, count int64) {
+	writeConfirm(&c.w, what, name, count)
+}
 
 func writeConfirm(w *resp.Writer, what string, name []byte, count int64) {
 	if w.Proto >= 3 {
