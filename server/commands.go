@@ -20,6 +20,7 @@ func (s *Server) registerCommands() {
 		listBlockingCommands(),
 		zsetCommands(),
 		zsetBlockingCommands(),
+		geoCommands(),
 		sortCommands(),
 		transactionCommands(),
 		scriptingCommands(),
