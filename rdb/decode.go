@@ -19,8 +19,7 @@ var ErrBadData = errors.New("Bad data format")
 var ErrEmptyValue = errors.New("rdb: empty collection")
 
 // ErrUnsupported reports data this package deliberately does not decode,
-// though Redis 7.0 can load it: stream values (TypeStreamListpacks,
-// TypeStreamListpacks2), module values (TypeModule2; TypeModule is
+// though Redis 7.0 can load it: module values (TypeModule2; TypeModule is
 // rejected by Redis too) and module auxiliary data in files. Errors wrap
 // it with the details.
 var ErrUnsupported = errors.New("rdb: unsupported data")
@@ -33,8 +32,8 @@ func IsObjectType(t byte) bool { return t <= 7 || (t >= 9 && t <= 19) }
 // DecodeValue reads the object of RDB type typ (the type byte already
 // read) from r, as Redis 7.0's rdbLoadObject does with deep sanitization
 // (sanitize-dump-payload yes), and returns it as a Value. It accepts every
-// encoding Redis 7.0 loads for strings, lists, sets, hashes and sorted
-// sets:
+// encoding Redis 7.0 loads for strings, lists, sets, hashes, sorted sets
+// and streams:
 //
 //   - TypeString;
 //   - lists: TypeList (elements as RDB strings), TypeListZiplist,
@@ -44,7 +43,22 @@ func IsObjectType(t byte) bool { return t <= 7 || (t >= 9 && t <= 19) }
 //   - sorted sets: TypeZSet (scores as decimal strings), TypeZSet2 (binary
 //     scores), TypeZSetZiplist and TypeZSetListpack;
 //   - hashes: TypeHash, TypeHashZipmap, TypeHashZiplist and
-//     TypeHashListpack.
+//     TypeHashListpack;
+//   - streams: TypeStreamListpacks2 and the older TypeStreamListpacks
+//     (a Dump with Legacy set), checked with stream.Load (see readStream).
+//     Redis's checks of a stream with deep sanitization are a subset of
+//     stream.Load's: Redis also accepts, where DecodeValue does not, a
+//     node whose radix tree key is not its first entry's ID, entries out
+//     of ID order within or across nodes, entry flags with bits other
+//     than deleted and same-fields, node counters (live, deleted) that
+//     do not match the entries' deleted flags, a listpack header whose
+//     element count is wrong or a backlen that decodes right but is not
+//     written canonically, and a stream length that does not match the
+//     entries (unless positive without nodes), none of which Redis
+//     writes. Nodes, groups, consumers and PELs in any order are accepted,
+//     as by Redis, and returned in Redis's order. As rdbLoadLen does for
+//     these fields, an unknown length encoding in a stream counter, ID,
+//     entries-read or delivery count reads as 2^64-1.
 //
 // Listpacks, ziplists, intsets and zipmaps are fully validated (see
 // walkListpack, walkZiplist, walkIntset, walkZipmap), and as Redis reports
@@ -57,8 +71,9 @@ func IsObjectType(t byte) bool { return t <= 7 || (t >= 9 && t <= 19) }
 // sscanf, which ignore trailing garbage, so this is stricter for such
 // hand-made data, which Redis never writes.
 //
-// A collection without elements gives ErrEmptyValue. Stream and module
-// types give an error wrapping ErrUnsupported; other types, and malformed
+// A collection without elements gives ErrEmptyValue (an empty stream is a
+// value: Redis writes and loads them). Module types give an error
+// wrapping ErrUnsupported; other types, and malformed
 // data, an error wrapping ErrCorrupt or ErrTruncated. On error r's offset
 // is left where it was. DecodeValue never panics and allocates no more
 // than a small multiple of the data it consumes; the Value does not alias
@@ -79,15 +94,15 @@ func DecodeValue(r *Reader, typ byte) (*Value, error) {
 // included, with anything after the value ignored (see the package
 // documentation). A type byte that is not an object type, or a value that
 // cannot be decoded or is an empty collection, gives ErrBadData, so that
-// the reply to RESTORE is "-ERR " + err.Error() as Redis's. A stream or
-// module value gives an error wrapping ErrUnsupported instead (Redis would
-// load it; the caller chooses the reply).
+// the reply to RESTORE is "-ERR " + err.Error() as Redis's. A module
+// value gives an error wrapping ErrUnsupported instead (Redis would load
+// it with the module; the caller chooses the reply).
 //
 // Compared with Redis 7.0 running with sanitize-dump-payload yes, Restore
 // accepts the same payloads and decodes them to the same content (the
 // differential tests check thousands of mutated payloads), except that it
 // also rejects sorted-set scores stored as strings that strtod would read
-// only partially (see DecodeValue), zipmap lengths below 254 written in 5
+// only partially and the malformed streams listed in DecodeValue, zipmap lengths below 254 written in 5
 // bytes (see walkZipmap) and listpack string lengths within 5 of 2^32
 // (see walkListpack), all of which Redis never writes and some of which
 // make it misbehave. With the default sanitize-dump-payload no, Redis
@@ -160,7 +175,7 @@ func decodeValue(r *Reader, typ byte) (*Value, error) {
 		}
 		return decodeBlob(blob, &a, typ)
 	case TypeStreamListpacks, TypeStreamListpacks2:
-		return nil, fmt.Errorf("%w: stream value (RDB type %d)", ErrUnsupported, typ)
+		return readStream(r, typ)
 	case TypeModule, TypeModule2:
 		return nil, fmt.Errorf("%w: module value (RDB type %d)", ErrUnsupported, typ)
 	}

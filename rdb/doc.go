@@ -28,23 +28,26 @@
 //     rdbcompression): strings,
 //     quicklists of listpack and plain nodes, intsets or plain sets,
 //     listpack or plain hashes, listpack or skiplist (binary score) sorted
-//     sets. Dump adds the footer: a DUMP payload.
+//     sets, and streams (a stream.Dump: nodes with their listpacks,
+//     counters, consumer groups) as RDB_TYPE_STREAM_LISTPACKS_2. Dump adds
+//     the footer: a DUMP payload.
 //   - DecodeValue reads every encoding Redis 7.0 loads for strings, lists,
-//     sets, hashes and sorted sets, including the legacy ones it no longer
-//     writes (zipmap, ziplists, quicklists of ziplists, string scores),
-//     validating listpacks, ziplists, intsets and zipmaps as Redis's deep
-//     sanitization (sanitize-dump-payload yes) does. Restore is RESTORE's
-//     decoding, with Redis's error replies.
-//   - Stream and module values are not decoded: they give ErrUnsupported
-//     (HotKV has no streams yet). Redis itself rejects the pre-release
-//     module type 6; module type 7 needs the module.
+//     sets, hashes, sorted sets and streams, including the legacy ones it
+//     no longer writes (zipmap, ziplists, quicklists of ziplists, string
+//     scores, RDB_TYPE_STREAM_LISTPACKS), validating listpacks, ziplists,
+//     intsets and zipmaps as Redis's deep sanitization
+//     (sanitize-dump-payload yes) does, and streams with stream.Load.
+//     Restore is RESTORE's decoding, with Redis's error replies.
+//   - Module values are not decoded: they give ErrUnsupported. Redis
+//     itself rejects the pre-release module type 6; module type 7 needs
+//     the module.
 //
 // Files: FileWriter streams a dump.rdb as rdbSaveRio writes it (magic,
 // auxiliary fields, functions, databases with expirations and LRU/LFU
 // data, EOF, CRC64 or 8 zero bytes); FileReader streams one back as
 // rdbLoadRio reads it (any RDB version from 1 to 10), calling back per
 // record and reporting errors with the byte offset (FileError). Module
-// auxiliary data and stream or module values stop it with ErrUnsupported.
+// auxiliary data and module values stop it with ErrUnsupported.
 //
 // Function payloads (functionDumpCommand, functionRestoreCommand,
 // rdbFunctionLoad): EncodeFunctions and DecodeFunctions.

@@ -176,14 +176,15 @@ func (fw *FileWriter) SelectDB(db int, keys, expires uint64) error {
 // lruIdle is -1, the LFU counter (RDB_OPCODE_FREQ, 0-255; written under an
 // LFU policy) unless lfuFreq is -1, then the value's type, the key and the
 // value (EncodeValue's encoding, with the options given to
-// NewFileWriter). The contract on v is EncodeValue's; an invalid Kind or
-// out-of-range lruIdle or lfuFreq is an error.
+// NewFileWriter). The contract on v is EncodeValue's; an invalid Kind, a
+// stream value without its Stream, or out-of-range lruIdle or lfuFreq is
+// an error.
 func (fw *FileWriter) WriteKey(key []byte, v *Value, expireMs, lruIdle int64, lfuFreq int) error {
 	if fw.err != nil {
 		return fw.err
 	}
-	if v.Kind > KindZSet {
-		return fmt.Errorf("rdb: WriteKey of a value of kind %v", v.Kind)
+	if v.Kind > KindStream || v.Kind == KindStream && v.Stream == nil {
+		return fmt.Errorf("rdb: WriteKey of a value of kind %v (stream %v)", v.Kind, v.Stream != nil)
 	}
 	if lruIdle < -1 || lfuFreq < -1 || lfuFreq > 255 {
 		return fmt.Errorf("rdb: WriteKey with LRU idle %d, LFU counter %d", lruIdle, lfuFreq)
@@ -410,8 +411,9 @@ type fileRecord struct {
 // milliseconds, and for versions from 5 the trailing CRC64, checked unless
 // it is 0 or SkipChecksum is set. Values are decoded with DecodeValue,
 // stricter than Redis's default (sanitize-dump-payload no) loading.
-// Module auxiliary data and module and stream values are not supported
-// (an error wrapping ErrUnsupported). Any other malformed content gives a
+// Module auxiliary data and module values are not supported (an error
+// wrapping ErrUnsupported). Streams, which Redis never skips as empty,
+// are passed on whatever their length. Any other malformed content gives a
 // *FileError with the offset of the element that could not be read,
 // wrapping ErrCorrupt or, for a file that ends early, ErrTruncated.
 func (fr *FileReader) Read(src io.Reader) (FileInfo, error) {

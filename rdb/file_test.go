@@ -230,7 +230,7 @@ func TestFileReaderErrors(t *testing.T) {
 		{"version 11", []byte("REDIS0011\xff"), ErrCorrupt, 5},
 		{"version garbage", []byte("REDISabcd\xff"), ErrCorrupt, 5},
 		{"module aux", fileWith("\xf7\x01\x02\x03"), ErrUnsupported, 9},
-		{"stream value", fileWith("\x13\x01k\x00"), ErrUnsupported, 12},
+		{"stream node key", fileWith("\x13\x01k\x01\x03abc\x00"), ErrCorrupt, 12},
 		{"module value", fileWith("\x07\x01k\x00"), ErrUnsupported, 12},
 		{"unknown type 8", fileWith("\x08\x01k\x00"), ErrCorrupt, 12},
 		{"unknown type 20", fileWith("\x14\x01k\x00"), ErrCorrupt, 12},

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/hotkv/hotkv/stream"
 )
 
 // FuzzDecodeFunctions feeds arbitrary payloads to DecodeFunctions, both as
@@ -147,6 +150,16 @@ func restoreSeeds() [][]byte {
 	} {
 		seeds = append(seeds, legacyPayload(c.typ, c.v, 2))
 	}
+	// Streams: empty, small and multi-node, with groups, v2 and legacy,
+	// compressed or not.
+	srng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 6, 40} {
+		st := buildTestStream(srng, n, stream.Limits{MaxBytes: 120, MaxEntries: 4})
+		d := st.Dump()
+		seeds = append(seeds, Dump(streamValue(d), DefaultEncodeOptions()), Dump(streamValue(d), EncodeOptions{}))
+		d.Legacy = true
+		seeds = append(seeds, Dump(streamValue(d), EncodeOptions{}))
+	}
 	small := DefaultEncodeOptions()
 	small.HashMaxListpackEntries, small.ZSetMaxListpackEntries, small.SetMaxIntsetEntries = 1, 1, 1
 	small.ListPackedThreshold = 3
@@ -159,7 +172,8 @@ func restoreSeeds() [][]byte {
 
 // FuzzRestore feeds arbitrary payloads to Restore, as they are and with a
 // valid footer appended: no panic, only RESTORE's errors (or
-// ErrUnsupported), and what it accepts must survive a re-encode.
+// ErrUnsupported for module values), and what it accepts must survive a
+// re-encode (streams included).
 func FuzzRestore(f *testing.F) {
 	for _, s := range restoreSeeds() {
 		f.Add(s)

@@ -7,19 +7,22 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/hotkv/hotkv/stream"
 )
 
 // Kind is the data type of a Value: what TYPE reports for the key.
 type Kind uint8
 
-// The kinds of value this package encodes and decodes. Streams and module
-// values are not represented (see DecodeValue).
+// The kinds of value this package encodes and decodes. Module values are
+// not represented (see DecodeValue).
 const (
 	KindString Kind = iota
 	KindList
 	KindSet
 	KindHash
 	KindZSet
+	KindStream
 )
 
 // String returns the kind's name as TYPE reports it.
@@ -35,6 +38,8 @@ func (k Kind) String() string {
 		return "hash"
 	case KindZSet:
 		return "zset"
+	case KindStream:
+		return "stream"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -55,6 +60,13 @@ type ZMember struct {
 //   - KindHash: Pairs, field/value pairs with unique fields, in any order
 //     (Redis keeps small hashes in insertion order and writes them so).
 //   - KindZSet: ZSet, members unique, scores not NaN, in any order.
+//   - KindStream: Stream, the stream as package stream serializes it
+//     (stream.Dump: its nodes with their listpacks, counters and consumer
+//     groups); the server converts with (*stream.Stream).Dump and
+//     stream.Load. A Dump with Legacy set is one read from an
+//     RDB_TYPE_STREAM_LISTPACKS (v1) value: its FirstID, MaxDeletedID,
+//     EntriesAdded and groups' EntriesRead are not stored (zero), and
+//     stream.Load derives them as Redis does.
 //
 // Values decoded by this package never alias the decoded bytes and never
 // hold nil elements (an empty element is an empty non-nil slice). Decoded
@@ -63,11 +75,12 @@ type ZMember struct {
 // sorted sets (listpacks in ascending and skiplist dumps in descending
 // (score, member) order).
 type Value struct {
-	Kind  Kind
-	Str   []byte
-	Items [][]byte
-	Pairs [][2][]byte
-	ZSet  []ZMember
+	Kind   Kind
+	Str    []byte
+	Items  [][]byte
+	Pairs  [][2][]byte
+	ZSet   []ZMember
+	Stream *stream.Dump
 }
 
 // EncodeOptions are the Redis 7.0 configuration settings that decide how
@@ -164,10 +177,17 @@ func quicklistAllowInsert(nodeBytes, count, fill, sz int) bool {
 //     d2string prints them, when there are at most ZSetMaxListpackEntries
 //     members and none is longer than ZSetMaxListpackValue, else
 //     TypeZSet2, the count and member, binary score pairs in descending
-//     order (the skiplist from its tail, as rdbSaveObject walks it).
+//     order (the skiplist from its tail, as rdbSaveObject walks it);
+//   - a stream: TypeStreamListpacks2 with the dump's nodes (master ID and
+//     listpack, as given), counters and groups, in the dump's order, as
+//     rdbSaveObject writes them (see appendStream); for a Legacy dump,
+//     TypeStreamListpacks without the fields that type lacks. A dump
+//     from (*stream.Stream).Dump is in Redis's order (nodes by ID, groups
+//     and consumers by name, PELs by ID), and its listpacks are Redis's,
+//     so the bytes are those of DUMP of a Redis stream with that history.
 //
-// In all cases a listpack that would exceed 1 GB (lpSafeToAdd) is not
-// used. Redis may hold a value in a different encoding than EncodeValue
+// In all cases but streams a listpack that would exceed 1 GB (lpSafeToAdd)
+// is not used. Redis may hold a value in a different encoding than EncodeValue
 // picks when its history differs (a set that once held a non-integer or
 // too many members stays a hash table; an intset keeps the width of the
 // widest value it ever held; lists pushed at the head, trimmed or edited
@@ -177,9 +197,11 @@ func quicklistAllowInsert(nodeBytes, count, fill, sz int) bool {
 //
 // EncodeValue does not validate v: collections must not be empty (Redis
 // rejects an empty collection on RESTORE and skips it when loading a
-// file), set members and hash fields and sorted-set members must be
-// unique, and scores must not be NaN, or Redis will refuse the result.
-// It panics if v.Kind is not one of the five kinds.
+// file; a stream may be empty), set members and hash fields and
+// sorted-set members must be unique, scores must not be NaN, and a
+// stream's dump must be one stream.Load accepts, or Redis will refuse the
+// result. It panics if v.Kind is not one of the six kinds, or for a
+// stream whose Stream is nil.
 func EncodeValue(dst []byte, v *Value, opts EncodeOptions) []byte {
 	at := len(dst)
 	dst = append(dst, 0)
@@ -208,6 +230,10 @@ func appendObject(dst []byte, v *Value, o *EncodeOptions) (byte, []byte) {
 		return appendHash(dst, v.Pairs, o)
 	case KindZSet:
 		return appendZSet(dst, v.ZSet, o)
+	case KindStream:
+		if v.Stream != nil {
+			return appendStream(dst, v.Stream, o)
+		}
 	}
 	panic(fmt.Sprintf("rdb: EncodeValue of a value of kind %v", v.Kind))
 }

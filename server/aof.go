@@ -15,6 +15,7 @@ import (
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/resp"
+	"github.com/hotkv/hotkv/stream"
 )
 
 // The append-only file (appendonly yes): Redis 7.0's multi-part AOF,
@@ -732,9 +733,62 @@ func writeKeyCommands(put func(args ...[]byte) error, k snapKey) error {
 		err = batch("ZADD", len(v.ZSet), func(a [][]byte, i int) [][]byte {
 			return append(a, []byte(formatScore17(v.ZSet[i].Score)), v.ZSet[i].Member)
 		})
+	case rdb.KindStream:
+		err = writeStreamCommands(put, k.key, v.Stream)
 	}
 	if err == nil && k.expire >= 0 {
 		err = put([]byte("PEXPIREAT"), k.key, strconv.AppendInt(nil, k.expire, 10))
+	}
+	return err
+}
+
+// writeStreamCommands writes the commands that rebuild a stream, as
+// Redis's rewriteStreamObject: its entries (XADD; an empty stream through
+// the XADD MAXLEN 0 trick), its counters (XSETID), then each group (XGROUP
+// CREATE), each pending entry (XCLAIM ... JUSTID FORCE) and each consumer
+// without one (XGROUP CREATECONSUMER).
+func writeStreamCommands(put func(args ...[]byte) error, key []byte, d *stream.Dump) error {
+	id := func(x stream.ID) []byte { return x.Append(nil) }
+	s, err := stream.Load(*d)
+	if err != nil {
+		return err
+	}
+	if s.Len() > 0 {
+		s.Scan(stream.MinID, stream.MaxID, false, func(e stream.Entry) bool {
+			err = put(append([][]byte{[]byte("XADD"), key, id(e.ID)}, e.Fields...)...)
+			return err == nil
+		})
+	} else {
+		err = put([]byte("XADD"), key, []byte("MAXLEN"), []byte("0"), id(stream.ID{Seq: 1}), []byte("x"), []byte("y"))
+	}
+	if err == nil {
+		err = put([]byte("XSETID"), key, id(d.LastID), []byte("ENTRIESADDED"), strconv.AppendUint(nil, d.EntriesAdded, 10),
+			[]byte("MAXDELETEDID"), id(d.MaxDeletedID))
+	}
+	for _, g := range d.Groups {
+		if err != nil {
+			return err
+		}
+		name := []byte(g.Name)
+		err = put([]byte("XGROUP"), []byte("CREATE"), key, name, id(g.LastID), []byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10))
+		pending := make(map[stream.ID]stream.PendingDump, len(g.Pending))
+		for _, p := range g.Pending {
+			pending[p.ID] = p
+		}
+		for _, c := range g.Consumers {
+			if err == nil && len(c.Pending) == 0 {
+				err = put([]byte("XGROUP"), []byte("CREATECONSUMER"), key, name, []byte(c.Name))
+			}
+			for _, pid := range c.Pending {
+				if err != nil {
+					break
+				}
+				p := pending[pid]
+				err = put([]byte("XCLAIM"), key, name, []byte(c.Name), []byte("0"), id(pid),
+					[]byte("TIME"), strconv.AppendInt(nil, p.DeliveryTime, 10),
+					[]byte("RETRYCOUNT"), strconv.AppendUint(nil, p.DeliveryCount, 10), []byte("JUSTID"), []byte("FORCE"))
+			}
+		}
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hotkv/hotkv/list"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/set"
+	"github.com/hotkv/hotkv/stream"
 	"github.com/hotkv/hotkv/zset"
 )
 
@@ -88,6 +89,9 @@ func entryValue(e *keyspace.Entry) *rdb.Value {
 			return true
 		})
 		return v
+	case keyspace.KindStream:
+		d := e.Obj.(*stream.Stream).Dump() // a copy: its listpacks are built afresh
+		return &rdb.Value{Kind: rdb.KindStream, Stream: &d}
 	}
 	return nil
 }
@@ -150,7 +154,7 @@ func cmdRestore(c *Client, args [][]byte) {
 	}
 	v, err := rdb.Restore(args[3])
 	if errors.Is(err, rdb.ErrUnsupported) {
-		// A stream or module value: valid, but HotKV has no such type.
+		// A module value: valid, but HotKV has no modules.
 		err = rdb.ErrBadData
 	}
 	if err != nil {
@@ -233,6 +237,13 @@ func (c *Client) valueEntry(v *rdb.Value) *keyspace.Entry {
 			z.Add(m.Member, m.Score, 0, entries, value)
 		}
 		return keyspace.NewObject(keyspace.KindZSet, z)
+	case rdb.KindStream:
+		// rdb decoded the stream with stream.Load already: it loads.
+		s, err := stream.Load(*v.Stream)
+		if err != nil {
+			panic("valueEntry: a decoded stream does not load: " + err.Error())
+		}
+		return keyspace.NewObject(keyspace.KindStream, s)
 	}
 	panic("valueEntry: not a collection")
 }

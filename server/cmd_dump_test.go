@@ -134,11 +134,16 @@ func TestRestoreOptionsAndErrors(t *testing.T) {
 		}
 	})
 	p.Do("DUMP nosuch")
-	// A stream (HotKV has no streams yet, issue #7) is refused as Redis
-	// refuses a value it cannot load.
+	// A stream restores and dumps back to Redis's bytes.
 	p.Redis.Do("XADD", "st", "*", "f", "v")
-	if got := p.HotKV.Do("RESTORE", "st", "0", bulkBody(p.Redis.Do("DUMP", "st"))); got != "-ERR Bad data format\r\n" {
+	p.Redis.Do("XGROUP", "CREATE", "st", "g", "0")
+	p.Redis.Do("XREADGROUP", "GROUP", "g", "alice", "STREAMS", "st", ">")
+	streamPayload := p.Redis.Do("DUMP", "st")
+	if got := p.HotKV.Do("RESTORE", "st", "0", bulkBody(streamPayload)); got != "+OK\r\n" {
 		t.Errorf("RESTORE of a stream: %q", got)
+	}
+	if got := p.HotKV.Do("DUMP", "st"); got != streamPayload {
+		t.Errorf("DUMP of a restored stream:\n got %q\nwant %q", got, streamPayload)
 	}
 	// Every truncation and a flipped byte of a real payload are refused,
 	// never a crash.

@@ -102,7 +102,11 @@ func Load(d Dump) (*Stream, error) {
 	}
 	s.length, s.lastID = d.Length, d.LastID
 	if d.Legacy {
-		s.firstID, _ = s.edge(true)
+		// streamGetEdgeID: MaxID when there is no entry.
+		var ok bool
+		if s.firstID, ok = s.edge(true); !ok {
+			s.firstID = MaxID
+		}
 		s.entriesAdded = d.Length
 	} else {
 		s.firstID, s.maxDeletedID, s.entriesAdded = d.FirstID, d.MaxDeletedID, d.EntriesAdded
