@@ -51,6 +51,7 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #   setbit     SETBIT of bit 7 of random keys (redis-benchmark's random
 #              numbers have leading zeros, which offsets refuse)
 #   pfadd      PFADD of random elements to one HyperLogLog
+#   xadd       XADD of one field to one stream kept at about 100000 entries
 #   publish    PUBLISH to a channel with 10 subscribers (messages per second,
 #              each received 10 times; pipelining does not apply)
 #   set_everysec, set_always
@@ -81,6 +82,10 @@ run() {
   setbit)
     redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv \
       SETBIT bits:__rand_int__ 7 1 2>/dev/null | csv_rps || true ;;
+  xadd)
+    redis-cli -p "$1" del bench:st >/dev/null
+    redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -q --csv \
+      XADD bench:st MAXLEN '~' 100000 '*' f v 2>/dev/null | csv_rps || true ;;
   pfadd)
     redis-cli -p "$1" del bench:hll >/dev/null
     redis-benchmark -p "$1" -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv \

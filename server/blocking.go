@@ -68,6 +68,9 @@ type waiter struct {
 	onTimeout func(w *resp.Writer)
 	proto     int
 	timer     atomic.Pointer[time.Timer]
+	// eachTried: a waiter that finds nothing does not stop the serving
+	// of the key's next waiters (stream readers).
+	eachTried bool
 
 	state atomic.Int32
 	// cancel, when set while the waiter is being served, ends it after the
@@ -118,9 +121,23 @@ func (c *Client) block(keys [][]byte, lockKeys [][]byte, timeout time.Duration,
 // created in database db. It runs under the key's shard lock.
 func (s *Server) signalCreated(db int, key string, kind keyspace.Kind) {
 	b := &s.blocking
-	if b.count.Load() == 0 || kind != keyspace.KindList && kind != keyspace.KindZSet {
+	if b.count.Load() == 0 || kind != keyspace.KindList && kind != keyspace.KindZSet && kind != keyspace.KindStream {
 		return
 	}
+	s.markReady(db, key)
+}
+
+// signalKeyReady marks key of database db ready when clients wait on it:
+// XADD calls it on every add (a stream wakes its readers whenever it
+// grows, not only when it is created). The caller holds the key's lock.
+func (s *Server) signalKeyReady(db int, key string) {
+	if s.blocking.count.Load() != 0 {
+		s.markReady(db, key)
+	}
+}
+
+func (s *Server) markReady(db int, key string) {
+	b := &s.blocking
 	bk := blockKey{db, key}
 	b.mu.Lock()
 	if len(b.waiters[bk]) > 0 {
@@ -165,11 +182,12 @@ func (s *Server) serveReady(c *Client, held bool) {
 // do not cover.
 func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 	b := &s.blocking
+	var tried map[*waiter]bool // stream readers that found nothing
 	for {
 		b.mu.Lock()
 		var w *waiter
 		for _, x := range b.waiters[bk] {
-			if x.state.Load() == waiterBlocked {
+			if x.state.Load() == waiterBlocked && !tried[x] {
 				w = x
 				break
 			}
@@ -198,6 +216,15 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 			w.state.Store(waiterBlocked)
 			if cancel := w.cancel.Load(); cancel != nil {
 				s.unblock(w, *cancel)
+			}
+			if w.eachTried {
+				// One stream reader finding nothing (its group took
+				// everything) says nothing of the next.
+				if tried == nil {
+					tried = map[*waiter]bool{}
+				}
+				tried[w] = true
+				continue
 			}
 			return true
 		}

@@ -25,6 +25,7 @@ func (s *Server) registerCommands() {
 		transactionCommands(),
 		scriptingCommands(),
 		dumpCommands(),
+		streamCommands(),
 	} {
 		s.table.add(group...)
 	}
