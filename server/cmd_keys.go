@@ -63,7 +63,7 @@ func keyCommands() []*Command {
 // lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it
 // counts a keyspace hit or miss but leaves the access time alone.
 func (c *Client) lookupNoTouch(key []byte) *keyspace.Entry {
-	return c.countLookup(c.db.Peek(key))
+	return c.countLookup(key, c.db.Peek(key))
 }
 
 // DEL key [key ...]
@@ -98,7 +98,7 @@ func cmdTouch(c *Client, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
 		// TOUCH updates the access time even for a NO-TOUCH client.
-		if c.countLookup(c.db.Get(k)) != nil {
+		if c.countLookup(k, c.db.Get(k)) != nil {
 			n++
 		}
 	}
@@ -564,11 +564,14 @@ func objectEncoding(e *keyspace.Entry) string {
 }
 
 // objectLookup is Redis's objectCommandLookupOrReply: a missing key
-// replies null.
+// replies null (counted as a miss, without the keymiss event).
 func (c *Client) objectLookup(key []byte) *keyspace.Entry {
-	e := c.lookupNoTouch(key)
+	e := c.db.Peek(key)
 	if e == nil {
+		c.stats.misses++
 		c.w.Null()
+	} else {
+		c.stats.hits++
 	}
 	return e
 }

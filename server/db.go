@@ -13,13 +13,15 @@ func (c *Client) lookupRead(key []byte) *keyspace.Entry {
 	} else {
 		e = c.db.Get(key)
 	}
-	return c.countLookup(e)
+	return c.countLookup(key, e)
 }
 
-// countLookup counts a keyspace hit (e != nil) or miss and returns e.
-func (c *Client) countLookup(e *keyspace.Entry) *keyspace.Entry {
+// countLookup counts a keyspace hit (e != nil) or miss of key, a miss
+// also emitting the keymiss event, and returns e.
+func (c *Client) countLookup(key []byte, e *keyspace.Entry) *keyspace.Entry {
 	if e == nil {
 		c.stats.misses++
+		c.notify(evKeyMiss, "keymiss", key)
 	} else {
 		c.stats.hits++
 	}

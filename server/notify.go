@@ -23,6 +23,7 @@ const (
 	evExpired = config.NotifyExpired
 	evStream  = config.NotifyStream
 	evNew     = config.NotifyNew
+	evKeyMiss = config.NotifyKeyMiss
 )
 
 // notify emits event of class for key in c's database.

@@ -16,7 +16,7 @@ import (
 func eventLog(t *testing.T, addr string, script []string) []string {
 	t.Helper()
 	c := difftest.Dial(t, addr)
-	c.Do("CONFIG", "SET", "notify-keyspace-events", "KEAn")
+	c.Do("CONFIG", "SET", "notify-keyspace-events", "KEAnm")
 	c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	sub, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -252,5 +252,27 @@ ZDIFFSTORE zd 2 za zb
 ZRANGESTORE zr za 0 -1
 ZRANGESTORE zr za 5 6
 ZINTERSTORE zi 2 za nokey
+`)
+}
+
+// TestNotifyKeyMiss: the keymiss events of read commands (class m).
+func TestNotifyKeyMiss(t *testing.T) {
+	diffEvents(t, `
+GET nokey
+MGET a nokey b
+SET a 1
+GET a
+EXISTS nokey
+TYPE nokey
+TTL nokey
+OBJECT ENCODING nokey
+TOUCH nokey
+STRLEN nokey
+LRANGE nokey 0 -1
+SMEMBERS nokey
+HGET nokey f
+ZRANGE nokey 0 -1
+LPUSH nokey2 x
+INCR nokey3
 `)
 }
