@@ -556,11 +556,8 @@ func objectEncoding(e *keyspace.Entry) string {
 		}
 		return stringEncoding(e.Str)
 	}
-	if enc, ok := e.Obj.(interface{ Encoding() string }); ok {
-		return enc.Encoding()
-	}
-	// TODO(#3): collections report their own encoding via Encoding().
-	return "raw"
+	// Every collection reports its own encoding.
+	return e.Obj.(interface{ Encoding() string }).Encoding()
 }
 
 // objectLookup is Redis's objectCommandLookupOrReply: a missing key

@@ -695,3 +695,20 @@ func TestAOFStreamsMatchRedis(t *testing.T) {
 		t.Errorf("append-only files differ\nredis:\n%s\nhotkv:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 }
+
+// TestStreamObjectAndCopy: OBJECT ENCODING, COPY and TYPE of a stream.
+func TestStreamObjectAndCopy(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+XADD s 1-1 f v
+XGROUP CREATE s g 0
+OBJECT ENCODING s
+TYPE s
+COPY s s2
+XRANGE s2 - +
+XINFO GROUPS s2
+XADD s2 2-1 f w
+XLEN s
+XLEN s2
+`)
+}

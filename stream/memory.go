@@ -1,5 +1,8 @@
 package stream
 
+// Encoding is OBJECT ENCODING's name for a stream.
+func (s *Stream) Encoding() string { return "stream" }
+
 // Clone returns a deep copy of s (COPY), through its serialized form.
 func (s *Stream) Clone() any {
 	c, err := Load(s.Dump())
