@@ -64,6 +64,26 @@ func (c *Client) storeHLL(key []byte, e *keyspace.Entry, v []byte) {
 	c.db.Updated(key, e)
 }
 
+// unionHLL merges the HyperLogLogs of keys into u (a missing key is an
+// empty one), checking them in order as Redis does; it returns false after
+// replying with the error of the first key that is not a valid HLL.
+func (c *Client) unionHLL(u *hll.Union, keys [][]byte) bool {
+	for _, k := range keys {
+		e := c.lookupRead(k)
+		if e == nil {
+			continue
+		}
+		if !c.checkType(e, keyspace.KindString) {
+			return false
+		}
+		if err := u.Merge(e.Str); err != nil {
+			c.hllError(err)
+			return false
+		}
+	}
+	return true
+}
+
 // PFCOUNT key [key ...]
 func cmdPfcount(c *Client, args [][]byte) {
 	if len(args) == 2 {
@@ -91,18 +111,8 @@ func cmdPfcount(c *Client, args [][]byte) {
 		return
 	}
 	var u hll.Union
-	for _, k := range args[1:] {
-		e := c.lookupRead(k)
-		if e == nil {
-			continue
-		}
-		if !c.checkType(e, keyspace.KindString) {
-			return
-		}
-		if err := u.Merge(e.Str); err != nil {
-			c.hllError(err)
-			return
-		}
+	if !c.unionHLL(&u, args[1:]) {
+		return
 	}
 	c.w.Int(int64(u.Count()))
 }
@@ -110,18 +120,8 @@ func cmdPfcount(c *Client, args [][]byte) {
 // PFMERGE destkey [sourcekey [sourcekey ...]]
 func cmdPfmerge(c *Client, args [][]byte) {
 	var u hll.Union
-	for _, k := range args[1:] {
-		e := c.lookupRead(k)
-		if e == nil {
-			continue
-		}
-		if !c.checkType(e, keyspace.KindString) {
-			return
-		}
-		if err := u.Merge(e.Str); err != nil {
-			c.hllError(err)
-			return
-		}
+	if !c.unionHLL(&u, args[1:]) {
+		return
 	}
 	key := args[1]
 	e := c.lookupWrite(key)

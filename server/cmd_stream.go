@@ -413,14 +413,9 @@ func cmdXDel(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	ids := make([]stream.ID, 0, len(args)-2)
-	for _, a := range args[2:] {
-		id, err := stream.ParseStrictID(a, 0)
-		if err != nil {
-			c.streamErr(err)
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := c.streamIDs(args[2:])
+	if !ok {
+		return
 	}
 	n := streamOf(e).Delete(ids...)
 	if n == 0 {
@@ -491,26 +486,17 @@ func cmdXSetID(c *Client, args [][]byte) {
 // XACK key group id [id ...]
 func cmdXAck(c *Client, args [][]byte) {
 	c.propagateNothing()
-	e := c.lookupRead(args[1])
-	if !c.checkType(e, keyspace.KindStream) {
+	e, g, ok := c.streamGroup(args[1], args[2])
+	if !ok {
 		return
-	}
-	var g *stream.Group
-	if e != nil {
-		g = streamOf(e).Group(string(args[2]))
 	}
 	if g == nil {
 		c.w.Int(0)
 		return
 	}
-	ids := make([]stream.ID, 0, len(args)-3)
-	for _, a := range args[3:] {
-		id, err := stream.ParseStrictID(a, 0)
-		if err != nil {
-			c.streamErr(err)
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := c.streamIDs(args[3:])
+	if !ok {
+		return
 	}
 	n := g.Ack(ids...)
 	if n > 0 {
@@ -562,16 +548,12 @@ func cmdXPending(c *Client, args [][]byte) {
 			consumer = args[si+3]
 		}
 	}
-	e := c.lookupRead(args[1])
-	if !c.checkType(e, keyspace.KindStream) {
+	_, g, ok := c.streamGroup(args[1], args[2])
+	if !ok {
 		return
 	}
-	var g *stream.Group
-	if e != nil {
-		g = streamOf(e).Group(string(args[2]))
-	}
 	if g == nil {
-		c.errorReply(fmt.Sprintf("NOGROUP No such key '%s' or consumer group '%s'", args[1], args[2]))
+		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, args[1], args[2]))
 		return
 	}
 	if justInfo {
@@ -649,13 +631,9 @@ func (c *Client) propagateGroupID(key, group []byte, g *stream.Group) {
 func cmdXClaim(c *Client, args [][]byte) {
 	c.propagateNothing()
 	key, group := args[1], args[2]
-	e := c.lookupRead(key)
-	if !c.checkType(e, keyspace.KindStream) {
+	e, g, ok := c.streamGroup(key, group)
+	if !ok {
 		return
-	}
-	var g *stream.Group
-	if e != nil {
-		g = streamOf(e).Group(string(group))
 	}
 	if g == nil {
 		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, key, group))
@@ -807,13 +785,9 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 			return
 		}
 	}
-	e := c.lookupRead(key)
-	if !c.checkType(e, keyspace.KindStream) {
+	e, g, ok := c.streamGroup(key, group)
+	if !ok {
 		return
-	}
-	var g *stream.Group
-	if e != nil {
-		g = streamOf(e).Group(string(group))
 	}
 	if g == nil {
 		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, key, group))
@@ -1273,4 +1247,33 @@ func raxNodes(s *stream.Stream) int64 {
 		nodes[string(k[:l+1])] = struct{}{}
 	}
 	return int64(len(nodes))
+}
+
+// streamIDs parses explicit stream IDs (XDEL, XACK), replying with the
+// error of the first invalid one.
+func (c *Client) streamIDs(args [][]byte) ([]stream.ID, bool) {
+	ids := make([]stream.ID, 0, len(args))
+	for _, a := range args {
+		id, err := stream.ParseStrictID(a, 0)
+		if err != nil {
+			c.streamErr(err)
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
+// streamGroup looks key's stream up for a read and returns it with its
+// group (nil when the key or the group does not exist); ok is false after
+// replying WRONGTYPE.
+func (c *Client) streamGroup(key, group []byte) (e *keyspace.Entry, g *stream.Group, ok bool) {
+	e = c.lookupRead(key)
+	if !c.checkType(e, keyspace.KindStream) {
+		return nil, nil, false
+	}
+	if e != nil {
+		g = streamOf(e).Group(string(group))
+	}
+	return e, g, true
 }
