@@ -292,6 +292,23 @@ func FuzzOps(f *testing.F) {
 	})
 }
 
+// cutXZero reports whether the sparse opcodes p end with an XZERO whose
+// second byte is missing.
+func cutXZero(p []byte) bool {
+	for i := 0; i < len(p); {
+		switch {
+		case isXZero(p[i]):
+			if i+1 >= len(p) {
+				return true
+			}
+			i += 2
+		default:
+			i++
+		}
+	}
+	return false
+}
+
 // checkOps runs every operation on v (see FuzzOps).
 func checkOps(t *testing.T, v []byte, elems [][]byte) {
 	_ = Validate(v)
@@ -300,7 +317,10 @@ func checkOps(t *testing.T, v []byte, elems [][]byte) {
 		t.Fatalf("Add returned an invalid value")
 	}
 	var h histogram
-	if Validate(v) == nil && !isDense(v) && h.addSparse(v[hdrSize:]) {
+	// A value whose last XZERO is cut by its end is left out: Redis reads
+	// that XZERO's low byte past the end, and a set there can turn the
+	// value into a corrupt one, in Redis as here (see sparse.go).
+	if Validate(v) == nil && !isDense(v) && h.addSparse(v[hdrSize:]) && !cutXZero(v[hdrSize:]) {
 		x, d := value{b: bytes.Clone(v)}, value{b: bytes.Clone(v)}
 		if err := d.toDense(); err != nil {
 			t.Fatalf("toDense of a valid sparse value: %v", err)
