@@ -23,19 +23,16 @@ const (
 	pendingOverhead  = 64
 )
 
-// MemSize returns an estimate of the bytes s occupies.
+// MemSize returns an estimate of the bytes s occupies: fixed costs per
+// node, and per entry the average listpack bytes of the last node's
+// entries. The keyspace calls it after every change, so it costs no walk
+// over the entries or the nodes (only over the groups and consumers).
 func (s *Stream) MemSize() int64 {
-	n := int64(64)
-	for _, nd := range s.nodes {
-		n += nodeOverhead + int64(nd.body) + int64(len(nd.entries))*entryOverhead
-		for _, f := range nd.fields {
-			n += int64(len(f))
-		}
-		for _, e := range nd.entries {
-			for _, x := range e.fv {
-				n += int64(len(x))
-			}
-		}
+	n := int64(64) + int64(len(s.nodes))*nodeOverhead
+	if k := len(s.nodes); k > 0 {
+		last := s.nodes[k-1]
+		perEntry := int64(last.body)/int64(max(len(last.entries), 1)) + entryOverhead
+		n += perEntry * int64(s.length)
 	}
 	for name, g := range s.groups {
 		n += groupOverhead + int64(len(name)) + int64(g.pel.n)*pendingOverhead
