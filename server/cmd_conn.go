@@ -23,7 +23,7 @@ func cmdPing(c *Client, args [][]byte) {
 		c.errorReply(fmt.Sprintf(errArity, "ping"))
 		return
 	}
-	if c.w.Proto == 2 && c.subscribed() {
+	if c.w.Proto == 2 && c.subs.active {
 		// In the subscribed context: a message-shaped reply.
 		c.w.Array(2)
 		c.w.BulkString("pong")

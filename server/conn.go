@@ -253,7 +253,7 @@ func (s *Server) serveInput(c *Client) bool {
 			c.flush()
 			return true
 		}
-		if len(c.w.Buf) > maxUnflushed || c.subscribed() {
+		if len(c.w.Buf) > maxUnflushed || c.subs.active {
 			// A subscriber's replies go out in order with its messages.
 			c.flush()
 		}
@@ -281,7 +281,7 @@ func (c *Client) flush() error {
 		c.busy.Store(false)
 	}
 	c.publishStats()
-	if c.subscribed() {
+	if c.subs.used {
 		c.writePushes() // the messages queued before these replies
 	}
 	if len(c.w.Buf) == 0 {

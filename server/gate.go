@@ -56,7 +56,7 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 			return
 		}
 	}
-	if c.w.Proto == 2 && c.subscribed() && !allowedSubscribed(cmd) {
+	if c.subs.active && c.w.Proto == 2 && !allowedSubscribed(cmd) {
 		s.reject(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
 		c.tx.failed = c.tx.active
 		return

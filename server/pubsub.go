@@ -57,6 +57,11 @@ type clientSubs struct {
 	softSince atomic.Int64
 	// proto mirrors the client's protocol for publishers (0 means 2).
 	proto atomic.Int32
+	// active is subscribed() for c's own goroutine: one plain load on
+	// the path of every command. used: c has subscribed at some point (its
+	// flushes write queued messages first, even after the last
+	// UNSUBSCRIBE, whose confirmation follows the messages before it).
+	active, used bool
 	// push is the messages not yet written to the connection.
 	push struct {
 		sync.Mutex
@@ -66,10 +71,17 @@ type clientSubs struct {
 }
 
 // subscribed reports whether c has any subscription (Redis's
-// CLIENT_PUBSUB flag).
+// CLIENT_PUBSUB flag); safe from any goroutine.
 func (c *Client) subscribed() bool {
 	s := &c.subs
 	return s.counts[subChannel].Load()+s.counts[subPattern].Load()+s.counts[subShard].Load() > 0
+}
+
+// countSub adds d to c's subscriptions of kind; c's own goroutine only.
+func (c *Client) countSub(kind int, d int32) {
+	c.subs.counts[kind].Add(d)
+	c.subs.active = c.subscribed()
+	c.subs.used = true
 }
 
 // pushProto returns the protocol messages to c are encoded in, 2 or 3
@@ -161,7 +173,7 @@ func cmdSubscribe(kind int) func(c *Client, args [][]byte) {
 				}
 				ps.subs[kind][key][c] = struct{}{}
 				c.subs.names[kind] = append(c.subs.names[kind], key)
-				c.subs.counts[kind].Add(1)
+				c.countSub(kind, 1)
 			}
 			if !queue {
 				// One goroutine per connection: the confirmation is a
@@ -204,7 +216,7 @@ func cmdUnsubscribe(kind int) func(c *Client, args [][]byte) {
 func (c *Client) unsubscribe(kind int, name string, reply bool) {
 	if i := slices.Index(c.subs.names[kind], name); i >= 0 {
 		c.subs.names[kind] = slices.Delete(c.subs.names[kind], i, i+1)
-		c.subs.counts[kind].Add(-1)
+		c.countSub(kind, -1)
 		ps := &c.srv.pubsub
 		ps.mu.Lock()
 		if m := ps.subs[kind][name]; m != nil {
