@@ -9,7 +9,7 @@ BIN     := bin/hotkv
 # input, golang/go#75804).
 FUZZTIME ?= 150000x
 
-.PHONY: all build run test unit race fuzz deps bench clean
+.PHONY: all build run test unit race fuzz clients deps bench clean
 
 all: build
 
@@ -34,6 +34,11 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
+	$(MAKE) clients
+
+# clients runs the client libraries' suites (clients/<language>).
+clients:
+	./scripts/test-clients.sh
 
 fuzz:
 	$(GO) test ./resp/ -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
