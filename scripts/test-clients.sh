@@ -21,3 +21,6 @@ if [ ! -x "$venv/bin/pip" ]; then
 fi
 "$venv/bin/pip" install -q --disable-pip-version-check redis pytest -e clients/python
 "$venv/bin/pytest" -q clients/python/tests
+
+echo "== clients/node"
+(cd clients/node && npm ci --no-audit --no-fund --loglevel=error && npm test)
