@@ -24,3 +24,6 @@ fi
 
 echo "== clients/node"
 (cd clients/node && npm ci --no-audit --no-fund --loglevel=error && npm test)
+
+echo "== clients/java"
+(cd clients/java && mvn -q -B test)
