@@ -115,39 +115,29 @@ func clamp(v, lo, hi float64) float64 {
 func align52(h hashBits) uint64 { return h.bits << (52 - h.step*2) }
 
 // moveX is geohash_move_x: one cell east (d > 0) or west (d < 0).
-func moveX(h hashBits, d int) hashBits {
-	if d == 0 {
-		return h
-	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0x5555555555555555) >> (64 - h.step*2)
-	if d > 0 {
-		x += zz + 1
-	} else {
-		x |= zz
-		x -= zz + 1
-	}
-	x &= 0xaaaaaaaaaaaaaaaa >> (64 - h.step*2)
-	return hashBits{x | y, h.step}
-}
+func moveX(h hashBits, d int) hashBits { return move(h, d, 0xaaaaaaaaaaaaaaaa) }
 
 // moveY is geohash_move_y: one cell north (d > 0) or south (d < 0).
-func moveY(h hashBits, d int) hashBits {
+func moveY(h hashBits, d int) hashBits { return move(h, d, 0x5555555555555555) }
+
+// move moves h one cell along the axis whose interleaved bits are mask,
+// forward when d > 0 and back when d < 0, as Redis's geohash_move_x and
+// geohash_move_y do.
+func move(h hashBits, d int, mask uint64) hashBits {
 	if d == 0 {
 		return h
 	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - h.step*2)
+	v := h.bits & mask
+	other := h.bits &^ mask
+	zz := ^mask >> (64 - h.step*2)
 	if d > 0 {
-		y += zz + 1
+		v += zz + 1
 	} else {
-		y |= zz
-		y -= zz + 1
+		v |= zz
+		v -= zz + 1
 	}
-	y &= 0x5555555555555555 >> (64 - h.step*2)
-	return hashBits{x | y, h.step}
+	v &= mask >> (64 - h.step*2)
+	return hashBits{v | other, h.step}
 }
 
 // The nine cells of a search, in the order Redis scans them
