@@ -189,11 +189,13 @@ func TestCrashAlwaysKeepsAcknowledgedWrites(t *testing.T) {
 	testCrashKeepsAcknowledgedWrites(t, "always")
 }
 
-// With everysec too nothing acknowledged may be lost: SIGKILL ends the
-// process, not the operating system, and a reply is sent only after the
-// AOF bytes of the writes before it were handed to the kernel with
-// write(2); the page cache keeps them whether or not they were fsynced.
-// (Only an OS crash or power loss may lose up to a second of them.)
+// With everysec, at most about a second of acknowledged writes may be
+// missing, as the issue and Redis promise: replies normally go out after
+// the AOF bytes were handed to the kernel with write(2) (which a SIGKILL
+// does not lose), but while a background fsync runs the write is
+// postponed for up to two seconds, as Redis postpones it, and the replies
+// are not held. Every value must fall between what the cycle started with
+// and what was acknowledged, and transactions stay whole.
 func TestCrashEverysecKeepsAcknowledgedWrites(t *testing.T) {
 	testCrashKeepsAcknowledgedWrites(t, "everysec")
 }
@@ -220,6 +222,13 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 	for i := range state {
 		state[i].pending = opNone
 	}
+	// start is what each writer's keys held when the cycle began: with
+	// everysec a write may still be in the AOF buffer when the process
+	// dies (Redis postpones it while a background fsync runs), so up to
+	// about a second of acknowledged writes may be missing, never more: a
+	// cycle lasts under half a second, so a value may fall back no further
+	// than its start.
+	start := make([]writerState, writers)
 	totalOps := 0
 	prevOut := "(none)"
 	for cycle := 0; cycle <= cycles; cycle++ {
@@ -229,15 +238,16 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 			got, ta, tb, last := loadWriterState(t, c, i)
 			want := state[i]
 			where := fmt.Sprintf("appendfsync %s, seed %d, after kill %d, writer %d", policy, seed, cycle, i)
-			check := func(what string, got, acked int64, op int) {
-				if got != acked && !(want.pending == op && got == acked+1) {
+			check := func(what string, got, acked, from int64, op int) {
+				lost := policy == "everysec" && got >= from && got < acked
+				if got != acked && !(want.pending == op && got == acked+1) && !lost {
 					t.Errorf("%s: %s is %d, acknowledged %d (in flight: %v)", where, what, got, acked, want.pending == op)
 				}
 			}
-			check("counter w", got.ctr, want.ctr, opIncr)
-			check("length of list l", got.list, want.list, opPush)
-			check("sequence in s", got.str, want.str, opSet)
-			check("transaction counter ta", ta, want.txn, opTxn)
+			check("counter w", got.ctr, want.ctr, start[i].ctr, opIncr)
+			check("length of list l", got.list, want.list, start[i].list, opPush)
+			check("sequence in s", got.str, want.str, start[i].str, opSet)
+			check("transaction counter ta", ta, want.txn, start[i].txn, opTxn)
 			if ta != tb {
 				t.Errorf("%s: transaction half applied: ta=%d tb=%d", where, ta, tb)
 			}
@@ -245,6 +255,7 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 				t.Errorf("%s: last element of l is %q, want %q", where, last, wantLast)
 			}
 			state[i] = got
+			start[i] = got
 		}
 		if t.Failed() {
 			t.Fatalf("output of the killed server:\n%s", prevOut)
