@@ -74,6 +74,7 @@ func (tb *LTable) Append(value LValue) {
 	}
 	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
 		tb.array = append(tb.array, value)
+		tb.absorbHash(len(tb.array) - 1)
 	} else {
 		i := len(tb.array) - 2
 		for ; i >= 0; i-- {
@@ -102,19 +103,24 @@ func (tb *LTable) Insert(i int, value LValue) {
 	tb.array = append(tb.array, LNil)
 	copy(tb.array[i+1:], tb.array[i:])
 	tb.array[i] = value
+	tb.absorbHash(len(tb.array) - 1)
 }
 
-// MaxN returns a maximum number key that nil value does not exist before it.
+// MaxN returns the largest positive integer key with a non-nil value.
 func (tb *LTable) MaxN() int {
-	if tb.array == nil {
-		return 0
-	}
+	n := 0
 	for i := len(tb.array) - 1; i >= 0; i-- {
 		if tb.array[i] != LNil {
-			return i + 1
+			n = i + 1
+			break
 		}
 	}
-	return 0
+	for k := range tb.dict {
+		if kv, ok := k.(LNumber); ok && isInteger(kv) && kv > LNumber(n) && kv < LNumber(int(^uint(0)>>1)) {
+			n = int(kv)
+		}
+	}
+	return n
 }
 
 // Remove removes from this table the element at a given position.
@@ -149,23 +155,7 @@ func (tb *LTable) Remove(pos int) LValue {
 func (tb *LTable) RawSet(key LValue, value LValue) {
 	switch v := key.(type) {
 	case LNumber:
-		if isArrayKey(v) {
-			if tb.array == nil {
-				tb.array = make([]LValue, 0, defaultArrayCap)
-			}
-			index := int(v) - 1
-			alen := len(tb.array)
-			switch {
-			case index == alen:
-				tb.array = append(tb.array, value)
-			case index > alen:
-				for i := 0; i < (index - alen); i++ {
-					tb.array = append(tb.array, LNil)
-				}
-				tb.array = append(tb.array, value)
-			case index < alen:
-				tb.array[index] = value
-			}
+		if isArrayKey(v) && tb.setArray(int(v)-1, value) {
 			return
 		}
 	case LString:
@@ -178,25 +168,66 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 
 // RawSetInt sets a given LValue at a position `key` without the __newindex metamethod.
 func (tb *LTable) RawSetInt(key int, value LValue) {
-	if key < 1 || key >= MaxArrayIndex {
+	if key < 1 || key >= MaxArrayIndex || !tb.setArray(key-1, value) {
 		tb.RawSetH(LNumber(key), value)
-		return
 	}
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, 32)
-	}
-	index := key - 1
+}
+
+// maxArrayGap is how many nils the array part may grow by to place one
+// value (HotKV patch). Upstream filled any gap up to MaxArrayIndex, so
+// `t[65000000] = 1` allocated a gigabyte; a key further out goes to the
+// hash part, as in C Lua, and moves into the array once the array
+// reaches it. The array thus never holds more nils than 64 per value
+// set, and two invariants hold: an integer key k in 1..len(array) lives
+// only in the array, and the hash part never holds len(array)+1 (so the
+// array's last non-nil position is a border for the length operator).
+const maxArrayGap = 64
+
+// setArray stores value at array index i (key i+1) if i is inside the
+// array or at most maxArrayGap past its end, and reports whether it did.
+func (tb *LTable) setArray(i int, value LValue) bool {
 	alen := len(tb.array)
 	switch {
-	case index == alen:
-		tb.array = append(tb.array, value)
-	case index > alen:
-		for i := 0; i < (index - alen); i++ {
-			tb.array = append(tb.array, LNil)
+	case i < alen:
+		tb.array[i] = value
+		return true
+	case i-alen > maxArrayGap || value == LNil:
+		return false
+	}
+	if tb.array == nil {
+		tb.array = make([]LValue, 0, defaultArrayCap)
+	}
+	for range i - alen {
+		tb.array = append(tb.array, LNil)
+	}
+	tb.array = append(tb.array, value)
+	tb.absorbHash(alen)
+	return true
+}
+
+// absorbHash restores the invariants after the array grew from
+// length from: keys now inside the array, and those that directly follow
+// it, move out of the hash part.
+func (tb *LTable) absorbHash(from int) {
+	if len(tb.dict) == 0 {
+		return
+	}
+	for k := from + 1; k <= len(tb.array); k++ {
+		if v, ok := tb.dict[LNumber(k)]; ok {
+			delete(tb.dict, LNumber(k))
+			if tb.array[k-1] == LNil {
+				tb.array[k-1] = v
+			}
 		}
-		tb.array = append(tb.array, value)
-	case index < alen:
-		tb.array[index] = value
+	}
+	for {
+		k := LNumber(len(tb.array) + 1)
+		v, ok := tb.dict[k]
+		if !ok {
+			return
+		}
+		delete(tb.dict, k)
+		tb.array = append(tb.array, v)
 	}
 }
 
@@ -254,15 +285,8 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 func (tb *LTable) RawGet(key LValue) LValue {
 	switch v := key.(type) {
 	case LNumber:
-		if isArrayKey(v) {
-			if tb.array == nil {
-				return LNil
-			}
-			index := int(v) - 1
-			if index >= len(tb.array) {
-				return LNil
-			}
-			return tb.array[index]
+		if isArrayKey(v) && int(v) <= len(tb.array) {
+			return tb.array[int(v)-1]
 		}
 	case LString:
 		if tb.strdict == nil {
@@ -284,14 +308,16 @@ func (tb *LTable) RawGet(key LValue) LValue {
 
 // RawGetInt returns an LValue at position `key` without __index metamethod.
 func (tb *LTable) RawGetInt(key int) LValue {
-	if tb.array == nil {
+	if key >= 1 && key <= len(tb.array) {
+		return tb.array[key-1]
+	}
+	if len(tb.dict) == 0 {
 		return LNil
 	}
-	index := int(key) - 1
-	if index >= len(tb.array) || index < 0 {
-		return LNil
+	if v, ok := tb.dict[LNumber(key)]; ok {
+		return v
 	}
-	return tb.array[index]
+	return LNil
 }
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
@@ -396,7 +422,7 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 	}
 
 	if init || key != LNumber(0) {
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
+		if kv, ok := key.(LNumber); ok && isInteger(kv) && kv >= 0 && int(kv) <= len(tb.array) {
 			index := int(kv)
 			if tb.array != nil {
 				for ; index < len(tb.array); index++ {
