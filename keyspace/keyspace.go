@@ -54,10 +54,10 @@ type Entry struct {
 	size   int64  // bytes accounted to the shard
 	lru    atomic.Uint32
 	Kind   Kind
-	flags  uint8  // flagKeyed, flagRaw
-	shard  uint16 // index of the shard holding the entry, for accounting
-	hash   uint64 // hashKey(key), set with key
-	key    string // the key; short keys point into keyInline
+	flags  uint8         // flagKeyed, flagRaw
+	shard  uint16        // index of the shard holding the entry, for accounting
+	hash   atomic.Uint64 // hashKey(key), set with key (atomic for table.warm)
+	key    string        // the key; short keys point into keyInline
 	// inline holds small string values: Str points into it, so reading the
 	// value touches no memory beyond the entry's own.
 	inline    [inlineCap]byte
@@ -94,7 +94,7 @@ func (e *Entry) Key() string { return e.key }
 // itself, written only the first time (strings handed out must never
 // change); a renamed entry gets a fresh string.
 func (e *Entry) setKey(key []byte, h uint64) {
-	e.hash = h
+	e.hash.Store(h)
 	if e.flags&flagKeyed != 0 {
 		if e.key != string(key) {
 			e.key = string(key)
@@ -338,17 +338,18 @@ func (db *DB) Get(key []byte) *Entry {
 	return e
 }
 
-// Prefetch is called with the keys a command will use before their
-// locks are taken (a script's declared keys). It reads each key's table
-// slot, warming the CPU cache for the locked section; it is where a disk
-// tier will load cold values, so that no disk read happens under a lock.
-// It changes nothing, so it needs no lock but the shard's.
+// Prefetch is called with keys that commands will use soon, before their
+// locks are taken (a script's declared keys, the keys of the commands
+// pipelined after the current one). It warms the CPU cache with each
+// key's table slot and entry, all keys at once, so that their cache
+// misses overlap instead of each stalling its command; it is where a
+// disk tier will load cold values, so that no disk read happens under a
+// lock. It takes no lock and changes nothing (atomic loads only, which
+// the compiler keeps).
 func (db *DB) Prefetch(keys [][]byte) {
 	for _, k := range keys {
-		h, s := db.locate(k)
-		s.mu.RLock()
-		s.m.get(h, k)
-		s.mu.RUnlock()
+		h := hashKey(k)
+		db.shards[shardIndex(h)].m.warm(h)
 	}
 }
 
@@ -395,7 +396,7 @@ func (db *DB) modified(key string) {
 // removeLocked removes e from s, if there, and reports whether it was.
 // The caller holds s.mu.
 func (db *DB) removeLocked(s *shard, e *Entry) bool {
-	if !s.m.remove(e.hash, e) {
+	if !s.m.remove(e.hash.Load(), e) {
 		return false
 	}
 	if e.expire != 0 {
@@ -553,7 +554,8 @@ func (db *DB) Flush() {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.Lock()
-		s.m, s.volatile = table{}, nil
+		s.m.reset()
+		s.volatile = nil
 		s.mem.Store(0)
 		s.mu.Unlock()
 	}
@@ -572,7 +574,7 @@ func (db *DB) Swap(other *DB) {
 		a, b := &db.shards[i], &other.shards[i]
 		a.mu.Lock()
 		b.mu.Lock()
-		a.m, b.m = b.m, a.m
+		a.m.swap(&b.m)
 		a.volatile, b.volatile = b.volatile, a.volatile
 		if len(a.volatile) > 0 {
 			db.markVolatile(i)

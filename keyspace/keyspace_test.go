@@ -314,3 +314,41 @@ func TestRandomAndForEach(t *testing.T) {
 		t.Fatal("flush left keys")
 	}
 }
+
+// Prefetch takes no lock: run it (with -race) against writers, FLUSH and
+// SWAP, which change the tables and entries it reads.
+func TestPrefetchConcurrent(t *testing.T) {
+	a, b := New(), New()
+	keys := make([][]byte, 64)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("key:%d", i))
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				a.Prefetch(keys)
+				b.Prefetch(keys)
+			}
+		}
+	}()
+	for round := 0; round < 200; round++ {
+		for i, k := range keys {
+			a.SetString(k, []byte("v"), false)
+			if i%3 == 0 {
+				a.Delete(k)
+			}
+		}
+		a.Swap(b)
+		if round%10 == 0 {
+			a.Flush()
+		}
+	}
+	close(stop)
+	<-done
+}

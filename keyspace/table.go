@@ -1,5 +1,7 @@
 package keyspace
 
+import "sync/atomic"
+
 // table is an open-addressing hash table (linear probing) from key to
 // *Entry, one per shard. It replaces a Go map to spend fewer cache misses
 // per lookup: a slot holds the key's 64-bit hash next to the entry
@@ -8,23 +10,42 @@ package keyspace
 // key's bytes from a separate allocation).
 //
 // The caller computes the hash (the keyspace already has it from choosing
-// the shard) and holds the shard's mutex.
+// the shard) and holds the shard's mutex, except for warm, which only
+// reads, atomically, without locks: the slot array is published through
+// pub and entry pointers are atomic (plain moves on amd64).
 type table struct {
 	slots []slot // power-of-two length, or nil when empty
 	n     int    // live entries
 	used  int    // live entries plus tombstones
+	pub   atomic.Pointer[[]slot]
 }
 
 // A slot is empty (e == nil, h == 0), a tombstone (e == nil, h == 1) or
 // live (e != nil, h = the key's hash).
 type slot struct {
 	h uint64
-	e *Entry
+	e atomic.Pointer[Entry]
 }
 
 const minSlots = 8
 
 func (t *table) len() int { return t.n }
+
+// reset empties t.
+func (t *table) reset() {
+	t.slots, t.n, t.used = nil, 0, 0
+	t.pub.Store(nil)
+}
+
+// swap exchanges the contents of t and o.
+func (t *table) swap(o *table) {
+	t.slots, o.slots = o.slots, t.slots
+	t.n, o.n = o.n, t.n
+	t.used, o.used = o.used, t.used
+	p := t.pub.Load()
+	t.pub.Store(o.pub.Load())
+	o.pub.Store(p)
+}
 
 // get returns the entry for key, or nil.
 func (t *table) get(h uint64, key []byte) *Entry {
@@ -34,14 +55,38 @@ func (t *table) get(h uint64, key []byte) *Entry {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.e == nil {
+		e := s.e.Load()
+		if e == nil {
 			if s.h == 0 {
 				return nil
 			}
 			continue
 		}
-		if s.h == h && s.e.key == string(key) {
-			return s.e
+		if s.h == h && e.key == string(key) {
+			return e
+		}
+	}
+}
+
+// warm loads into the CPU cache the slot where a key of hash h would be
+// and both cache lines of the entry found there (Entry is 128 bytes, 128
+// aligned), and returns what it read so that nothing is optimized away.
+// It takes no lock: what it finds may be stale, it only warms.
+func (t *table) warm(h uint64) uint64 {
+	p := t.pub.Load()
+	if p == nil {
+		return 0
+	}
+	slots := *p
+	mask := uint64(len(slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := slots[i].e.Load()
+		if e == nil {
+			return 0
+		}
+		// lru is in the entry's first line, hash in its second.
+		if eh := e.hash.Load(); eh == h || i != h&mask {
+			return eh + uint64(e.lru.Load())
 		}
 	}
 }
@@ -56,7 +101,8 @@ func (t *table) put(h uint64, e *Entry) (old *Entry) {
 	free := -1
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.e == nil {
+		se := s.e.Load()
+		if se == nil {
 			if free < 0 {
 				free = int(i)
 			}
@@ -65,16 +111,17 @@ func (t *table) put(h uint64, e *Entry) (old *Entry) {
 			}
 			continue
 		}
-		if s.h == h && s.e.key == e.key {
-			old, s.e = s.e, e
-			return old
+		if s.h == h && se.key == e.key {
+			s.e.Store(e)
+			return se
 		}
 	}
 	s := &t.slots[free]
 	if s.h == 0 {
 		t.used++
 	}
-	s.h, s.e = h, e
+	s.h = h
+	s.e.Store(e)
 	t.n++
 	return nil
 }
@@ -88,17 +135,19 @@ func (t *table) remove(h uint64, e *Entry) bool {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.e == nil {
+		se := s.e.Load()
+		if se == nil {
 			if s.h == 0 {
 				return false
 			}
 			continue
 		}
-		if s.e == e {
-			s.h, s.e = 1, nil
+		if se == e {
+			s.h = 1
+			s.e.Store(nil)
 			t.n--
 			if t.n == 0 {
-				*t = table{}
+				t.reset()
 			} else if len(t.slots) > minSlots && t.n*8 < len(t.slots) {
 				t.resize(t.n * 2)
 			}
@@ -118,23 +167,29 @@ func (t *table) resize(n int) {
 	t.slots = make([]slot, size)
 	t.used = t.n
 	mask := uint64(size - 1)
-	for _, s := range old {
-		if s.e == nil {
+	for j := range old {
+		s := &old[j]
+		e := s.e.Load()
+		if e == nil {
 			continue
 		}
 		i := s.h & mask
-		for t.slots[i].e != nil {
+		for t.slots[i].e.Load() != nil {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = s
+		t.slots[i].h = s.h
+		t.slots[i].e.Store(e)
 	}
+	slots := t.slots
+	t.pub.Store(&slots)
 }
 
 // each calls fn for every entry, with its hash, until fn returns false.
 // fn must not modify the table.
 func (t *table) each(fn func(h uint64, e *Entry) bool) {
-	for _, s := range t.slots {
-		if s.e != nil && !fn(s.h, s.e) {
+	for i := range t.slots {
+		s := &t.slots[i]
+		if e := s.e.Load(); e != nil && !fn(s.h, e) {
 			return
 		}
 	}
@@ -147,7 +202,7 @@ func (t *table) random(r int) *Entry {
 		return nil
 	}
 	for i := 0; i < len(t.slots); i++ {
-		if e := t.slots[(r+i)&(len(t.slots)-1)].e; e != nil {
+		if e := t.slots[(r+i)&(len(t.slots)-1)].e.Load(); e != nil {
 			return e
 		}
 	}

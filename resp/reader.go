@@ -79,7 +79,8 @@ type Reader struct {
 
 	last   int // bytes of the last command returned
 	args   [][]byte
-	inline []byte // scratch for unquoted inline arguments
+	ahead  [][]byte // scratch for Ahead
+	inline []byte   // scratch for unquoted inline arguments
 
 	// MaxBulkLen is proto-max-bulk-len; MaxQueryBuffer is
 	// client-query-buffer-limit. Zero means no limit.
@@ -138,6 +139,47 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 		if err := r.fill(); err != nil {
 			return nil, err
 		}
+	}
+}
+
+// Ahead calls fn with each complete multibulk command buffered after the
+// one last returned, without consuming them: at most max commands, up to
+// the first incomplete, malformed or inline one, or until fn returns
+// false. The arguments alias the buffer and are valid during the call
+// only. It lets the caller look at what a pipeline asks for next.
+func (r *Reader) Ahead(max int, fn func(args [][]byte) bool) {
+	b := r.buf[r.r:r.w]
+	for ; max > 0 && len(b) > 0 && b[0] == '*'; max-- {
+		line, pos, _ := countLine(b)
+		if pos == 0 {
+			return
+		}
+		count, ok := parseInt(line[1:])
+		if !ok || count <= 0 || count > int64(len(b)) {
+			return
+		}
+		args := r.ahead[:0]
+		for ; count > 0; count-- {
+			rest := b[pos:]
+			if len(rest) == 0 || rest[0] != '$' {
+				return
+			}
+			line, next, _ := countLine(rest)
+			if next == 0 {
+				return
+			}
+			size, ok := parseInt(line[1:])
+			if !ok || size < 0 || size > int64(len(rest)-next-2) {
+				return
+			}
+			args = append(args, rest[next:next+int(size):next+int(size)])
+			pos += next + int(size) + 2
+		}
+		r.ahead = args
+		if !fn(args) {
+			return
+		}
+		b = b[pos:]
 	}
 }
 

@@ -447,3 +447,53 @@ func TestReadAllocs(t *testing.T) {
 		}
 	}
 }
+
+// Ahead shows the complete commands after the current one without
+// consuming them, and stops at an incomplete or inline one.
+func TestReaderAhead(t *testing.T) {
+	in := "*2\r\n$3\r\nGET\r\n$1\r\na\r\n" + "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$2\r\nxy\r\n" +
+		"*1\r\n$4\r\nPING\r\n" + "PING\r\n" + "*2\r\n$3\r\nGET\r\n$1\r\nc\r\n" + "*2\r\n$3\r\nGET\r\n$5\r\nabc"
+	r := NewReader(strings.NewReader(in))
+	if args, err := r.ReadCommand(); err != nil || string(args[1]) != "a" {
+		t.Fatalf("first command: %q %v", args, err)
+	}
+	ahead := func(max int, stop int) string {
+		var got []string
+		r.Ahead(max, func(args [][]byte) bool {
+			got = append(got, fmt.Sprintf("%q", args))
+			return len(got) != stop
+		})
+		return strings.Join(got, " ")
+	}
+	if got, want := ahead(16, 0), `["SET" "b" "xy"] ["PING"]`; got != want {
+		t.Fatalf("Ahead: %s, want %s", got, want)
+	}
+	if got, want := ahead(1, 0), `["SET" "b" "xy"]`; got != want {
+		t.Fatalf("Ahead(1): %s", got)
+	}
+	if got, want := ahead(16, 1), `["SET" "b" "xy"]`; got != want {
+		t.Fatalf("Ahead stopped by fn: %s", got)
+	}
+	// Nothing was consumed; after the inline command, the incomplete last
+	// one is not shown.
+	var rest []string
+	for range 4 {
+		args, err := r.ReadCommand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest = append(rest, fmt.Sprintf("%q", args))
+	}
+	if got, want := strings.Join(rest, " "), `["SET" "b" "xy"] ["PING"] ["PING"] ["GET" "c"]`; got != want {
+		t.Fatalf("commands after Ahead: %s", got)
+	}
+	if got := ahead(16, 0); got != "" {
+		t.Fatalf("Ahead over an incomplete command: %s", got)
+	}
+	// Malformed input ahead is left for ReadCommand to report.
+	r = NewReader(strings.NewReader("*1\r\n$4\r\nPING\r\n*2\r\n$x\r\n"))
+	r.ReadCommand()
+	if got := ahead(16, 0); got != "" {
+		t.Fatalf("Ahead over malformed input: %s", got)
+	}
+}

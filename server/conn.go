@@ -95,6 +95,9 @@ type Client struct {
 	// The last top-level commands looked up (lookupMemo).
 	lookups    [4]memoCmd
 	nextLookup int
+	// warmed counts the buffered commands whose keys prefetchAhead has
+	// already warmed.
+	warmed int
 
 	mu struct {
 		sync.Mutex
@@ -232,6 +235,11 @@ func (s *Server) serveInput(c *Client) bool {
 		if !c.busy.Load() {
 			c.busy.Store(true)
 		}
+		if c.warmed > 0 {
+			c.warmed--
+		} else if c.rd.Buffered() {
+			c.prefetchAhead()
+		}
 		s.dispatch(c, args)
 		if c.handedOff {
 			// This goroutine left the loop during the command: give the
@@ -258,6 +266,33 @@ func (s *Server) serveInput(c *Client) bool {
 			c.flush()
 		}
 	}
+}
+
+// prefetchAhead warms the CPU cache with the keys of the commands
+// pipelined after the current one (keyspace.DB.Prefetch): with random
+// keys, each command's table slot and entry are cache misses, and
+// looking them all up in one go lets the processor overlap them. The
+// warmed commands are counted, so the next prefetch starts after them.
+func (c *Client) prefetchAhead() {
+	var keys [32][]byte
+	n := 0
+	c.rd.Ahead(16, func(args [][]byte) bool {
+		c.warmed++
+		cmd := c.lookupMemo(args)
+		if cmd == nil || cmd.Handler == nil || cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {
+			return true
+		}
+		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
+		for _, i := range c.keyPos {
+			if n == len(keys) {
+				return false
+			}
+			keys[n] = args[i]
+			n++
+		}
+		return true
+	})
+	c.db.Prefetch(keys[:n])
 }
 
 // maxUnflushed bounds the replies kept back while a long pipeline is read.
