@@ -260,9 +260,9 @@ type DB struct {
 	Now func() int64
 	// KeepExpired makes every key live whatever its expiry, as Redis
 	// treats keys while it loads the append-only file: the file's DELs
-	// say when keys expired. Set only while nothing else uses the DB
-	// (before serving, or under the exclusive global lock).
-	KeepExpired bool
+	// say when keys expired. Set before serving, or under the exclusive
+	// global lock (DEBUG LOADAOF), while the cron may read it.
+	KeepExpired atomic.Bool
 	// OnExpire, when set, is called (under the shard lock; it must not
 	// call back into the DB) with each key removed lazily by expiry: on
 	// access, or when a write (SET, DEL) meets the expired key. Keys the
@@ -301,7 +301,7 @@ func New() *DB { return &DB{Now: NowMs} }
 // expiryNow is the time expiries are compared with: Now, or, with
 // KeepExpired, a time before every expiry.
 func (db *DB) expiryNow() int64 {
-	if db.KeepExpired {
+	if db.KeepExpired.Load() {
 		return math.MinInt64
 	}
 	return db.Now()

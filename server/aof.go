@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/stream"
@@ -264,7 +265,7 @@ func (s *Server) LoadData() error {
 		return err
 	}
 	start := time.Now()
-	res, err := s.loadAOF(d)
+	res, err := s.loadAOF(d, nil)
 	if err != nil {
 		return err
 	}
@@ -352,16 +353,20 @@ func (s *Server) applyFsyncPolicy() {
 // loadAOF replays the files of d into the empty dataset: commands through
 // the gate on a client of its own, an RDB base through the snapshot
 // loader. Keys do not expire meanwhile (the file's DELs say when they
-// did), as in Redis.
-func (s *Server) loadAOF(d *aof.Dir) (*aof.LoadResult, error) {
+// did), as in Redis. With held, a guard holding the global lock
+// exclusively (DEBUG LOADAOF), the commands take no locks.
+func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) {
 	lc := &Client{srv: s, db: s.dbs[0], guard: s.locks.NewGuard(0), w: resp.Writer{Proto: 2},
-		authenticated: true, scripted: true} // scripted: a blocking command never waits
+		authenticated: true, scripted: true, replaying: true} // scripted: a blocking command never waits
+	if held != nil {
+		lc.guard, lc.callerLocks = held, true
+	}
 	for _, db := range s.dbs {
-		db.KeepExpired = true
+		db.KeepExpired.Store(true)
 	}
 	defer func() {
 		for _, db := range s.dbs {
-			db.KeepExpired = false
+			db.KeepExpired.Store(false)
 		}
 	}()
 	var counts loadCounts
@@ -379,6 +384,52 @@ func (s *Server) loadAOF(d *aof.Dir) (*aof.LoadResult, error) {
 		},
 	}
 	return l.Load(d)
+}
+
+// debugLoadAOF is DEBUG LOADAOF, under the global lock DEBUG holds: the
+// pending writes are flushed to the file, the dataset is emptied and the
+// append-only files are loaded again, as Redis does. A file that does not
+// load ends the process, as in Redis (the dataset is half loaded); with no
+// file at all HotKV refuses and keeps the dataset, where Redis 7.0 exits.
+func debugLoadAOF(c *Client) {
+	s := c.srv
+	a := &s.aof
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	d := a.dir
+	if a.on.Load() {
+		a.flushLocked(true) // a failure stays in INFO (and MISCONF) as for any flush
+	} else {
+		var err error
+		if d, err = s.aofDir(); err != nil {
+			s.logf("DEBUG LOADAOF: %v", err)
+			c.errorReply(errDebugLoadAOFNone)
+			return
+		}
+	}
+	if d == nil || d.Manifest.Base == nil && len(d.Manifest.Incr) == 0 {
+		c.errorReply(errDebugLoadAOFNone)
+		return
+	}
+	for i, db := range s.dbs {
+		s.touchWatchedExisting(i)
+		db.Flush()
+	}
+	s.scripting.engine.FlushLibraries()
+	res, err := s.loadAOF(d, c.guard)
+	if err != nil {
+		logFatal("DEBUG LOADAOF: %v", err)
+		return
+	}
+	if res.Truncation != nil && !a.on.Load() {
+		res.Truncation.Apply()
+	}
+	if !s.cfg.Lookup("aof-disable-auto-gc").Bool() {
+		d.DeleteHistory()
+	}
+	s.persist.savedDirty.Store(s.dirty()) // as Redis: no changes since the file
+	s.logf("Append Only File loaded by DEBUG LOADAOF")
+	c.w.OK()
 }
 
 // encodeSnapshot writes snap as an RDB file to w (aofBase: as the base

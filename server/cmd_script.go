@@ -178,7 +178,7 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 // script runs.
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
 	sr.run = script.Run{Keys: copyArgs(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot}
-	c.srv.runScript(c, sr, c.tx.inExec)
+	c.srv.runScript(c, sr, c.tx.inExec || c.callerLocks)
 }
 
 // SCRIPT LOAD script

@@ -141,6 +141,8 @@ func (c *Client) debugAllowed() bool {
 }
 
 var debugHelp = []string{
+	"LOADAOF",
+	"    Flush the AOF buffers on disk and reload the AOF in memory.",
 	"LOG <message>",
 	"    Write <message> to the server log.",
 	"POPULATE <count> [<prefix>] [<size>]",
@@ -158,7 +160,8 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, POPULATE, SET-ACTIVE-EXPIRE and SLEEP; other
+// HotKV implements HELP, LOG, LOADAOF, POPULATE, RELOAD, SET-ACTIVE-EXPIRE
+// and SLEEP; other
 // subcommands get Redis's unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
@@ -182,6 +185,8 @@ func cmdDebug(c *Client, args [][]byte) {
 		debugPopulate(c, args)
 	case equalFold(sub, "reload") && len(args) == 2:
 		debugReload(c)
+	case equalFold(sub, "loadaof") && len(args) == 2:
+		debugLoadAOF(c)
 	case equalFold(sub, "set-active-expire") && len(args) == 3:
 		// Redis reads the flag with atoi: anything but a number is 0.
 		c.srv.expire.disabled.Store(atoi(args[2]) == 0)

@@ -220,7 +220,7 @@ done:
 		c.errorReply(errXTrimNoStrategy)
 		return ta, false
 	}
-	if c.db.KeepExpired {
+	if c.db.KeepExpired.Load() {
 		// Loading the append-only file: its trims are exact.
 		ta.trim.Limit = 0
 	} else if ta.hasLimit {

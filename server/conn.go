@@ -61,12 +61,18 @@ type Client struct {
 	gone bool
 	// engine is the client a script's commands run on; scripted marks
 	// such an engine client (its blocking commands never wait).
-	engine     *Client
-	scripted   bool
-	sr         scriptRun // an engine client's current or last script run
-	scriptMemo script.Memo
-	prop       propState // the records of the running command (propagate.go)
-	subs       clientSubs
+	engine   *Client
+	scripted bool
+	// replaying marks the client that replays the append-only file: its
+	// writes are not propagated (they come from the file). callerLocks
+	// marks one whose guard is its caller's and holds the global lock
+	// exclusively (DEBUG LOADAOF's replay): its commands take and release
+	// no lock.
+	replaying, callerLocks bool
+	sr                     scriptRun // an engine client's current or last script run
+	scriptMemo             script.Memo
+	prop                   propState // the records of the running command (propagate.go)
+	subs                   clientSubs
 	// servingBlocked marks a stand-in serving a blocked command (standIn).
 	servingBlocked bool
 	watchDirty     atomic.Bool

@@ -200,6 +200,7 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 		c.lastActive.Store(ms)
 	}
 	switch {
+	case c.callerLocks:
 	case cmd.Flags&Scripting != 0:
 		// A script takes its own locks (scripting.go).
 	case cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args):
@@ -227,9 +228,11 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	if s.blocking.ready.Load() {
 		s.serveReady(c, true)
 	}
-	c.guard.Unlock()
-	if s.blocking.ready.Load() {
-		s.serveReady(c, false)
+	if !c.callerLocks {
+		c.guard.Unlock()
+		if s.blocking.ready.Load() {
+			s.serveReady(c, false)
+		}
 	}
 	end := monoNow()
 	c.mark = end

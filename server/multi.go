@@ -132,10 +132,12 @@ func cmdExec(c *Client, args [][]byte) {
 			c.keys = append(c.keys, q.args[i])
 		}
 	}
-	if (global || len(c.keys) > 0) && !c.srv.acquire(c, c.guard, c.lastCmdSeen, global, c.keys, true) {
-		return
+	if !c.callerLocks {
+		if (global || len(c.keys) > 0) && !c.srv.acquire(c, c.guard, c.lastCmdSeen, global, c.keys, true) {
+			return
+		}
+		defer c.guard.Unlock()
 	}
-	defer c.guard.Unlock()
 	if c.watchedChanged() {
 		c.w.NullArray()
 		return

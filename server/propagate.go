@@ -103,6 +103,10 @@ func (s *Server) emit(c *Client) {
 	if len(p.recs) == 0 {
 		return
 	}
+	if c.replaying {
+		p.reset()
+		return
+	}
 	s.aof.feed(p)
 	p.reset()
 }
@@ -160,5 +164,5 @@ func intBytes(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
 // passed, so that setting it deletes the key instead — never while the
 // append-only file loads (Redis's checkAlreadyExpired).
 func (c *Client) alreadyExpired(at int64) bool {
-	return !c.db.KeepExpired && at <= c.db.Now()
+	return !c.db.KeepExpired.Load() && at <= c.db.Now()
 }
