@@ -223,7 +223,9 @@ func startSlow(t *testing.T, addr string, body string, keys ...string) *atomic.B
 	before := info.Do("INFO", "keylocks")
 	var done atomic.Bool
 	args := append([]string{"EVAL", body, strconv.Itoa(len(keys))}, keys...)
-	c.Send(difftest.Encode(append(args, "1000")...))
+	// 2 s: a command that must not wait for the script is answered well
+	// before it ends even on a loaded machine (-race, parallel packages).
+	c.Send(difftest.Encode(append(args, "2000")...))
 	go func() {
 		c.Read()
 		done.Store(true)
@@ -240,12 +242,12 @@ func startSlow(t *testing.T, addr string, body string, keys ...string) *atomic.B
 	return nil
 }
 
-// arrives reports whether the slow script's reply arrives within 300 ms:
+// arrives reports whether the slow script's reply arrives within 1 s:
 // it was sent before the reply the test just read (the reading goroutine
 // may lag a little), while a script the command did not wait for still
-// has most of its second to run.
+// has most of its 2 s to run.
 func arrives(done *atomic.Bool) bool {
-	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		if done.Load() {
 			return true
 		}
