@@ -347,12 +347,25 @@ func (db *DB) Get(key []byte) *Entry {
 // lock. It takes no lock and changes nothing (atomic loads only, which
 // the compiler keeps).
 func (db *DB) Prefetch(keys [][]byte) {
-	for _, k := range keys {
-		h := hashKey(k)
-		db.shards[shardIndex(h)].m.warm(h)
+	// Two passes, so that each is a run of independent loads: the slots
+	// of all keys, then the entries found there (both cache lines of
+	// each: lru is in the first, hash in the second).
+	var found [32]*Entry
+	for len(keys) > 0 {
+		n := min(len(keys), len(found))
+		for i, k := range keys[:n] {
+			h := hashKey(k)
+			found[i] = db.shards[shardIndex(h)].m.home(h)
+		}
+		for _, e := range found[:n] {
+			if e != nil {
+				e.lru.Load()
+				e.hash.Load()
+			}
+		}
+		keys = keys[n:]
 	}
 }
-
 // Peek is Get without updating the access time (OBJECT, TYPE with
 // NO-TOUCH, SCAN).
 func (db *DB) Peek(key []byte) *Entry {

@@ -68,27 +68,16 @@ func (t *table) get(h uint64, key []byte) *Entry {
 	}
 }
 
-// warm loads into the CPU cache the slot where a key of hash h would be
-// and both cache lines of the entry found there (Entry is 128 bytes, 128
-// aligned), and returns what it read so that nothing is optimized away.
-// It takes no lock: what it finds may be stale, it only warms.
-func (t *table) warm(h uint64) uint64 {
+// home returns the entry in the slot where a key of hash h would be
+// first looked for, which is most often that key's. It takes no lock:
+// what it finds may be stale (keyspace.DB.Prefetch only warms with it).
+func (t *table) home(h uint64) *Entry {
 	p := t.pub.Load()
 	if p == nil {
-		return 0
+		return nil
 	}
 	slots := *p
-	mask := uint64(len(slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		e := slots[i].e.Load()
-		if e == nil {
-			return 0
-		}
-		// lru is in the entry's first line, hash in its second.
-		if eh := e.hash.Load(); eh == h || i != h&mask {
-			return eh + uint64(e.lru.Load())
-		}
-	}
+	return slots[h&uint64(len(slots)-1)].e.Load()
 }
 
 // put stores e (whose key field is set) under hash h, replacing and
