@@ -29,7 +29,7 @@ func cmdPfadd(c *Client, args [][]byte) {
 	key := args[1]
 	e := c.lookupWrite(key)
 	if e == nil {
-		c.db.Set(key, keyspace.NewString(hll.Create(c.maxSparse(), args[2:]...)))
+		c.db.Set(key, newHLLEntry(hll.Create(c.maxSparse(), args[2:]...)))
 		c.notify(evString, "pfadd", key)
 		c.w.Int(1)
 		return
@@ -55,6 +55,14 @@ func cmdPfadd(c *Client, args [][]byte) {
 	}
 	c.notify(evString, "pfadd", key)
 	c.w.Int(1)
+}
+
+// newHLLEntry returns a new entry holding the HyperLogLog v: a raw string,
+// as Redis's createHLLObject makes it.
+func newHLLEntry(v []byte) *keyspace.Entry {
+	e := keyspace.NewString(v)
+	e.MarkRaw()
+	return e
 }
 
 // storeHLL makes v the value of e, key's string entry.
@@ -135,7 +143,7 @@ func cmdPfmerge(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
-		c.db.Set(key, keyspace.NewString(nv))
+		c.db.Set(key, newHLLEntry(nv))
 	} else {
 		c.storeHLL(key, e, nv)
 	}

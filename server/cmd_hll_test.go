@@ -13,6 +13,7 @@ func TestHLLCommands(t *testing.T) {
 	p.Run(`
 PFADD h1 a b c
 GET h1
+OBJECT ENCODING h1
 PFADD h1 a
 PFADD h1
 PFADD h0
@@ -24,6 +25,7 @@ PFCOUNT nokey
 PFADD h2 c d e f
 PFMERGE h3 h1 h2
 GET h3
+OBJECT ENCODING h3
 PFCOUNT h3
 PFMERGE h1 h2
 PFCOUNT h1

@@ -53,6 +53,34 @@ var randomTemplates = []string{
 	"ZMPOP 2 K K MIN COUNT 2", "BZPOPMIN K 0.001", "ZRANGESTORE K K I I",
 	"ZUNIONSTORE K 2 K K", "ZINTERSTORE K 2 K K WEIGHTS 2 3", "ZDIFFSTORE K 2 K K",
 	"ZUNION 2 K K WITHSCORES", "ZINTER 2 K K AGGREGATE MAX", "ZINTERCARD 2 K K",
+	"ZRANGEBYLEX K [M +", "ZRANGEBYLEX K - (M LIMIT 1 2", "ZREMRANGEBYLEX K [M [M",
+	// more strings and keys
+	"SET K M NX", "SET K M XX GET", "SET K M KEEPTTL", "SET K M EX N", "GETEX K PERSIST",
+	"GETEX K EX 100", "EXPIRE K 100 NX", "EXPIRE K N GT", "EXPIRE K 200 LT", "PEXPIRE K 100000 XX",
+	"LCS K K", "LCS K K LEN", "LCS K K IDX MINMATCHLEN N WITHMATCHLEN", "MSETNX K M K M",
+	"SUBSTR K I I", "DECRBY K N", "TOUCH K K", "UNLINK K", "SINTERCARD 2 K K LIMIT N",
+	// SORT (deterministic: numeric or ALPHA, ties broken by value; not
+	// SORT_RO, which leaves a small sorted set small: docs/compatibility.md)
+	"SORT K", "SORT K ALPHA", "SORT K DESC LIMIT 0 3 ALPHA", "SORT K ALPHA STORE K",
+	// bitmaps
+	"SETBIT K B 1", "SETBIT K B 0", "GETBIT K B", "BITCOUNT K", "BITCOUNT K I I BIT",
+	"BITPOS K 1", "BITPOS K 0 I I BIT", "BITOP AND K K K", "BITOP XOR K K K", "BITOP NOT K K",
+	"BITFIELD K SET u8 B N GET i4 0", "BITFIELD K INCRBY u2 B 1 OVERFLOW SAT INCRBY i8 0 N",
+	"BITFIELD_RO K GET u8 0",
+	// HyperLogLog
+	"PFADD K M M", "PFADD K N", "PFCOUNT K", "PFCOUNT K K", "PFMERGE K K K",
+	// streams (explicit IDs: automatic ones depend on the clock)
+	"XADD K S f M", "XADD K NOMKSTREAM S f M g N", "XADD K MAXLEN 3 S f M", "XLEN K",
+	"XRANGE K - +", "XRANGE K S + COUNT 2", "XREVRANGE K + - COUNT 1", "XDEL K S",
+	"XTRIM K MAXLEN N", "XTRIM K MINID S", "XREAD COUNT 2 STREAMS K S",
+	"XGROUP CREATE K g S", "XGROUP CREATE K g $ MKSTREAM", "XGROUP SETID K g S",
+	"XGROUP DESTROY K g", "XGROUP CREATECONSUMER K g c", "XACK K g S", "XPENDING K g",
+	"XPENDING K g - + 5", "XINFO GROUPS K", "XSETID K S",
+	// geo
+	"GEOADD K 13.361389 38.115556 M", "GEOADD K 15.087269 37.502669 M", "GEOPOS K M M",
+	"GEODIST K M M km", "GEOHASH K M", "GEOSEARCH K FROMMEMBER M BYRADIUS 300 km ASC",
+	// hash extras
+	"HSETNX K M N", "HINCRBY K M -1", "HSTRLEN K M",
 }
 
 // unorderedCommands have replies whose element order Redis does not fix
@@ -78,6 +106,10 @@ func randomCommand(r *rand.Rand) []string {
 			out = append(out, []string{"1.5", "-0.25", "3", "1e3", "abc"}[r.IntN(5)])
 		case "I":
 			out = append(out, fmt.Sprint(r.IntN(12)-4))
+		case "B":
+			out = append(out, fmt.Sprint(r.IntN(40)))
+		case "S":
+			out = append(out, []string{"1-1", "1-2", "2-0", "3", "5-5", "0-1", "1", "9-9"}[r.IntN(8)])
 		default:
 			out = append(out, tok)
 		}
