@@ -81,6 +81,10 @@ type Value struct {
 	Pairs  [][2][]byte
 	ZSet   []ZMember
 	Stream *stream.Dump
+	// Big, for a sorted set, says it is held in its big encoding (a
+	// skiplist), which Redis keeps after the set shrinks or after SORT
+	// converted it: it is written as TypeZSet2 whatever its size.
+	Big bool
 }
 
 // EncodeOptions are the Redis 7.0 configuration settings that decide how
@@ -174,9 +178,9 @@ func quicklistAllowInsert(nodeBytes, count, fill, sz int) bool {
 //     TypeHash, the count and the pairs in the given order;
 //   - a sorted set: TypeZSetListpack with a listpack of member, score, ...
 //     in ascending (score, member) order, scores written as Redis's
-//     d2string prints them, when there are at most ZSetMaxListpackEntries
-//     members and none is longer than ZSetMaxListpackValue, else
-//     TypeZSet2, the count and member, binary score pairs in descending
+//     d2string prints them, when it is not Big, there are at most
+//     ZSetMaxListpackEntries members and none is longer than
+//     ZSetMaxListpackValue, else TypeZSet2, the count and member, binary score pairs in descending
 //     order (the skiplist from its tail, as rdbSaveObject walks it);
 //   - a stream: TypeStreamListpacks2 with the dump's nodes (master ID and
 //     listpack, as given), counters and groups, in the dump's order, as
@@ -229,7 +233,7 @@ func appendObject(dst []byte, v *Value, o *EncodeOptions) (byte, []byte) {
 	case KindHash:
 		return appendHash(dst, v.Pairs, o)
 	case KindZSet:
-		return appendZSet(dst, v.ZSet, o)
+		return appendZSet(dst, v.ZSet, v.Big, o)
 	case KindStream:
 		if v.Stream != nil {
 			return appendStream(dst, v.Stream, o)
@@ -355,10 +359,10 @@ func compareZMembers(a, b ZMember) int {
 }
 
 // appendZSet appends a sorted set as RDB_TYPE_ZSET_LISTPACK or
-// RDB_TYPE_ZSET_2.
-func appendZSet(dst []byte, members []ZMember, o *EncodeOptions) (byte, []byte) {
+// RDB_TYPE_ZSET_2 (always when big).
+func appendZSet(dst []byte, members []ZMember, big bool, o *EncodeOptions) (byte, []byte) {
 	sorted := slices.SortedFunc(slices.Values(members), compareZMembers)
-	if len(sorted) <= o.ZSetMaxListpackEntries {
+	if !big && len(sorted) <= o.ZSetMaxListpackEntries {
 		small, size := true, uint64(listpackEmptyLen)
 		var buf []byte
 		for _, m := range sorted {

@@ -83,7 +83,7 @@ func entryValue(e *keyspace.Entry) *rdb.Value {
 		return v
 	case keyspace.KindZSet:
 		z := e.Obj.(*zset.ZSet)
-		v := &rdb.Value{Kind: rdb.KindZSet, ZSet: make([]rdb.ZMember, 0, z.Len())}
+		v := &rdb.Value{Kind: rdb.KindZSet, ZSet: make([]rdb.ZMember, 0, z.Len()), Big: !z.Small()}
 		z.Walk(0, false, func(m []byte, score float64) bool {
 			v.ZSet = append(v.ZSet, rdb.ZMember{Member: bytes.Clone(m), Score: score})
 			return true

@@ -159,3 +159,29 @@ func TestRestoreOptionsAndErrors(t *testing.T) {
 	}
 	expect(t, p.HotKV, "+PONG\r\n", "PING")
 }
+
+// A sorted set held as a skiplist while small (SORT converted it, or it
+// shrank) dumps as Redis's RDB_TYPE_ZSET_2, byte for byte; restored, it
+// is small again in both.
+func TestDumpBigSmallZSet(t *testing.T) {
+	p := newPair(t)
+	var many strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&many, " %d m%d", i, i)
+	}
+	p.Run(`
+ZADD z 1 a 2 b 2.5 c
+SORT z ALPHA
+OBJECT ENCODING z
+DUMP z
+ZADD shrunk` + many.String() + `
+ZREMRANGEBYRANK shrunk 0 -3
+OBJECT ENCODING shrunk
+DUMP shrunk
+`)
+	p.DoArgs("RESTORE", "r", "0", bulkBody(p.Redis.Do("DUMP", "z")))
+	p.Run(`
+OBJECT ENCODING r
+DUMP r
+`)
+}

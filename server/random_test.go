@@ -29,7 +29,7 @@ var randomTemplates = []string{
 	"GETRANGE K I I", "SETRANGE K N M", "GETDEL K", "MSET K M K M", "MGET K K K",
 	"SETNX K M", "GETSET K M", "INCRBYFLOAT K F",
 	"DEL K", "EXISTS K K", "TYPE K", "RENAME K K", "RENAMENX K K", "COPY K K",
-	"EXPIRE K 100", "TTL K", "PERSIST K", "OBJECT ENCODING K",
+	"EXPIRE K 100", "TTL K", "PERSIST K", "OBJECT ENCODING K", "DUMP K",
 	// hashes
 	"HSET K M M", "HSET K M M M M", "HSETNX K M M", "HGET K M", "HMGET K M M", "HDEL K M",
 	"HLEN K", "HSTRLEN K M", "HEXISTS K M", "HINCRBY K M N", "HINCRBYFLOAT K M F",
@@ -117,6 +117,13 @@ func randomCommand(r *rand.Rand) []string {
 	return out
 }
 
+// hashTableDump reports whether a DUMP reply holds a hash-table set or
+// hash (RDB types 2 and 4), whose element order is Redis's hash order.
+func hashTableDump(reply string) bool {
+	_, payload, ok := strings.Cut(reply, "\r\n")
+	return ok && payload != "" && (payload[0] == 2 || payload[0] == 4)
+}
+
 func TestRandomDifferential(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
 	if *randomSeed != 0 {
@@ -134,6 +141,9 @@ func TestRandomDifferential(t *testing.T) {
 				got := p.HotKV.Do(args...)
 				if unorderedCommands[strings.ToUpper(args[0])] {
 					want, got = difftest.Normalize(want), difftest.Normalize(got)
+				}
+				if strings.EqualFold(args[0], "DUMP") && hashTableDump(want) && hashTableDump(got) {
+					want, got = "", "" // element order differs (docs/compatibility.md)
 				}
 				if want != got {
 					from := max(0, len(transcript)-30)
