@@ -501,15 +501,13 @@ func cmdClientHelp(c *Client, args [][]byte) { c.replyHelpLines("CLIENT", client
 
 // CLIENT UNBLOCK client-id [TIMEOUT | ERROR]
 func cmdClientUnblock(c *Client, args [][]byte) {
-	id, ok := c.intArg(args[2])
-	if !ok {
-		return
-	}
-	reply := func(w *resp.Writer) { w.NullArray() } // TIMEOUT: as if it timed out
 	if len(args) > 4 {
-		c.errorReply(errSyntax)
+		c.errorReply(fmtSubcommandArgs(args[1], "CLIENT"))
 		return
 	}
+	// TIMEOUT: as if it timed out. The reason is checked before the ID,
+	// as Redis does.
+	reply := func(w *resp.Writer) { w.NullArray() }
 	if len(args) == 4 {
 		switch {
 		case equalFold(args[3], "timeout"):
@@ -519,6 +517,10 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 			c.errorReply(errUnblockReason)
 			return
 		}
+	}
+	id, ok := c.intArg(args[2])
+	if !ok {
+		return
 	}
 	s := c.srv
 	s.mu.Lock()

@@ -137,7 +137,7 @@ func (c *Client) expireOptions(args [][]byte) (int, bool) {
 		case equalFold(opt, "lt"):
 			flags |= expireLT
 		default:
-			c.errorReply(fmt.Sprintf(errUnsupportedOption, opt))
+			c.errorReply(fmt.Sprintf(errUnsupportedOption, cString(opt)))
 			return 0, false
 		}
 	}
@@ -425,9 +425,11 @@ func cmdKeys(c *Client, args [][]byte) {
 }
 
 // parseCursor parses a SCAN cursor as Redis's parseScanCursorOrReply does
-// with strtoul: no leading space, an optional sign ('-' negates modulo
-// 2^64), decimal digits, nothing after them; "" is cursor 0.
+// with strtoul on a C string (up to the first NUL byte): no leading space,
+// an optional sign ('-' negates modulo 2^64), decimal digits, nothing
+// after them; "" is cursor 0.
 func parseCursor(b []byte) (uint64, bool) {
+	b = cString(b)
 	neg := false
 	i := 0
 	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {

@@ -239,7 +239,7 @@ func cmdScriptFlags(c *Client, args [][]byte) {
 	for _, a := range args[3:] {
 		f, ok := script.ParseFlag(strings.ToLower(string(a)))
 		if !ok {
-			c.errorReply(fmt.Sprintf(errScriptUnknownFlag, a))
+			c.errorReply(fmt.Sprintf(errScriptUnknownFlag, cString(a)))
 			return
 		}
 		flags |= f
@@ -276,7 +276,7 @@ func cmdFunctionLoad(c *Client, args [][]byte) {
 	replace := false
 	for _, a := range args[2 : len(args)-1] {
 		if !equalFold(a, "replace") {
-			c.errorReply(fmt.Sprintf(errFunctionLoadOption, a))
+			c.errorReply(fmt.Sprintf(errFunctionLoadOption, cString(a)))
 			return
 		}
 		replace = true
@@ -324,7 +324,7 @@ func cmdFunctionList(c *Client, args [][]byte) {
 			i++
 			pattern, havePattern = args[i], true
 		default:
-			c.errorReply(fmt.Sprintf(errUnknownArgument, args[i]))
+			c.errorReply(fmt.Sprintf(errUnknownArgument, cString(args[i])))
 			return
 		}
 	}

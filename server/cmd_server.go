@@ -438,7 +438,7 @@ func jemallocSize(n int64) int64 {
 
 // fmtSubcommandArgs is Redis's addReplySubcommandSyntaxError text.
 func fmtSubcommandArgs(sub []byte, cmd string) string {
-	return fmt.Sprintf(errSubcommandArgs, truncate(sub, 128), cmd)
+	return fmt.Sprintf(errSubcommandArgs, truncate(cString(sub), 128), cmd)
 }
 
 // MEMORY STATS

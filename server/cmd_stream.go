@@ -553,7 +553,7 @@ func cmdXPending(c *Client, args [][]byte) {
 		return
 	}
 	if g == nil {
-		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, args[1], args[2]))
+		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, cString(args[1]), cString(args[2])))
 		return
 	}
 	if justInfo {
@@ -636,7 +636,7 @@ func cmdXClaim(c *Client, args [][]byte) {
 		return
 	}
 	if g == nil {
-		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, key, group))
+		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, cString(key), cString(group)))
 		return
 	}
 	minIdle, ok := parseInt(args[4])
@@ -790,7 +790,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 		return
 	}
 	if g == nil {
-		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, key, group))
+		c.errorReply(fmt.Sprintf(errXNoKeyOrGroup, cString(key), cString(group)))
 		return
 	}
 	s := streamOf(e)
@@ -886,7 +886,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 		g = s.Group(string(name))
 	}
 	if g == nil && (setid || equalFold(opt, "createconsumer") || equalFold(opt, "delconsumer")) {
-		c.errorReply(fmt.Sprintf(errXNoGroupKey, name, key))
+		c.errorReply(fmt.Sprintf(errXNoGroupKey, cString(name), cString(key)))
 		return
 	}
 	switch {
@@ -972,7 +972,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 }
 
 func (c *Client) xgroupSyntax(opt []byte) {
-	c.errorReply(fmt.Sprintf(errSubcommandArgs, opt, "XGROUP"))
+	c.errorReply(fmtSubcommandArgs(opt, "XGROUP"))
 }
 
 var xgroupHelp = []string{
@@ -1005,7 +1005,7 @@ var xinfoHelp = []string{
 }
 
 func (c *Client) xinfoSyntax(opt []byte) {
-	c.errorReply(fmt.Sprintf(errSubcommandArgs, opt, "XINFO"))
+	c.errorReply(fmtSubcommandArgs(opt, "XINFO"))
 }
 
 // XINFO HELP
@@ -1032,7 +1032,7 @@ func cmdXInfoConsumers(c *Client, args [][]byte) {
 	}
 	g := s.Group(string(args[3]))
 	if g == nil {
-		c.errorReply(fmt.Sprintf(errXNoGroupKey, args[3], args[2]))
+		c.errorReply(fmt.Sprintf(errXNoGroupKey, cString(args[3]), cString(args[2])))
 		return
 	}
 	now := c.db.Now()
@@ -1093,6 +1093,10 @@ func cmdXInfoGroups(c *Client, args [][]byte) {
 
 // XINFO STREAM key [FULL [COUNT count]]
 func cmdXInfoStream(c *Client, args [][]byte) {
+	s := c.lookupXInfo(args[2]) // the key before the options, as Redis
+	if s == nil {
+		return
+	}
 	full := false
 	count := int64(10)
 	if len(args) > 3 {
@@ -1115,10 +1119,6 @@ func cmdXInfoStream(c *Client, args [][]byte) {
 				count = 10
 			}
 		}
-	}
-	s := c.lookupXInfo(args[2])
-	if s == nil {
-		return
 	}
 	if full {
 		c.w.Map(9)

@@ -105,11 +105,7 @@ func cmdXRead(c *Client, args [][]byte) {
 			streamsArg = i + 1
 			nstreams = len(args) - streamsArg
 			if nstreams%2 != 0 {
-				name, sym := "xread", '$'
-				if xreadgroup {
-					name, sym = "xreadgroup", '>'
-				}
-				c.errorReply(fmt.Sprintf("ERR Unbalanced '%s' list of streams: for each stream key an ID or '%c' must be specified.", name, sym))
+				c.errorReply(errXReadUnbalanced) // Redis 7.0's text, XREADGROUP too
 				return
 			}
 			nstreams /= 2
@@ -150,7 +146,7 @@ func cmdXRead(c *Client, args [][]byte) {
 			return
 		}
 		if sp.group != nil && (e == nil || streamOf(e).Group(string(sp.group)) == nil) {
-			c.errorReply(fmt.Sprintf("NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP option", key, sp.group))
+			c.errorReply(fmt.Sprintf("NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP option", cString(key), cString(sp.group)))
 			return
 		}
 		switch string(arg) {

@@ -96,6 +96,7 @@ const (
 	errUnsupportedOption = "ERR Unsupported option %s"
 	errExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
 	errInvalidCursor     = "ERR invalid cursor"
+	errXReadUnbalanced   = "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."
 	errCopyUnknownType   = "ERR unknown type object"
 	errInvalidFirstDB    = "ERR invalid first DB index"
 	errInvalidSecondDB   = "ERR invalid second DB index"
