@@ -158,12 +158,28 @@ func TestRandomArgsDifferential(t *testing.T) {
 					args = append(args, randomArgValues[r.IntN(len(randomArgValues))])
 				}
 			}
-			if (name == "zrank" || name == "zrevrank") && len(args) == 4 {
-				continue // HotKV takes Redis 7.2's WITHSCORE (docs/compatibility.md)
+			if (name == "zrank" || name == "zrevrank") && len(args) >= 4 {
+				continue // HotKV takes Redis 7.2's WITHSCORE and arity (docs/compatibility.md)
+			}
+			inTx := try%4 == 2 // in a transaction: queued, then run by EXEC
+			if try%4 == 3 {
+				// From a script: the errors and refusals redis.pcall gives.
+				args = append([]string{"EVAL", "return redis.pcall(unpack(ARGV))", "0"}, args...)
 			}
 			sent++
 			recent = append(recent, fmt.Sprintf("%q", args))
+			if inTx {
+				p.Do("MULTI")
+			}
 			want, got := p.Redis.Do(args...), p.HotKV.Do(args...)
+			if inTx {
+				if want != got {
+					p.Do("DISCARD")
+				} else {
+					args = append(args, "(EXEC)")
+					want, got = p.Redis.Do("EXEC"), p.HotKV.Do("EXEC")
+				}
+			}
 			loose := randomArgsLoose[name] || randomArgsLoose[parent]
 			if loose && !strings.HasPrefix(want, "-") && !strings.HasPrefix(got, "-") {
 				if randomArgsMutatesRandomly[parent] {
