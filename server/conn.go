@@ -235,6 +235,11 @@ func (s *Server) serveInput(c *Client) bool {
 				c.flush()
 			} else if errors.Is(err, resp.ErrQueryBufferLimit) {
 				s.logf("closing client id=%d: query buffer limit reached", c.id)
+			} else {
+				// The peer ended its input (or the read failed): what it
+				// sent before is answered, as Redis writes the replies of
+				// one read before it sees the end of the next.
+				c.flush()
 			}
 			return false
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"regexp"
 	"strings"
@@ -442,6 +443,52 @@ func TestConnPipelineBeforeReading(t *testing.T) {
 		got, err := difftest.ReadReply(r)
 		if err != nil || got != want {
 			t.Fatalf("reply %d: %q, %v", i, got[:min(len(got), 20)], err)
+		}
+	}
+}
+
+// connHalfClosed sends raw, ends the connection's input and returns all
+// the server sent before closing.
+func connHalfClosed(t *testing.T, addr string, raw []byte) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).CloseWrite()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	out, err := io.ReadAll(c)
+	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("%.60q: %v after %.200q", raw, err, out)
+	}
+	return string(out)
+}
+
+// Random input built from pieces of RESP and inline syntax, ended by the
+// client closing its side: both servers answer the same, protocol errors
+// included.
+func TestConnRandomProtocol(t *testing.T) {
+	newPair(t) // skips without redis-server
+	pieces := []string{
+		"*", "$", "1", "2", "3", "0", "-1", "10", "\r\n", "\r", "\n", " ", "\t", "PING", "ECHO",
+		"GET", "SET", "k", "v", "\"", "'", "\\x41", "\\n", "\\", "\x00", "\xff", "a\"b", "}",
+		"*2\r\n$4\r\nECHO\r\n$", "*1\r\n$4\r\nPING\r\n", "PING\r\n", "ECHO \"a b\"\r\n",
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := 0; i < 300; i++ {
+		var b strings.Builder
+		for n := 1 + r.IntN(24); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		raw := []byte(b.String())
+		want := connHalfClosed(t, shared.redis, raw)
+		got := connHalfClosed(t, sharedHotKV(t), raw)
+		if want != got {
+			t.Errorf("%q\n redis: %.300q\n hotkv: %.300q", raw, want, got)
 		}
 	}
 }
