@@ -20,6 +20,7 @@ type redisProc struct {
 	addr    string
 	logPath string
 	exited  chan struct{}
+	start   func(port int) *exec.Cmd
 }
 
 // startRedisIn starts redis-server with "dir" dir and appendonly yes
@@ -31,21 +32,31 @@ func startRedisIn(t *testing.T, dir string, extra ...string) *redisProc {
 	if err != nil {
 		t.Skip("SKIPPING differential test: " + difftest.ErrNoRedis.Error())
 	}
-	port := difftest.FreePort(t)
 	logPath := filepath.Join(t.TempDir(), "redis.log")
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "",
-		"--appendonly", "yes", "--daemonize", "no", "--logfile", logPath}, extra...)
-	p := &redisProc{cmd: exec.Command(bin, args...), addr: "127.0.0.1:" + strconv.Itoa(port),
-		logPath: logPath, exited: make(chan struct{})}
+	p := &redisProc{logPath: logPath, start: func(port int) *exec.Cmd {
+		args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "",
+			"--appendonly", "yes", "--daemonize", "no", "--logfile", logPath}, extra...)
+		return exec.Command(bin, args...)
+	}}
+	p.run(t)
+	t.Cleanup(p.kill)
+	return p
+}
+
+// run starts the server on a free port.
+func (p *redisProc) run(t testing.TB) {
+	port := difftest.FreePort(t)
+	p.addr = "127.0.0.1:" + strconv.Itoa(port)
+	p.cmd = p.start(port)
+	p.exited = make(chan struct{})
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := p.exited
 	go func() {
 		p.cmd.Wait()
-		close(p.exited)
+		close(exited)
 	}()
-	t.Cleanup(p.kill)
-	return p
 }
 
 // kill stops the server at once (SIGKILL: it writes nothing more).
@@ -62,6 +73,13 @@ func (p *redisProc) waitReady(t testing.TB) bool {
 	for time.Now().Before(deadline) {
 		select {
 		case <-p.exited:
+			if strings.Contains(p.log(), "Address already in use") {
+				// Another process took the free port first (a busy
+				// machine): start again on another one.
+				os.Remove(p.logPath)
+				p.run(t)
+				continue
+			}
 			return false
 		default:
 		}
