@@ -777,3 +777,32 @@ func incrSize(t *testing.T, dir string) int64 {
 	}
 	return n
 }
+
+// The file's commands are replayed without the slow log and MONITOR
+// seeing them, at start-up and by DEBUG LOADAOF, as Redis runs them
+// without call(). (With every command logged, the replay once crashed on
+// its client's missing connection.)
+func TestAOFReplayUnseen(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--appendonly", "yes", "--dir", dir, "--slowlog-log-slower-than", "0", "--enable-debug-command", "yes"}
+	s, addr := startServer(t, args...)
+	c := difftest.Dial(t, addr)
+	for _, cmd := range aofData {
+		c.Do(cmd...)
+	}
+	shutdown(t, s)
+	_, addr = startServer(t, args...)
+	c = difftest.Dial(t, addr)
+	expect(t, c, ":0\r\n", "SLOWLOG", "LEN")
+	mon := difftest.Dial(t, addr)
+	expect(t, mon, "+OK\r\n", "MONITOR")
+	expect(t, c, "+OK\r\n", "SLOWLOG", "RESET")
+	expect(t, c, "+OK\r\n", "DEBUG", "LOADAOF")
+	// As in Redis: SLOWLOG RESET and DEBUG LOADAOF, logged after they ran.
+	expect(t, c, ":2\r\n", "SLOWLOG", "LEN")
+	// MONITOR shows neither the admin commands nor the replay.
+	expect(t, c, "+OK\r\n", "SET", "x", "1")
+	if line := mon.Read(); !strings.HasSuffix(line, `"SET" "x" "1"`+"\r\n") {
+		t.Errorf("MONITOR saw %q first", line)
+	}
+}

@@ -64,7 +64,8 @@ type Client struct {
 	engine   *Client
 	scripted bool
 	// replaying marks the client that replays the append-only file: its
-	// writes are not propagated (they come from the file). callerLocks
+	// writes are not propagated (they come from the file), and MONITOR and
+	// the slow log do not see its commands, as in Redis. callerLocks
 	// marks one whose guard is its caller's and holds the global lock
 	// exclusively (DEBUG LOADAOF's replay): its commands take and release
 	// no lock.

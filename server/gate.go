@@ -65,7 +65,7 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.queue(cmd, args)
 		return
 	}
-	if s.monitors.Load() > 0 && cmd.monitored() {
+	if s.monitors.Load() > 0 && cmd.monitored() && !c.replaying {
 		s.feedMonitors(c, args)
 	}
 	s.call(c, cmd, args)
@@ -238,7 +238,9 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	c.mark = end
 	d := end - start
 	c.stats.count(cmd, d, c.errors != errsBefore)
-	s.slowlog.maybeAdd(s, c, cmd, args, d)
+	if !c.replaying { // Redis runs the file's commands without call()
+		s.slowlog.maybeAdd(s, c, cmd, args, d)
+	}
 }
 
 // acquire takes the locks a command needs: the global lock exclusively

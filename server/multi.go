@@ -146,7 +146,7 @@ func cmdExec(c *Client, args [][]byte) {
 	c.w.Array(len(tx.queue))
 	s := c.srv
 	for _, q := range tx.queue {
-		if s.monitors.Load() > 0 && q.cmd.monitored() {
+		if s.monitors.Load() > 0 && q.cmd.monitored() && !c.replaying {
 			s.feedMonitors(c, q.args) // as Redis: when they run
 		}
 		start := monoNow()
