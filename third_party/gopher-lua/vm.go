@@ -1009,7 +1009,7 @@ func init() {
 						}
 					}
 				} else {
-					L.RaiseError("__len undefined")
+					L.RaiseError("attempt to get length of a %v value", lv.Type().String())
 				}
 			}
 			return 0
