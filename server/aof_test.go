@@ -855,3 +855,39 @@ func shortExpiry(args []string) bool {
 	}
 	return false
 }
+
+// TestRDBRandomLoad: random data of every kind saved by HotKV (SAVE)
+// loads into redis-server as the same data, at several points of a random
+// command sequence.
+func TestRDBRandomLoad(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("SKIPPING: redis-server is missing")
+	}
+	dir := t.TempDir()
+	_, addr := startServer(t, "--dir", dir)
+	c := difftest.Dial(t, addr)
+	r := rand.New(rand.NewPCG(31, 0xdb))
+	for i := 1; i <= 2000; i++ {
+		args := randomCommand(r)
+		if shortExpiry(args) {
+			continue
+		}
+		c.Do(args...)
+		if i%400 == 0 {
+			expect(t, c, "+OK\r\n", "SAVE")
+			want := dataset(t, c)
+			rdir := t.TempDir()
+			data, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(rdir, "dump.rdb"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			raddr := difftest.StartRedis(t, "--dir", rdir)
+			if got := dataset(t, difftest.Dial(t, raddr)); got != want {
+				t.Fatalf("after %d commands, redis-server on HotKV's dump.rdb:\n got %s\nwant %s", i, got, want)
+			}
+		}
+	}
+}
