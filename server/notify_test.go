@@ -2,6 +2,8 @@ package server
 
 import (
 	"bufio"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"testing"
@@ -275,4 +277,49 @@ ZRANGE nokey 0 -1
 LPUSH nokey2 x
 INCR nokey3
 `)
+}
+
+// TestNotifyRandom: the events of random commands of every kind (the
+// templates of TestRandomDifferential), command by command, as Redis.
+func TestNotifyRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 0xe7))
+	var lines []string
+	for len(lines) < 1500 {
+		args := randomCommand(r)
+		if shortExpiry(args) {
+			continue
+		}
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = redisQuote(a)
+		}
+		lines = append(lines, strings.Join(quoted, " "))
+	}
+	raddr := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, haddr := startServer(t, "--enable-debug-command", "yes")
+	want, got := eventLog(t, raddr, lines), eventLog(t, haddr, lines)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("command %d:\nredis: %s\nhotkv: %s", i, want[i], got[i])
+		}
+	}
+}
+
+// redisQuote quotes s as redis-cli reads a double-quoted argument.
+func redisQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '"' || ch == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		case ch < ' ' || ch > '~':
+			fmt.Fprintf(&b, "\\x%02x", ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
