@@ -82,6 +82,8 @@ var randomTemplates = []string{
 	"GEODIST K M M km", "GEOHASH K M", "GEOSEARCH K FROMMEMBER M BYRADIUS 300 km ASC",
 	// hash extras
 	"HSETNX K M N", "HINCRBY K M -1", "HSTRLEN K M",
+	// databases
+	"SELECT I", "MOVE K I", "SWAPDB I I", "COPY K K DB I", "COPY K K DB I REPLACE", "DBSIZE",
 }
 
 // unorderedCommands have replies whose element order Redis does not fix
