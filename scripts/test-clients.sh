@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the client libraries' test suites (clients/<language>) against a
-# HotKV built from this tree, installing their packages from the
+# Runs the client libraries' test suites (clients/<language>) and the
+# compatibility checks of unchanged third-party libraries (compat/<name>)
+# against a HotKV built from this tree, installing their packages from the
 # registries. Each suite starts its own server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,3 +28,6 @@ echo "== clients/node"
 
 echo "== clients/java"
 (cd clients/java && mvn -q -B test)
+
+echo "== compat/bullmq"
+(cd compat/bullmq && npm ci --no-audit --no-fund --loglevel=error && npm test)
