@@ -468,6 +468,14 @@ func (db *DB) Set(key []byte, e *Entry) {
 // caller holds key's tag lock exclusively.
 func (db *DB) Updated(key []byte, e *Entry) {
 	db.modified(e.key) // the caller's tag lock keeps e.key stable
+	db.Resized(key, e)
+}
+
+// Resized re-accounts the memory of e, key's live entry, after a change
+// that is not a modification of its value (an encoding conversion): no
+// OnModify, so WATCH is not touched, as Redis's conversions do not signal
+// the key. The caller holds key's tag lock exclusively.
+func (db *DB) Resized(key []byte, e *Entry) {
 	n := e.memSize(len(key))
 	if d := n - e.size; d != 0 {
 		e.size = n

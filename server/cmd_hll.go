@@ -42,7 +42,15 @@ func cmdPfadd(c *Client, args [][]byte) {
 		return
 	}
 	nv, changed, err := hll.Add(e.Str, c.maxSparse(), args[2:]...)
-	c.storeHLL(key, e, nv)
+	if !changed {
+		// Redis unshares the value (raw) but signals nothing: WATCH is
+		// not touched.
+		e.Str = nv
+		e.MarkRaw()
+		c.db.Resized(key, e)
+	} else {
+		c.storeHLL(key, e, nv)
+	}
 	if err != nil {
 		c.propagateNothing()
 		c.hllError(err)

@@ -511,7 +511,7 @@ func sortConvertZSet(c *Client, key []byte, e *keyspace.Entry) {
 		return true
 	})
 	e.Obj = zset.NewFromSorted(elems, false)
-	c.db.Updated(key, e)
+	c.db.Resized(key, e) // a conversion: not a change WATCH sees, as in Redis
 }
 
 // sortLoadRange loads count elements of a list or sorted set from rank

@@ -281,7 +281,7 @@ func cmdXAdd(c *Client, args [][]byte) {
 	s := streamOf(e)
 	id, err := s.Add(ta.id, c.db.Now(), args[fieldPos:], c.streamLimits())
 	if err != nil {
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 		c.streamErr(err)
 		return
 	}
@@ -478,7 +478,7 @@ func cmdXSetID(c *Client, args [][]byte) {
 		c.streamErr(err)
 		return
 	}
-	c.db.Updated(key, e)
+	c.db.Resized(key, e)
 	c.w.OK()
 	c.notify(evStream, "xsetid", key)
 }
@@ -500,7 +500,7 @@ func cmdXAck(c *Client, args [][]byte) {
 	}
 	n := g.Ack(ids...)
 	if n > 0 {
-		c.db.Updated(args[1], e)
+		c.db.Resized(args[1], e)
 		c.propagate(args...)
 	}
 	c.w.Int(int64(n))
@@ -746,7 +746,7 @@ func cmdXClaim(c *Client, args [][]byte) {
 		propagated = true
 	}
 	if propagated || r.Created {
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 	}
 }
 
@@ -835,7 +835,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 		i++
 	}
 	if len(r.Claimed) > 0 || len(r.Deleted) > 0 || r.Created {
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 	}
 }
 
@@ -916,7 +916,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 			c.streamErr(err)
 			return
 		}
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 		c.w.OK()
 		c.notify(evStream, "xgroup-create", key)
 	case setid:
@@ -935,7 +935,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 			}
 		}
 		g.SetID(id, entriesRead)
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 		c.w.OK()
 		c.notify(evStream, "xgroup-setid", key)
 	case equalFold(opt, "destroy"):
@@ -944,7 +944,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 			c.w.Int(0)
 			return
 		}
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 		c.w.Int(1)
 		c.notify(evStream, "xgroup-destroy", key)
 		// Blocked XREADGROUP clients of the group get NOGROUP.
@@ -955,7 +955,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 			c.w.Int(0)
 			return
 		}
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 		c.w.Int(1)
 		c.notify(evStream, "xgroup-createconsumer", key)
 	default: // delconsumer
@@ -965,7 +965,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 			c.w.Int(0)
 			return
 		}
-		c.db.Updated(key, e)
+		c.db.Resized(key, e)
 		c.w.Int(int64(pending))
 		c.notify(evStream, "xgroup-delconsumer", key)
 	}

@@ -243,7 +243,7 @@ func (c *Client) xreadNow(sp *xreadSpec) bool {
 		if gt != stream.MaxID {
 			cons := c.readConsumer(key, g, sp, now)
 			rs = append(rs, xreadResult{key, s.ReadHistory(cons, gt, sp.count, now)})
-			c.db.Updated(key, e)
+			c.db.Resized(key, e)
 			continue
 		}
 		if last, ok := s.LastValidID(); !ok || last.Compare(g.LastID()) <= 0 {
@@ -291,7 +291,7 @@ func (c *Client) readNew(key []byte, e *keyspace.Entry, g *stream.Group, sp *xre
 			c.propagateGroupID(key, sp.group, g)
 		}
 	}
-	c.db.Updated(key, e)
+	c.db.Resized(key, e)
 	return es
 }
 

@@ -116,14 +116,13 @@ func (c *Client) zsetLimits() (entries, value int) {
 // zsetChanged accounts for an in-place change of the set at key, deleting
 // the key when the set is empty.
 func (c *Client) zsetChanged(key []byte, e *keyspace.Entry, event string, changed bool) {
-	if changed {
-		c.notify(evZset, event, key)
+	if !changed {
+		return // nothing to signal: WATCH is not touched, as in Redis
 	}
+	c.notify(evZset, event, key)
 	if zsetOf(e).Len() == 0 {
 		c.db.Delete(key)
-		if changed {
-			c.notify(evGeneric, "del", key)
-		}
+		c.notify(evGeneric, "del", key)
 		return
 	}
 	c.db.Updated(key, e)
@@ -227,8 +226,7 @@ options:
 		maxEntries, maxValue := c.zsetLimits()
 		for j, s := range scores {
 			out, ns := z.Add(pairs[2*j+1], s, flags, maxEntries, maxValue)
-			if out&zset.NaN != 0 {
-				c.db.Updated(key, e)
+			if out&zset.NaN != 0 { // INCR's one pair: nothing changed
 				c.errorReply(errZScoreNaN)
 				return
 			}
