@@ -366,6 +366,7 @@ func (db *DB) Prefetch(keys [][]byte) {
 		keys = keys[n:]
 	}
 }
+
 // Peek is Get without updating the access time (OBJECT, TYPE with
 // NO-TOUCH, SCAN).
 func (db *DB) Peek(key []byte) *Entry {
