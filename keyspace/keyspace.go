@@ -56,7 +56,7 @@ type Entry struct {
 	Kind   Kind
 	flags  uint8         // flagKeyed, flagRaw
 	shard  uint16        // index of the shard holding the entry, for accounting
-	hash   atomic.Uint64 // hashKey(key), set with key (atomic for table.warm)
+	hash   atomic.Uint64 // hashKey(key), set with key (atomic: DB.Prefetch reads it unlocked)
 	key    string        // the key; short keys point into keyInline
 	// inline holds small string values: Str points into it, so reading the
 	// value touches no memory beyond the entry's own.

@@ -10,7 +10,7 @@ import "sync/atomic"
 // key's bytes from a separate allocation).
 //
 // The caller computes the hash (the keyspace already has it from choosing
-// the shard) and holds the shard's mutex, except for warm, which only
+// the shard) and holds the shard's mutex, except for home, which only
 // reads, atomically, without locks: the slot array is published through
 // pub and entry pointers are atomic (plain moves on amd64).
 type table struct {
