@@ -411,11 +411,7 @@ func debugLoadAOF(c *Client) {
 		c.errorReply(errDebugLoadAOFNone)
 		return
 	}
-	for i, db := range s.dbs {
-		s.touchWatchedExisting(i)
-		db.Flush()
-	}
-	s.scripting.engine.FlushLibraries()
+	s.emptyData()
 	res, err := s.loadAOF(d, c.guard)
 	if err != nil {
 		logFatal("DEBUG LOADAOF: %v", err)

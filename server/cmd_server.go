@@ -196,6 +196,17 @@ func cmdDebug(c *Client, args [][]byte) {
 	}
 }
 
+// emptyData empties every database (touching the keys watched there) and
+// the function libraries, before DEBUG RELOAD or DEBUG LOADAOF loads the
+// data again, as Redis's emptyData. The caller holds the global lock.
+func (s *Server) emptyData() {
+	for i, db := range s.dbs {
+		s.touchWatchedExisting(i)
+		db.Flush()
+	}
+	s.scripting.engine.FlushLibraries()
+}
+
 // debugReload is DEBUG RELOAD: save the dataset, empty it and load the
 // file back, under the global lock DEBUG holds.
 func debugReload(c *Client) {
@@ -204,11 +215,7 @@ func debugReload(c *Client) {
 		c.errorReply(errDebugReloadSave)
 		return
 	}
-	for i, db := range s.dbs {
-		s.touchWatchedExisting(i)
-		db.Flush()
-	}
-	s.scripting.engine.FlushLibraries()
+	s.emptyData()
 	if err := s.LoadSnapshot(); err != nil {
 		s.logf("DEBUG RELOAD: %v", err)
 		c.errorReply(errDebugReloadLoad)

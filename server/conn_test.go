@@ -20,6 +20,18 @@ import (
 // the connection itself (QUIT, or a protocol error).
 func connTranscript(t *testing.T, addr string, raw []byte) string {
 	t.Helper()
+	return connExchange(t, addr, raw, false)
+}
+
+// connHalfClosed is connTranscript for any input: the client ends its
+// side of the connection after raw.
+func connHalfClosed(t *testing.T, addr string, raw []byte) string {
+	t.Helper()
+	return connExchange(t, addr, raw, true)
+}
+
+func connExchange(t *testing.T, addr string, raw []byte, halfClose bool) string {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +39,9 @@ func connTranscript(t *testing.T, addr string, raw []byte) string {
 	defer c.Close()
 	if _, err := c.Write(raw); err != nil {
 		t.Fatal(err)
+	}
+	if halfClose {
+		c.(*net.TCPConn).CloseWrite()
 	}
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	out, err := io.ReadAll(c)
@@ -445,27 +460,6 @@ func TestConnPipelineBeforeReading(t *testing.T) {
 			t.Fatalf("reply %d: %q, %v", i, got[:min(len(got), 20)], err)
 		}
 	}
-}
-
-// connHalfClosed sends raw, ends the connection's input and returns all
-// the server sent before closing.
-func connHalfClosed(t *testing.T, addr string, raw []byte) string {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Write(raw); err != nil {
-		t.Fatal(err)
-	}
-	c.(*net.TCPConn).CloseWrite()
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	out, err := io.ReadAll(c)
-	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
-		t.Fatalf("%.60q: %v after %.200q", raw, err, out)
-	}
-	return string(out)
 }
 
 // Random input built from pieces of RESP and inline syntax, ended by the
