@@ -135,8 +135,11 @@ func TestRandomDifferential(t *testing.T) {
 		seeds = []uint64{*randomSeed}
 	}
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+		proto := fmt.Sprint(2 + seed%2) // odd seeds speak RESP3
+		t.Run(fmt.Sprint("seed=", seed, "/RESP", proto), func(t *testing.T) {
 			p := newPair(t)
+			p.Redis.Do("HELLO", proto) // the replies name each server
+			p.HotKV.Do("HELLO", proto)
 			r := rand.New(rand.NewPCG(seed, 0x5eed))
 			var transcript []string
 			for step := 0; step < *randomSteps; step++ {
