@@ -38,12 +38,17 @@ var randomArgsSkip = map[string]bool{
 	"evalsha": true, "evalsha_ro": true, "fcall": true, "fcall_ro": true, "function": true,
 	"script": true, "xadd": true, "auth": true, "reset": true, "readonly": true, "readwrite": true,
 	"asking": true, "pfdebug": true, "pfselftest": true, "migrate": true, "role": true,
-	"multi": true, "exec": true, "watch": true, "blpop": true, "brpop": true,
-	"brpoplpush": true, "blmove": true, "blmpop": true, "bzpopmin": true, "bzpopmax": true,
-	"bzmpop": true,
+	"multi": true, "exec": true, "watch": true,
 	// Relative expiries would expire keys at slightly different moments
 	// on the two servers (absolute ones in the past are fine).
 	"expire": true, "pexpire": true, "setex": true, "psetex": true,
+}
+
+// randomArgsBlocking lists commands that could wait forever: they are
+// sent only inside MULTI and from scripts, where they never block.
+var randomArgsBlocking = map[string]bool{
+	"blpop": true, "brpop": true, "brpoplpush": true, "blmove": true, "blmpop": true,
+	"bzpopmin": true, "bzpopmax": true, "bzmpop": true,
 }
 
 // randomArgsLoose lists commands whose successful replies may differ (time,
@@ -175,8 +180,12 @@ func randomArgsRun(t *testing.T, proto string, commands map[string]docArgs) {
 			if (name == "zrank" || name == "zrevrank") && len(args) >= 4 {
 				continue // HotKV takes Redis 7.2's WITHSCORE and arity (docs/compatibility.md)
 			}
-			inTx := try%4 == 2 // in a transaction: queued, then run by EXEC
-			if try%4 == 3 {
+			mode := try % 4 // 0, 1: plain; 2: in a transaction; 3: from a script
+			if randomArgsBlocking[name] {
+				mode = 2 + try%2
+			}
+			inTx := mode == 2 // queued, then run by EXEC
+			if mode == 3 {
 				// From a script: the errors and refusals redis.pcall gives.
 				args = append([]string{"EVAL", "return redis.pcall(unpack(ARGV))", "0"}, args...)
 			}
