@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"math/big"
 	"time"
 
 	"github.com/hotkv/hotkv/resp"
@@ -21,22 +22,24 @@ func listBlockingCommands() []*Command {
 	}
 }
 
-// timeoutArg parses a blocking command's timeout in seconds (decimals
-// allowed) as Redis does: the value times 1000, truncated to an integer
-// number of milliseconds; 0 waits forever. Like Redis's cast, a value too
-// large for that is reported as negative.
+// timeoutArg parses a blocking command's timeout in seconds as Redis's
+// getTimeoutFromObjectOrReply does: a long double (string2ld: decimals,
+// exponents, hex, inf), times 1000, cast to an integer number of
+// milliseconds; 0 waits forever. Like the cast on x86, a value too large
+// for that (inf included) comes out negative.
 func (c *Client) timeoutArg(b []byte) (time.Duration, bool) {
-	f, ok := parseFloat(b)
+	f, ok := parseLongDouble(b)
 	if !ok {
 		c.errorReply(errTimeoutNotFloat)
 		return 0, false
 	}
-	ms := math.Trunc(f * 1000)
-	if ms < 0 || ms >= math.MaxInt64 || math.IsNaN(ms) {
+	ms := new(big.Float).Mul(f, big.NewFloat(1000))
+	if ms.Sign() < 0 || ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 {
 		c.errorReply(errTimeoutNegative)
 		return 0, false
 	}
-	return time.Duration(ms) * time.Millisecond, true
+	n, _ := ms.Int64() // truncated toward zero, as the cast
+	return time.Duration(n) * time.Millisecond, true
 }
 
 // BLPOP key [key ...] timeout
@@ -145,11 +148,12 @@ func (c *Client) moveAndPropagate(src, dst []byte, fromFront, toFront bool, ends
 
 // BLMPOP timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]
 func cmdBLMPop(c *Client, args [][]byte) {
-	timeout, ok := c.timeoutArg(args[1])
+	// As Redis: numkeys, the direction and COUNT, then the timeout.
+	keys, front, count, ok := c.parseMPop(args, 2)
 	if !ok {
 		return
 	}
-	keys, front, count, ok := c.parseMPop(args, 2)
+	timeout, ok := c.timeoutArg(args[1])
 	if !ok || c.listMPop(keys, front, count) {
 		return
 	}

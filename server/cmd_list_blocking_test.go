@@ -44,6 +44,23 @@ func TestListBlockingImmediate(t *testing.T) {
 		BLMPOP 0 3 l LEFT
 		BLPOP l
 		BLMOVE a b
+		BLPOP l 1e400
+		BLPOP l 1e5000
+		BLPOP l -inf
+		BLPOP l " 1"
+		RPUSH l3 x y
+		BLPOP l3 0x10
+		BLPOP l3 0x1p-3
+		BLMPOP x 0 l LEFT
+		BLMPOP x 1 l UP
+		BLMPOP x 1 l LEFT COUNT 0
+		BLMPOP 1e400 1 l LEFT
+		ZADD z 1 a
+		BZMPOP x 0 z MIN
+		BZMPOP x 1 z MIDDLE
+		BZMPOP inf 1 z MIN
+		BZPOPMIN z 0x10
+		BZPOPMAX z 1e400
 	`)
 	p.Redis.Do("HELLO", "3")
 	p.HotKV.Do("HELLO", "3")

@@ -40,11 +40,12 @@ func (c *Client) blockingZPop(args [][]byte, max bool) {
 
 // BZMPOP timeout numkeys key [key ...] <MIN | MAX> [COUNT count]
 func cmdBZMPop(c *Client, args [][]byte) {
-	timeout, ok := c.timeoutArg(args[1])
+	// As Redis: numkeys, MIN or MAX and COUNT, then the timeout.
+	keys, max, count, ok := c.parseZMPop(args, 2)
 	if !ok {
 		return
 	}
-	keys, max, count, ok := c.parseZMPop(args, 2)
+	timeout, ok := c.timeoutArg(args[1])
 	if !ok || c.zpopFirst(keys, max, count, popKeyNested) {
 		return
 	}
