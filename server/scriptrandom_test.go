@@ -38,6 +38,15 @@ var scriptExprs = []string{
 	"redis.setresp(3)", "redis.setresp(4)", "redis.log(redis.LOG_WARNING, 'w')", "redis.breakpoint()",
 	"redis.set_repl(redis.REPL_ALL)", "redis.replicate_commands()", "redis.REDIS_VERSION",
 	"redis.REDIS_VERSION_NUM", "loadstring", "getmetatable('')", "rawget(_G, 'x')",
+	// RESP3 replies inside the script, and back out (then RESP2 again, as
+	// maps would come out in Lua's table order, docs/compatibility.md)
+	"(function() redis.setresp(3) local r = redis.call('ZSCORE', KEYS[3], 'a') redis.setresp(2) return r end)()",
+	"(function() redis.setresp(3) local r = redis.call('SMEMBERS', 'nokey') redis.setresp(2) return r end)()",
+	"(function() redis.setresp(3) local r = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES') redis.setresp(2) return r end)()",
+	"(function() redis.setresp(3) local r = redis.call('GET', 'nokey') redis.setresp(2) return r end)()",
+	"(function() redis.setresp(3) local r = redis.call('HGETALL', KEYS[2]) redis.setresp(2) return r.map and 'map' end)()",
+	"(function() redis.setresp(3) local r = redis.call('ZSCORE', KEYS[3], 'a') redis.setresp(2) return type(r) == 'table' and r.double end)()",
+	"{map={a=1}}", "{set={x=true}}", "{double=1.5}", "{double='x'}", "{big_number='123'}",
 }
 
 // TestScriptRandomDifferential runs random scripts returning random
