@@ -1,7 +1,6 @@
 package server
 
 import (
-	"math"
 	"math/big"
 	"time"
 
@@ -22,11 +21,12 @@ func listBlockingCommands() []*Command {
 	}
 }
 
-// timeoutArg parses a blocking command's timeout in seconds as Redis's
-// getTimeoutFromObjectOrReply does: a long double (string2ld: decimals,
-// exponents, hex, inf), times 1000, cast to an integer number of
-// milliseconds; 0 waits forever. Like the cast on x86, a value too large
-// for that (inf included) comes out negative.
+// timeoutArg parses a blocking command's timeout in seconds as Redis
+// 7.0's getTimeoutFromObjectOrReply does: a long double (string2ld:
+// decimals, exponents, hex, inf), times 1000, rounded up to whole
+// milliseconds (ceill: 0.0001 waits 1 ms, -0.0001 rounds to 0 and waits
+// forever) and cast to an integer; 0 waits forever. Like the cast on x86,
+// a value too large (inf included) comes out negative.
 func (c *Client) timeoutArg(b []byte) (time.Duration, bool) {
 	f, ok := parseLongDouble(b)
 	if !ok {
@@ -34,12 +34,19 @@ func (c *Client) timeoutArg(b []byte) (time.Duration, bool) {
 		return 0, false
 	}
 	ms := new(big.Float).Mul(f, big.NewFloat(1000))
-	if ms.Sign() < 0 || ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 {
+	var n *big.Int
+	if !ms.IsInf() {
+		var acc big.Accuracy
+		n, acc = ms.Int(nil) // toward zero: the ceiling of a negative value
+		if ms.Sign() > 0 && acc == big.Below {
+			n.Add(n, big.NewInt(1))
+		}
+	}
+	if n == nil || !n.IsInt64() || n.Sign() < 0 {
 		c.errorReply(errTimeoutNegative)
 		return 0, false
 	}
-	n, _ := ms.Int64() // truncated toward zero, as the cast
-	return time.Duration(n) * time.Millisecond, true
+	return time.Duration(n.Int64()) * time.Millisecond, true
 }
 
 // BLPOP key [key ...] timeout
