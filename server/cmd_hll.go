@@ -42,15 +42,7 @@ func cmdPfadd(c *Client, args [][]byte) {
 		return
 	}
 	nv, changed, err := hll.Add(e.Str, c.maxSparse(), args[2:]...)
-	if !changed {
-		// Redis unshares the value (raw) but signals nothing: WATCH is
-		// not touched.
-		e.Str = nv
-		e.MarkRaw()
-		c.db.Resized(key, e)
-	} else {
-		c.storeHLL(key, e, nv)
-	}
+	c.storeHLL(key, e, nv, changed)
 	if err != nil {
 		c.propagateNothing()
 		c.hllError(err)
@@ -73,11 +65,17 @@ func newHLLEntry(v []byte) *keyspace.Entry {
 	return e
 }
 
-// storeHLL makes v the value of e, key's string entry.
-func (c *Client) storeHLL(key []byte, e *keyspace.Entry, v []byte) {
+// storeHLL makes v the value of e, key's string entry, a raw string as
+// Redis unshares it. Only a change signals the key (WATCH): a PFADD that
+// set no register leaves it untouched, as in Redis.
+func (c *Client) storeHLL(key []byte, e *keyspace.Entry, v []byte, changed bool) {
 	e.Str = v
 	e.MarkRaw()
-	c.db.Updated(key, e)
+	if changed {
+		c.db.Updated(key, e)
+	} else {
+		c.db.Resized(key, e)
+	}
 }
 
 // unionHLL merges the HyperLogLogs of keys into u (a missing key is an
@@ -120,7 +118,7 @@ func cmdPfcount(c *Client, args [][]byte) {
 		// The cached count is written back as Redis does, unless the key
 		// is only read-locked (a read-only script): then it is not.
 		if updated && c.guard.Covers(key, true) {
-			c.storeHLL(key, e, nv)
+			c.storeHLL(key, e, nv, true)
 			c.propagate(args...)
 		}
 		c.w.Int(int64(n))
@@ -153,7 +151,7 @@ func cmdPfmerge(c *Client, args [][]byte) {
 	if e == nil {
 		c.db.Set(key, newHLLEntry(nv))
 	} else {
-		c.storeHLL(key, e, nv)
+		c.storeHLL(key, e, nv, true)
 	}
 	c.notify(evString, "pfadd", key)
 	c.w.OK()
