@@ -10,27 +10,6 @@ import (
 	"time"
 )
 
-// File is the file an Appender writes: the current incremental file.
-// *os.File satisfies it; OSFile adapts one to sync as Redis does.
-// Implementations must allow Sync to run concurrently with Write (the
-// background fsync of appendfsync everysec).
-type File interface {
-	Write(p []byte) (int, error)
-	// Sync makes the data written durable (fsync or fdatasync).
-	Sync() error
-	// Truncate changes the file's size (ftruncate): it undoes a short
-	// write.
-	Truncate(size int64) error
-}
-
-// OSFile adapts f so that Sync is fdatasync on Linux, as Redis's
-// redis_fsync (fsync elsewhere). Close closes f.
-func OSFile(f *os.File) File { return osFile{f} }
-
-type osFile struct{ *os.File }
-
-func (f osFile) Sync() error { return fdatasync(f.File) }
-
 // FsyncPolicy is appendfsync.
 type FsyncPolicy int
 
@@ -38,8 +17,8 @@ const (
 	// FsyncEverySec: Flush writes, and a background fsync runs at most
 	// once per second (Redis's default).
 	FsyncEverySec FsyncPolicy = iota
-	// FsyncAlways: Flush writes and fsyncs before it returns; see also
-	// GroupCommitter.
+	// FsyncAlways: Flush writes and fsyncs before it returns; the file
+	// keeps zeros written ahead of the data (see OSFile).
 	FsyncAlways
 	// FsyncNo: never fsync; the operating system flushes when it wants.
 	FsyncNo
@@ -303,6 +282,13 @@ func (a *Appender) Flush(force bool) (FlushResult, error) {
 		}
 		res.Written = n
 	}
+	if sp, ok := a.f.(spacer); ok {
+		if a.Policy == FsyncAlways {
+			sp.Reserve(preallocStep)
+		} else {
+			sp.Trim()
+		}
+	}
 	if a.SkipFsync {
 		return res, nil
 	}
@@ -324,8 +310,8 @@ func (a *Appender) Flush(force bool) (FlushResult, error) {
 }
 
 // Reopen switches to a new current file f of size size (a rotation:
-// Dir.RotateIncr), keeping the buffer. The old file is fsynced and, if it
-// is an io.Closer, closed in the background
+// Dir.RotateIncr), keeping the buffer. The old file is trimmed (see
+// OSFile), fsynced and, if it is an io.Closer, closed in the background
 // (aof_background_fsync_and_close); the outcome of that fsync is
 // remembered like any other.
 func (a *Appender) Reopen(f File, size int64) {
@@ -336,11 +322,15 @@ func (a *Appender) Reopen(f File, size int64) {
 	}
 }
 
-// Close waits for the background fsyncs and stops their goroutine. It
-// does not close the current file, nor write the buffer.
+// Close waits for the background fsyncs, stops their goroutine and
+// trims the current file (see OSFile). It does not close the file, nor
+// write the buffer.
 func (a *Appender) Close() error {
 	if bg := a.bg.Swap(nil); bg != nil {
 		bg.stop()
+	}
+	if sp, ok := a.f.(spacer); ok {
+		sp.Trim()
 	}
 	return a.Err()
 }
@@ -409,6 +399,9 @@ func (w *bgWorker) run() {
 		w.jobs = w.jobs[1:]
 		w.mu.Unlock()
 
+		if sp, ok := j.f.(spacer); ok && j.close {
+			sp.Trim()
+		}
 		err := j.f.Sync()
 		if errors.Is(err, syscall.EBADF) || errors.Is(err, syscall.EINVAL) {
 			err = nil // as bio.c: the file may have been closed meanwhile

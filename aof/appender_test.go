@@ -3,11 +3,9 @@ package aof
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -377,149 +375,6 @@ func TestAppenderReopen(t *testing.T) {
 	}
 }
 
-// TestGroupCommit has goroutines commit concurrently: each Commit returns
-// once its bytes are durable, the bytes are in the file in commit order,
-// and fsyncs are shared.
-func TestGroupCommit(t *testing.T) {
-	f := &fakeFile{syncDelay: 300 * time.Microsecond}
-	a := NewAppender(f, 0)
-	g := NewGroupCommitter(a)
-	const goroutines, commits = 16, 40
-	var wg sync.WaitGroup
-	errs := make(chan error, goroutines)
-	for id := range goroutines {
-		wg.Go(func() {
-			for seq := range commits {
-				p := []byte(fmt.Sprintf("<%d:%d>", id, seq))
-				if err := g.Commit(p); err != nil {
-					errs <- err
-					return
-				}
-				data, durable, _ := f.state()
-				if i := strings.Index(data, string(p)); i < 0 || i+len(p) > durable {
-					errs <- fmt.Errorf("%s returned before it was durable", p)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data, durable, syncs := f.state()
-	if durable != len(data) {
-		t.Fatal("not all durable")
-	}
-	next := make([]int, goroutines)
-	for _, rec := range strings.Split(strings.Trim(data, "<>"), "><") {
-		id, seq, _ := strings.Cut(rec, ":")
-		i, _ := strconv.Atoi(id)
-		s, _ := strconv.Atoi(seq)
-		if s != next[i] {
-			t.Fatalf("goroutine %d: commit %d found where %d expected", i, s, next[i])
-		}
-		next[i]++
-	}
-	batches, gsyncs := g.Stats()
-	if gsyncs != uint64(syncs) || batches != gsyncs || syncs >= goroutines*commits/2 {
-		t.Fatalf("%d commits, %d batches, %d fsyncs", goroutines*commits, batches, syncs)
-	}
-	t.Logf("%d commits, %d fsyncs", goroutines*commits, syncs)
-	if err := g.Commit([]byte("late")); !errors.Is(err, ErrClosed) {
-		t.Fatal(err)
-	}
-}
-
-// TestGroupCommitBatches holds the first fsync while three more commits
-// arrive: they share the second fsync, and their bytes follow in commit
-// order.
-func TestGroupCommitBatches(t *testing.T) {
-	gate := make(chan struct{})
-	f := &fakeFile{syncGate: gate}
-	g := NewGroupCommitter(NewAppender(f, 0))
-	defer func() { f.set(func(f *fakeFile) { f.syncGate = nil }) }()
-	done := make(chan string, 4)
-	commit := func(s string) {
-		go func() {
-			if err := g.Commit([]byte(s)); err != nil {
-				done <- err.Error()
-				return
-			}
-			done <- s
-		}()
-	}
-	waiting := func(n int) {
-		for {
-			g.mu.Lock()
-			w := len(g.waiters)
-			g.mu.Unlock()
-			if w == n {
-				return
-			}
-			time.Sleep(100 * time.Microsecond)
-		}
-	}
-	commit("A")
-	for { // A's batch is in its fsync
-		if data, _, _ := f.state(); data == "A" {
-			break
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
-	commit("B")
-	waiting(1)
-	commit("C")
-	waiting(2)
-	commit("D")
-	waiting(3)
-	select {
-	case s := <-done:
-		t.Fatalf("%s returned before its fsync", s)
-	case <-time.After(10 * time.Millisecond):
-	}
-	gate <- struct{}{}
-	if s := <-done; s != "A" {
-		t.Fatal(s)
-	}
-	gate <- struct{}{}
-	for range 3 {
-		<-done
-	}
-	close(gate)
-	if data, durable, syncs := f.state(); data != "ABCD" || durable != 4 || syncs != 2 {
-		t.Fatal(data, durable, syncs)
-	}
-
-	// A failed fsync fails its batch; the next one succeeds.
-	f.set(func(f *fakeFile) { f.syncErr = errors.New("EIO") })
-	if err := g.Commit([]byte("E")); err == nil || err.Error() != "EIO" {
-		t.Fatal(err)
-	}
-	f.set(func(f *fakeFile) { f.syncErr = nil })
-	if err := g.Commit([]byte("F")); err != nil {
-		t.Fatal(err)
-	}
-	// A failed write keeps its bytes for the next batch.
-	f.set(func(f *fakeFile) { f.writeErr = errors.New("EIO") })
-	if err := g.Commit([]byte("G")); err == nil {
-		t.Fatal("write error not reported")
-	}
-	if err := g.Commit([]byte("H")); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if data, durable, _ := f.state(); data != "ABCDEFGH" || durable != 8 {
-		t.Fatal(data, durable)
-	}
-}
-
 // TestDirOperations covers OpenForAppend, RotateIncr, the AOF_WAIT_REWRITE
 // temporary file, InstallRewrite and DeleteHistory on disk.
 func TestDirOperations(t *testing.T) {
@@ -621,4 +476,82 @@ func TestDirOperations(t *testing.T) {
 	if !bytes.Equal(d.Manifest.Format(), []byte(want)) {
 		t.Fatal(string(d.Manifest.Format()))
 	}
+}
+
+// TestOSFilePreallocation: under always the file keeps zeros written
+// ahead of its data, grown again as the data nears their end; the data is
+// intact; the zeros go when the policy changes, at Close and from a file
+// left by a rotation.
+func TestOSFilePreallocation(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name string) *os.File {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	sizeOf := func(f *os.File) int64 {
+		fi, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	f := open("a")
+	f.Write([]byte("before"))
+	a := NewAppender(OSFile(f, 6), 6)
+	a.Policy = FsyncAlways
+	var want bytes.Buffer
+	want.WriteString("before")
+	flush := func(p []byte) {
+		t.Helper()
+		a.Append(p)
+		want.Write(p)
+		if res, err := a.Flush(false); err != nil || res.Synced != (a.Policy == FsyncAlways) {
+			t.Fatal(res, err)
+		}
+	}
+	flush([]byte("first batch"))
+	o := a.f.(*osFile)
+	o.waitGrow()
+	if got := sizeOf(f); got != a.Size()+preallocStep {
+		t.Fatalf("size %d after the first write, want %d", got, a.Size()+preallocStep)
+	}
+	// Writes go on through the zeros and past them, growing the file as
+	// they near its end (batches of 100 KB: several steps).
+	chunk := bytes.Repeat([]byte("0123456789"), 10_000)
+	for i := range 3 * preallocStep / len(chunk) {
+		chunk[0] = byte('a' + i%26)
+		flush(chunk)
+	}
+	o.waitGrow()
+	if got := sizeOf(f); got <= a.Size() || got > a.Size()+preallocStep*3/2 {
+		t.Fatalf("size %d with %d bytes of data", got, a.Size())
+	}
+	check := func(name string, want []byte) {
+		t.Helper()
+		if got := readFile(t, filepath.Join(dir, name)); !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes, want %d (equal prefix: %v)", name, len(got), len(want), bytes.HasPrefix(got, want))
+		}
+	}
+	// everysec: trimmed at the next flush.
+	a.Policy = FsyncEverySec
+	flush([]byte("everysec"))
+	check("a", want.Bytes())
+	a.Policy = FsyncAlways
+	flush([]byte("always again"))
+	if sizeOf(f) == a.Size() && o.grow == nil {
+		t.Fatal("no preallocation after returning to always")
+	}
+	// A rotation trims the old file as it closes it; Close trims the new.
+	nf := open("b")
+	a.Reopen(OSFile(nf, 0), 0)
+	flush([]byte("in the new file"))
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("a", want.Bytes()[:want.Len()-len("in the new file")])
+	check("b", []byte("in the new file"))
 }

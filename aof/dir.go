@@ -141,7 +141,8 @@ func (d *Dir) UpgradeOldStyle(workDir string) (bool, error) {
 // if needed; when the manifest has no base and no incremental file (a
 // start with an empty dataset), it first writes a base with writeBase
 // (see WriteBase); then it opens the last incremental file, or a new one
-// when there is none, with O_WRONLY|O_APPEND|O_CREAT (mode 0644), and
+// when there is none, with O_WRONLY|O_CREAT (mode 0644; no O_APPEND: see
+// OSFile), and
 // persists the manifest if it changed. It returns the file, its name and
 // its size (aof_last_incr_size). writeBase may be nil when the manifest is
 // not empty.
@@ -169,7 +170,7 @@ func (d *Dir) OpenForAppend(writeBase func(w io.Writer) error) (f *os.File, name
 	}
 	name, created := m.LastIncr(d.FileName)
 	changed = changed || created
-	f, err = os.OpenFile(d.FilePath(name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err = os.OpenFile(d.FilePath(name), os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, "", 0, opErr(err, "Can't open the append-only file %s: %s", name, strerror(err))
 	}

@@ -28,9 +28,10 @@
 //   - Dir: the file operations on the directory (start-up, rotation when a
 //     rewrite starts, installing a rewrite's base, deleting history,
 //     migrating an old-style AOF).
-//   - Appender, GroupCommitter: writing the current incremental file
-//     through a buffer, with appendfsync always (group commit), everysec
-//     (background fsync once per second) or no.
+//   - Appender, OSFile: writing the current incremental file through a
+//     buffer, with appendfsync always (write and fsync before replying;
+//     zeros preallocated ahead of the data), everysec (background fsync
+//     once per second) or no.
 //   - AppendCommand, AppendSelect, Feeder: the encoding of the command
 //     stream (feedAppendOnlyFile).
 //
@@ -39,15 +40,15 @@
 // Start-up with appendonly yes: OpenDir(dir/appenddirname,
 // appendfilename); Dir.UpgradeOldStyle(dir) (migrates a pre-7.0
 // appendonly.aof from dir into the directory: it then becomes the base);
-// Loader.Load (on StatusTruncated, Truncation.Apply before appending; any
-// error is fatal: Redis exits); then Dir.OpenForAppend, which writes a
-// base first when the manifest is empty, and NewAppender on the file it
-// returns (OSFile), with NewFeeder.
+// Loader.Load (LoadResult.Trims and, on StatusTruncated, Truncation.Apply
+// before appending; any error is fatal: Redis exits); then
+// Dir.OpenForAppend, which writes a base first when the manifest is
+// empty, and NewAppender on the file it returns (OSFile), with NewFeeder.
 //
 // Each write command: Feeder.Feed its propagated form into
-// Appender.Append; before replying (beforeSleep), Appender.Flush(false),
-// or with appendfsync always GroupCommitter.Commit; while Appender.Err is
-// not nil, refuse writes with Appender.Misconf. The cron calls Flush
+// Appender.Append; before replying (beforeSleep), Appender.Flush(false)
+// (one call can cover the commands of many clients: group commit); while
+// Appender.Err is not nil, refuse writes with Appender.Misconf. The cron calls Flush
 // again (postponed writes, the once-per-second fsync).
 //
 // Rewrite (BGREWRITEAOF): Flush(true), Dir.RotateIncr and Appender.Reopen

@@ -97,7 +97,12 @@ type Loader struct {
 // FileResult describes one file a Loader read.
 type FileResult struct {
 	Name string
-	Size int64 // the file's size when the load started
+	// Size is the file's size when the load started, less Zeros.
+	Size int64
+	// Zeros is the number of zero bytes that ended an incremental file,
+	// after its last command: those HotKV preallocates (see OSFile), not
+	// read.
+	Zeros int64
 	// Empty reports a file of 0 bytes (AOF_EMPTY: nothing was read).
 	Empty bool
 	// RDB reports a file that starts with an RDB (FileReader read it;
@@ -125,6 +130,9 @@ type LoadResult struct {
 	// Truncation is the last file's truncation when Status is
 	// StatusTruncated.
 	Truncation *Truncation
+	// Trims are the truncations that remove the zeros ending incremental
+	// files (FileResult.Zeros), to apply before appending.
+	Trims []*Truncation
 }
 
 // Truncation is an incomplete tail that a load dropped: Redis then
@@ -263,9 +271,14 @@ func (l *Loader) LoadDir(dir, fileName string) (*LoadResult, error) {
 //     last one that ends with an incomplete command or transaction is an
 //     error even when truncation is allowed (ErrTruncatedNotLast).
 //
+// Unlike Redis, Load ignores the zero bytes that end an incremental file
+// (the space OSFile preallocates): the file is read up to its last
+// non-zero byte, and LoadResult.Trims says how to remove them.
+//
 // Load does not look for an old-style AOF: call Dir.UpgradeOldStyle
 // first, as Redis does. It truncates nothing: with StatusTruncated, the
-// caller applies LoadResult.Truncation before appending to the file.
+// caller applies LoadResult.Truncation (and LoadResult.Trims) before
+// appending to the file.
 func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 	m := d.Manifest
 	res := &LoadResult{}
@@ -281,6 +294,7 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 		names = append(names, e.Name)
 	}
 	sizes := make([]int64, len(names))
+	zeros := make([]int64, len(names))
 	for i, name := range names {
 		fi, err := os.Stat(d.FilePath(name))
 		if err != nil {
@@ -288,7 +302,18 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 				"Unable to obtain the AOF file %s length. stat: %s", name, strerror(err))
 		}
 		sizes[i] = fi.Size()
-		res.TotalSize += fi.Size()
+		if i > 0 || m.Base == nil {
+			if zeros[i], err = zeroTail(d.FilePath(name), sizes[i]); err != nil {
+				return nil, l.fail(ErrRead, name, 0, err,
+					"Unrecoverable error reading the append only file %s: %s", name, strerror(err))
+			}
+			if zeros[i] > 0 {
+				sizes[i] -= zeros[i]
+				res.Trims = append(res.Trims, &Truncation{File: name, Path: d.FilePath(name),
+					Size: sizes[i] + zeros[i], ValidLength: sizes[i]})
+			}
+		}
+		res.TotalSize += sizes[i]
 	}
 	if res.TotalSize == 0 {
 		res.Status = StatusEmpty
@@ -300,10 +325,11 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 	for i, name := range names {
 		last := i == len(names)-1
 		start := time.Now()
-		fr, err := l.loadFile(d.FilePath(name), name, last, name == d.FileName)
+		fr, err := l.loadFile(d.FilePath(name), name, sizes[i], last, name == d.FileName)
 		if err != nil {
 			return nil, err
 		}
+		fr.Zeros = zeros[i]
 		res.Files = append(res.Files, *fr)
 		if !fr.Empty {
 			kind := "incr"
@@ -320,15 +346,42 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 	return res, nil
 }
 
-// loadFile opens and loads one file of the directory.
-func (l *Loader) loadFile(path, name string, last, oldStyle bool) (*FileResult, error) {
+// loadFile opens and loads the first size bytes of one file of the
+// directory.
+func (l *Loader) loadFile(path, name string, size int64, last, oldStyle bool) (*FileResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, l.fail(ErrMissingFile, name, 0, err,
 			"Fatal error: can't open the append log file %s for reading: %s", name, strerror(err))
 	}
 	defer f.Close()
-	return l.load(f, name, path, last, oldStyle)
+	return l.load(io.NewSectionReader(f, 0, size), name, path, last, oldStyle)
+}
+
+// zeroTail returns the number of zero bytes that end the file at path,
+// whose size is size. Commands end with "\r\n", so in an AOF these can
+// only be preallocated space or the end of a torn command.
+func zeroTail(path string, size int64) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	end := size
+	for end > 0 {
+		n := min(end, int64(len(buf)))
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return 0, err
+		}
+		for i := n - 1; i >= 0; i-- {
+			if buf[i] != 0 {
+				return size - (end - n + i + 1), nil
+			}
+		}
+		end -= n
+	}
+	return size, nil
 }
 
 // annotationLineMax is AOF_ANNOTATION_LINE_MAX_LEN, the size of the buffer

@@ -399,3 +399,83 @@ func TestStrtoll(t *testing.T) {
 }
 
 var _ io.ReadSeeker = (*chunkReader)(nil)
+
+// TestLoadZeroTail: the zero bytes that end incremental files (space
+// OSFile preallocated, left by a crash) are not read; LoadResult.Trims
+// removes them. A torn command before them is a truncation as usual, and
+// a base file is read as Redis reads it, zeros included.
+func TestLoadZeroTail(t *testing.T) {
+	zeros := func(n int) string { return strings.Repeat("\x00", n) }
+	base, _ := encode([]string{"SET", "base", "0"})
+	first, _ := encode([]string{"SET", "a", "1"}, []string{"SET", "z", "\x00\x00"})
+	second, offs := encode([]string{"SET", "b", "2"}, []string{"INCR", "n"})
+	manifest := "file x.1.base.aof seq 1 type b\nfile x.1.incr.aof seq 1 type i\nfile x.2.incr.aof seq 2 type i\n"
+	all := quoted([]string{"SET", "base", "0"}, []string{"SET", "a", "1"}, []string{"SET", "z", "\x00\x00"},
+		[]string{"SET", "b", "2"}, []string{"INCR", "n"})
+	load := func(dir string, allow bool) (*recorder, *LoadResult, error) {
+		r := &recorder{}
+		res, err := (&Loader{AllowTruncated: allow, OnCommand: r.on}).LoadDir(dir, "x")
+		return r, res, err
+	}
+
+	// Both incremental files end with zeros (the first one was not yet
+	// trimmed when a rotation was followed by a crash).
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"x.manifest": manifest, "x.1.base.aof": string(base),
+		"x.1.incr.aof": string(first) + zeros(70000), "x.2.incr.aof": string(second) + zeros(5)})
+	for _, allow := range []bool{true, false} {
+		r, res, err := load(dir, allow)
+		if err != nil || !slices.Equal(r.cmds, all) || res.Status != StatusOK || res.Truncation != nil {
+			t.Fatalf("allow %v: %q %+v %v", allow, r.cmds, res, err)
+		}
+		if res.TotalSize != int64(len(base)+len(first)+len(second)) || len(res.Trims) != 2 ||
+			res.Files[1].Size != int64(len(first)) || res.Files[1].Zeros != 70000 || res.Files[2].Zeros != 5 {
+			t.Fatalf("%+v %+v", res, res.Files)
+		}
+	}
+	_, res, _ := load(dir, true)
+	for _, tr := range res.Trims {
+		if err := tr.Apply(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "x.1.incr.aof")); string(got) != string(first) {
+		t.Fatalf("x.1.incr.aof after the trim: %q", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "x.2.incr.aof")); string(got) != string(second) {
+		t.Fatalf("x.2.incr.aof after the trim: %q", got)
+	}
+	if r, res, err := load(dir, true); err != nil || !slices.Equal(r.cmds, all) || len(res.Trims) != 0 {
+		t.Fatalf("after the trims: %q %+v %v", r.cmds, res, err)
+	}
+
+	// A command torn by the crash, then zeros: truncated before it,
+	// whatever its cut.
+	torn := second[:offs[1]+9] // "*2\r\n$4\r\nI"
+	for _, tail := range []string{string(torn), string(second[:len(second)-1])} {
+		writeFiles(t, dir, map[string]string{"x.2.incr.aof": tail + zeros(4096)})
+		r, res, err := load(dir, true)
+		if err != nil || res.Status != StatusTruncated || res.Truncation.ValidLength != offs[1] ||
+			len(res.Trims) != 1 || !slices.Equal(r.cmds, all[:4]) {
+			t.Fatalf("torn %q: %q %+v %v", tail, r.cmds, res, err)
+		}
+		if _, _, err := load(dir, false); !errors.Is(err, ErrUnexpectedEOF) {
+			t.Fatalf("torn %q, aof-load-truncated no: %v", tail, err)
+		}
+	}
+
+	// Nothing but zeros: an empty directory to load, still trimmed.
+	writeFiles(t, dir, map[string]string{"x.manifest": "file x.1.incr.aof seq 1 type i\n", "x.1.incr.aof": zeros(1 << 20)})
+	if r, res, err := load(dir, false); err != nil || res.Status != StatusEmpty || len(r.cmds) != 0 ||
+		len(res.Trims) != 1 || res.Trims[0].ValidLength != 0 {
+		t.Fatalf("zeros only: %q %+v %v", r.cmds, res, err)
+	}
+
+	// A base is not HotKV's preallocated file: zeros there are a bad
+	// format, as for Redis.
+	writeFiles(t, dir, map[string]string{"x.manifest": manifest, "x.1.base.aof": string(base) + zeros(3),
+		"x.1.incr.aof": string(first), "x.2.incr.aof": string(second)})
+	if _, _, err := load(dir, true); !errors.Is(err, ErrBadFormat) {
+		t.Fatalf("zeros after the base: %v", err)
+	}
+}

@@ -173,8 +173,8 @@ func TestRedisWritesWeLoad(t *testing.T) {
 	}
 }
 
-// TestRedisLoadsWhatWeWrite builds an AOF directory with Dir, Appender,
-// GroupCommitter and Feeder: an RDB base, a rotation, a rewrite with an
+// TestRedisLoadsWhatWeWrite builds an AOF directory with Dir, Appender
+// (appendfsync always) and Feeder: an RDB base, a rotation, a rewrite with an
 // AOF-format base; redis-check-aof accepts it at each stage, and
 // redis-server loads the data the test wrote.
 func TestRedisLoadsWhatWeWrite(t *testing.T) {
@@ -201,7 +201,7 @@ func TestRedisLoadsWhatWeWrite(t *testing.T) {
 	if name != "appendonly.aof.1.incr.aof" || size != 0 || d.Manifest.Base.Name != "appendonly.aof.1.base.rdb" {
 		t.Fatalf("%s %d %s", name, size, d.Manifest.Format())
 	}
-	a := NewAppender(OSFile(f), size)
+	a := NewAppender(OSFile(f, size), size)
 	a.Policy = FsyncAlways
 	fe := NewFeeder()
 	exec1 := func(db int, args ...string) []byte {
@@ -223,13 +223,18 @@ func TestRedisLoadsWhatWeWrite(t *testing.T) {
 	if res, err := a.Flush(false); err != nil || !res.Synced {
 		t.Fatal(res, err)
 	}
-	g := NewGroupCommitter(a)
 	for i := range 5 {
-		if err := g.Commit(exec1(1, "SET", "group", strings.Repeat("g", i))); err != nil {
-			t.Fatal(err)
+		a.Append(exec1(1, "SET", "batch", strings.Repeat("g", i)))
+		if res, err := a.Flush(false); err != nil || !res.Synced {
+			t.Fatal(res, err)
 		}
 	}
-	if err := g.Close(); err != nil {
+	// The file ends with the zeros preallocated under always: Close trims
+	// them, and then Redis reads it.
+	if fi, err := f.Stat(); err != nil || fi.Size() <= a.Size() {
+		t.Fatalf("nothing preallocated: %v, %d bytes of data", fi, a.Size())
+	}
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -270,7 +275,7 @@ func TestRedisLoadsWhatWeWrite(t *testing.T) {
 	if err != nil || nname != "appendonly.aof.2.incr.aof" {
 		t.Fatal(nname, err)
 	}
-	a.Reopen(OSFile(nf), 0)
+	a.Reopen(OSFile(nf, 0), 0)
 	fe.ForceSelect()
 	a.Append(exec1(2, "SET", "during", "rewrite"))
 	a.Append(exec1(0, "MULTI"))
@@ -278,6 +283,9 @@ func TestRedisLoadsWhatWeWrite(t *testing.T) {
 	a.Append(exec1(0, "APPEND", "k1", "+"))
 	a.Append(exec1(0, "EXEC"))
 	if _, err := a.Flush(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil { // trims both files: the old one as it is closed
 		t.Fatal(err)
 	}
 	checkAOF("rotated")

@@ -272,6 +272,12 @@ func (s *Server) LoadData() error {
 	if res.Status != aof.StatusNotExist {
 		s.logf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
 	}
+	for _, t := range res.Trims {
+		if err := t.Apply(); err != nil {
+			return err
+		}
+		s.logf("Removed the %d bytes of zeros preallocated after the last command of %s", t.Size-t.ValidLength, t.File)
+	}
 	if res.Truncation != nil {
 		if err := res.Truncation.Apply(); err != nil {
 			return err
@@ -317,7 +323,7 @@ func (s *Server) aofBaseSize(d *aof.Dir) int64 {
 // the exclusive global lock).
 func (s *Server) startAppender(f *os.File, size int64) {
 	a := &s.aof
-	app := aof.NewAppender(aof.OSFile(f), size)
+	app := aof.NewAppender(aof.OSFile(f, size), size)
 	app.Log = s.aofLog
 	a.app.Store(app)
 	s.applyFsyncPolicy()
@@ -417,8 +423,13 @@ func debugLoadAOF(c *Client) {
 		logFatal("DEBUG LOADAOF: %v", err)
 		return
 	}
-	if res.Truncation != nil && !a.on.Load() {
-		res.Truncation.Apply()
+	if !a.on.Load() {
+		for _, t := range res.Trims {
+			t.Apply()
+		}
+		if res.Truncation != nil {
+			res.Truncation.Apply()
+		}
 	}
 	if !s.cfg.Lookup("aof-disable-auto-gc").Bool() {
 		d.DeleteHistory()
@@ -501,7 +512,7 @@ func (s *Server) rewriteAOF(held bool) error {
 			f, _, err = d.RotateIncr()
 		}
 		if err == nil {
-			a.app.Load().Reopen(aof.OSFile(f), 0)
+			a.app.Load().Reopen(aof.OSFile(f, 0), 0)
 			a.mu.Lock()
 			a.feeder.ForceSelect()
 			a.mu.Unlock()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -159,6 +160,7 @@ func readIncr(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	data = bytes.TrimRight(data, "\x00") // preallocated under appendfsync always (aof.OSFile)
 	now := time.Now().UnixMilli()
 	var out []string
 	for _, cmd := range parseCommands(t, data) {
@@ -822,6 +824,11 @@ func TestAOFReplayUnseen(t *testing.T) {
 // TestRandomDifferential) on HotKV with appendonly yes; its file, loaded
 // by redis-server and by HotKV again, gives the same data. Whatever a
 // command propagates, and in whatever form, replays to what it did.
+//
+// From the 1500th command on, appendfsync is always: a copy of the file
+// then ends with the zeros HotKV preallocates, which redis-check-aof --fix
+// removes (documented in docs/compatibility.md), and a clean shutdown
+// leaves a file redis-check-aof accepts as it is.
 func TestAOFRandomReplay(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("SKIPPING: redis-server is missing")
@@ -831,6 +838,9 @@ func TestAOFRandomReplay(t *testing.T) {
 	c := difftest.Dial(t, addr)
 	r := rand.New(rand.NewPCG(21, 0xa0f))
 	for i := 1; i <= 3000; i++ {
+		if i == 1500 {
+			expect(t, c, "+OK\r\n", "CONFIG", "SET", "appendfsync", "always")
+		}
 		args := randomCommand(r)
 		if shortExpiry(args) {
 			continue // it could expire between the two readings
@@ -840,6 +850,17 @@ func TestAOFRandomReplay(t *testing.T) {
 			want := dataset(t, c)
 			rdir := t.TempDir()
 			copyDir(t, filepath.Join(dir, "appendonlydir"), filepath.Join(rdir, "appendonlydir"))
+			if i > 1500 {
+				incr := aofIncrPath(t, rdir)
+				if data, _ := os.ReadFile(incr); len(data) == 0 || data[len(data)-1] != 0 {
+					t.Fatalf("after %d commands under always, %s does not end with preallocated zeros", i, incr)
+				}
+				fix := exec.Command("redis-check-aof", "--fix", filepath.Join(rdir, "appendonlydir", "appendonly.aof.manifest"))
+				fix.Stdin = strings.NewReader("y\n")
+				if out, err := fix.CombinedOutput(); err != nil {
+					t.Fatalf("redis-check-aof --fix: %v\n%s", err, out)
+				}
+			}
 			raddr := difftest.StartRedis(t, "--appendonly", "yes", "--dir", rdir)
 			if got := dataset(t, difftest.Dial(t, raddr)); got != want {
 				t.Fatalf("after %d commands, redis-server on HotKV's file:\n got %s\nwant %s", i, got, want)
@@ -847,6 +868,26 @@ func TestAOFRandomReplay(t *testing.T) {
 		}
 	}
 	restartMatches(t, s, dir, dataset(t, c))
+	if out, err := exec.Command("redis-check-aof", filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")).CombinedOutput(); err != nil {
+		t.Fatalf("redis-check-aof after a shutdown: %v\n%s", err, out)
+	}
+}
+
+// aofIncrPath returns the path of the last incremental file of
+// dir/appendonlydir.
+func aofIncrPath(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, line := range strings.Split(string(m), "\n") {
+		if f := strings.Fields(line); len(f) == 6 && f[5] == "i" {
+			last = f[1]
+		}
+	}
+	return filepath.Join(dir, "appendonlydir", last)
 }
 
 // shortExpiry reports whether a command sets an expiry under a minute.

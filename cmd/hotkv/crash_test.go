@@ -229,7 +229,7 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 	// cycle lasts under half a second, so a value may fall back no further
 	// than its start.
 	start := make([]writerState, writers)
-	totalOps := 0
+	totalOps, zeroTails := 0, 0
 	prevOut := "(none)"
 	for cycle := 0; cycle <= cycles; cycle++ {
 		p := startHotKV(t, bin, args...)
@@ -309,6 +309,10 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 			cc.close()
 		}
 		prevOut = p.out.String()
+		incr := aofIncrFiles(t, dir)
+		if data, _ := os.ReadFile(incr[len(incr)-1]); len(data) > 0 && data[len(data)-1] == 0 {
+			zeroTails++ // the space preallocated under always: the restart trims it
+		}
 		if rewrite && rewriteErr == nil && rewriteReply != "+Background append only file rewriting started\r\n" &&
 			!strings.HasPrefix(rewriteReply, "-ERR Background append only file rewriting already in progress") {
 			t.Errorf("cycle %d: BGREWRITEAOF: %q", cycle, rewriteReply)
@@ -329,6 +333,9 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 	}
 	if totalOps == 0 {
 		t.Error("the writers got no operation acknowledged")
+	}
+	if policy == "always" && zeroTails == 0 {
+		t.Error("no killed server left its preallocated zeros: the restarts did not load such a file")
 	}
 }
 
