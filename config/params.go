@@ -43,7 +43,7 @@ var (
 )
 
 // HotKV's own parameters, which no Redis version has.
-var hotkvParams = map[string]bool{"script-default-flags": true}
+var hotkvParams = map[string]bool{"script-default-flags": true, "busy-poll-usec": true}
 
 func boolP(name, alias string, f pflags, def bool) *Param {
 	d := "no"
@@ -199,6 +199,9 @@ func newTable() []*Param {
 		intP("databases", "", imm, 1, intMax, 16, 0),
 		intP("port", "", mod, 0, 65535, 6379, 0),
 		intP("io-threads", "", imm, 1, 128, 1, 0),
+		// HotKV: how long an event loop keeps polling for events before
+		// it sleeps, while they arrive at shorter intervals (0: never).
+		intP("busy-poll-usec", "", mod, 0, 1_000_000, 50, 0),
 		intP("auto-aof-rewrite-percentage", "", mod, 0, intMax, 100, 0),
 		intP("cluster-replica-validity-factor", "cluster-slave-validity-factor", mod, 0, intMax, 10, 0),
 		intP("list-max-listpack-size", "list-max-ziplist-size", mod, intMin, intMax, -2, 0),

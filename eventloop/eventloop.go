@@ -24,6 +24,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -100,7 +101,16 @@ type Group struct {
 	handler Handler
 	closed  atomic.Bool
 	wg      sync.WaitGroup
+	maxSpin atomic.Int64 // a time.Duration: see SetMaxSpin
 }
+
+// SetMaxSpin sets how long a loop may poll for events before it blocks
+// (0, the default: never; see runState.poll). It may be called at any
+// time.
+func (g *Group) SetMaxSpin(d time.Duration) { g.maxSpin.Store(int64(max(d, 0))) }
+
+// MaxSpin returns what SetMaxSpin set.
+func (g *Group) MaxSpin() time.Duration { return time.Duration(g.maxSpin.Load()) }
 
 type loop struct {
 	g      *Group
@@ -130,8 +140,9 @@ type runState struct {
 	events  []syscall.EpollEvent
 	n, i    int // events[i] is being handled; those after it wait
 	tasks   []func()
-	ti      int  // tasks[ti] is running
-	inTasks bool // running tasks rather than events
+	ti      int           // tasks[ti] is running
+	inTasks bool          // running tasks rather than events
+	spin    time.Duration // how long poll polls before it blocks
 	// retired is set by Handoff: the goroutine stops serving the loop once
 	// the handler (or task) that called it returns.
 	retired bool
@@ -313,6 +324,37 @@ func (l *loop) wakeLocked() {
 
 const epollET = 1 << 31 // EPOLLET, as an unsigned bit
 
+// poll waits for events, as epoll_wait. When the recent gaps between
+// events were short (under maxSpin), it first polls for up to twice the
+// last gap with a zero timeout, so that the thread stays awake: a blocked
+// thread costs a sleep, a wake-up (an interrupt to an idle processor,
+// expensive in a virtual machine) and a context switch, about as much as
+// serving a small request. A gap of maxSpin or more turns the polling off
+// until gaps are short again, so a loop that is not busy blocks at once
+// and costs nothing while idle.
+func (st *runState) poll(epfd int, maxSpin time.Duration) (int, error) {
+	start := time.Now()
+	if st.spin = min(st.spin, maxSpin); st.spin > 0 {
+		for {
+			r, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd),
+				uintptr(unsafe.Pointer(&st.events[0])), uintptr(len(st.events)), 0, 0, 0)
+			if errno == 0 && r > 0 {
+				return int(r), nil
+			}
+			if time.Since(start) >= st.spin {
+				break
+			}
+		}
+	}
+	n, err := syscall.EpollWait(epfd, st.events, -1)
+	if gap := time.Since(start); gap < maxSpin {
+		st.spin = min(2*gap, maxSpin)
+	} else {
+		st.spin = 0
+	}
+	return n, err
+}
+
 func (l *loop) run() {
 	l.serve(&runState{events: make([]syscall.EpollEvent, 256)})
 }
@@ -372,7 +414,7 @@ func (l *loop) serve(st *runState) {
 		if l.g.closed.Load() {
 			break
 		}
-		n, err := syscall.EpollWait(l.epfd, st.events, -1)
+		n, err := st.poll(l.epfd, time.Duration(l.g.maxSpin.Load()))
 		if err != nil && err != syscall.EINTR {
 			break
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -171,6 +172,9 @@ func startGroup(t *testing.T, loops int, writers bool) *server {
 	g, err := New(loops, h)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if loops > 1 {
+		g.SetMaxSpin(50 * time.Microsecond) // forLoops: one loop blocks at once, four poll first
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -1080,4 +1084,78 @@ func TestHoldBatches(t *testing.T) {
 	expectLine("late\n")
 	client.Write([]byte("w:free\n"))
 	expectLine("free\n") // no longer holding
+}
+
+// TestPollSpin: poll polls before it blocks only after a short gap, and a
+// poll that found nothing blocks: the thread burns no CPU while it waits.
+func TestPollSpin(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(epfd)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	rfd := int(r.Fd())
+	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, rfd, &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(rfd)}); err != nil {
+		t.Fatal(err)
+	}
+	const maxSpin = 50 * time.Microsecond
+	st := &runState{events: make([]syscall.EpollEvent, 4)}
+	threadCPU := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	// waitFor polls until an event that comes after delay (never when
+	// delay is 0 and the pipe is already readable).
+	waitFor := func(delay time.Duration) {
+		t.Helper()
+		if delay > 0 {
+			timer := time.AfterFunc(delay, func() { w.Write([]byte{1}) })
+			defer timer.Stop()
+		}
+		if n, err := st.poll(epfd, maxSpin); n != 1 || err != nil {
+			t.Fatal(n, err)
+		}
+		if delay > 0 {
+			r.Read(make([]byte, 1)) // the pipe is empty again
+		}
+	}
+
+	// A long gap: no polling afterwards.
+	waitFor(20 * time.Millisecond)
+	if st.spin != 0 {
+		t.Fatalf("spin %v after a 20 ms gap", st.spin)
+	}
+	// An event ready at once: a short gap, so the next poll polls first.
+	w.Write([]byte{1})
+	waitFor(0)
+	if st.spin <= 0 || st.spin > maxSpin {
+		t.Fatalf("spin %v after an event ready at once", st.spin)
+	}
+	r.Read(make([]byte, 1))
+	// Then nothing for 100 ms: the poll gives up and blocks, using a
+	// fraction of a millisecond of CPU, and polling is off again.
+	before := threadCPU()
+	waitFor(100 * time.Millisecond)
+	if used := threadCPU() - before; used > 20*time.Millisecond {
+		t.Errorf("the thread used %v of CPU waiting 100 ms for an event", used)
+	}
+	if st.spin != 0 {
+		t.Fatalf("spin %v after a 100 ms gap", st.spin)
+	}
+	// Polling off: even a ready event leaves it off.
+	w.Write([]byte{1})
+	if n, err := st.poll(epfd, 0); n != 1 || err != nil || st.spin != 0 {
+		t.Fatal(n, err, st.spin)
+	}
 }

@@ -169,6 +169,27 @@ func TestConfigMaxmemoryInfo(t *testing.T) {
 	p.Do("CONFIG SET maxmemory 0")
 }
 
+// TestConfigBusyPoll: busy-poll-usec (HotKV's; no Redis has it) reaches
+// the event loops, at start-up and by CONFIG SET.
+func TestConfigBusyPoll(t *testing.T) {
+	s, addr := startServer(t, "--busy-poll-usec", "20")
+	c := difftest.Dial(t, addr)
+	if got := s.loops.MaxSpin(); got != 20*time.Microsecond {
+		t.Fatalf("busy-poll-usec 20 at start-up: loops poll for %v", got)
+	}
+	expect(t, c, "*2\r\n$14\r\nbusy-poll-usec\r\n$2\r\n20\r\n", "CONFIG", "GET", "busy-poll-usec")
+	for _, v := range []string{"0", "1000000", "50"} {
+		expect(t, c, "+OK\r\n", "CONFIG", "SET", "busy-poll-usec", v)
+		n, _ := strconv.Atoi(v)
+		if got := s.loops.MaxSpin(); got != time.Duration(n)*time.Microsecond {
+			t.Fatalf("busy-poll-usec %s: loops poll for %v", v, got)
+		}
+		expect(t, c, "+PONG\r\n", "PING")
+	}
+	expect(t, c, "-ERR CONFIG SET failed (possibly related to argument 'busy-poll-usec') - argument must be between 0 and 1000000 inclusive\r\n",
+		"CONFIG", "SET", "busy-poll-usec", "-1")
+}
+
 // With maxmemory reached and the noeviction policy, commands flagged
 // denyoom fail; reads, DEL and FLUSHALL still work, and once memory is
 // freed writes work again.

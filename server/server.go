@@ -151,8 +151,6 @@ func New(cfg *config.Config) *Server {
 	}
 	s.scripting.threshold = cfg.Lookup("busy-reply-threshold")
 	s.persist.lastBgSecs.Store(-1)
-	// The append-only file is not written yet (issue #6): refuse to look
-	// as if it were, rather than acknowledge writes it would not keep.
 	// CONFIG SET appendonly holds the global lock exclusively
 	// (configSetNeedsGlobal).
 	cfg.OnChange("appendonly", func(p *config.Param) error {
@@ -169,6 +167,7 @@ func New(cfg *config.Config) *Server {
 		return nil
 	})
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
+	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
 	return s

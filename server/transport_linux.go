@@ -5,6 +5,7 @@ package server
 import (
 	"net"
 	"runtime"
+	"time"
 
 	"github.com/hotkv/hotkv/eventloop"
 )
@@ -25,7 +26,15 @@ func (s *Server) startTransport() error {
 		return err
 	}
 	s.loops = g
+	s.applyBusyPoll()
 	return nil
+}
+
+// applyBusyPoll passes busy-poll-usec to the loops.
+func (s *Server) applyBusyPoll() {
+	if s.loops != nil {
+		s.loops.SetMaxSpin(time.Duration(s.cfg.Lookup("busy-poll-usec").Int()) * time.Microsecond)
+	}
 }
 
 func (s *Server) loopCount() int {

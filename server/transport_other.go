@@ -20,3 +20,5 @@ func (s *Server) serveAccepted(conn net.Conn) {
 }
 
 func (s *Server) stopTransport() {}
+
+func (s *Server) applyBusyPoll() {}
