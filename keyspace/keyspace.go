@@ -339,8 +339,8 @@ func (db *DB) Get(key []byte) *Entry {
 }
 
 // Prefetch is called with keys that commands will use soon, before their
-// locks are taken (a script's declared keys, the keys of the commands
-// pipelined after the current one). It warms the CPU cache with each
+// locks are taken (a script's declared keys, a multi-key command's keys,
+// the keys of the commands pipelined after the current one). It warms the CPU cache with each
 // key's table slot and entry, all keys at once, so that their cache
 // misses overlap instead of each stalling its command; it is where a
 // disk tier will load cold values, so that no disk read happens under a

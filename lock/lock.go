@@ -301,8 +301,20 @@ func (g *Guard) setTags(keys [][]byte) {
 	for _, k := range keys {
 		g.tags = append(g.tags, held{tag: Tag(k)})
 	}
-	if len(g.tags) > 1 {
+	switch n := len(g.tags); {
+	case n > 16:
 		slices.SortFunc(g.tags, func(a, b held) int { return compareBytes(a.tag, b.tag) })
+	case n > 1:
+		// Insertion sort: no comparison through a function value
+		// (MSET of 10 keys spent 4% of its CPU in slices.SortFunc).
+		t := g.tags
+		for i := 1; i < n; i++ {
+			for j := i; j > 0 && string(t[j].tag) < string(t[j-1].tag); j-- {
+				t[j], t[j-1] = t[j-1], t[j]
+			}
+		}
+	}
+	if len(g.tags) > 1 {
 		g.tags = slices.CompactFunc(g.tags, func(a, b held) bool { return string(a.tag) == string(b.tag) })
 	}
 }

@@ -235,3 +235,34 @@ func BenchmarkLockOneKey(b *testing.B) {
 		}
 	})
 }
+
+// TestSetTagsOrder: a command's tags come out sorted bytewise and without
+// repeats, the lock order, for every count of keys (the small-count
+// insertion sort and the general sort), with repeated and hash-tagged keys.
+func TestSetTagsOrder(t *testing.T) {
+	g := NewManager().NewGuard(0)
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n <= 40; n++ {
+		for range 20 {
+			keys := make([][]byte, n)
+			want := map[string]bool{}
+			for i := range keys {
+				k := fmt.Sprintf("k%d", r.IntN(2*n+1))
+				if r.IntN(4) == 0 {
+					k = fmt.Sprintf("x{t%d}y%d", r.IntN(5), i)
+				}
+				keys[i] = []byte(k)
+				want[string(Tag(keys[i]))] = true
+			}
+			g.setTags(keys)
+			if len(g.tags) != len(want) {
+				t.Fatalf("%q: %d tags, want %d", keys, len(g.tags), len(want))
+			}
+			for i, h := range g.tags {
+				if !want[string(h.tag)] || i > 0 && string(g.tags[i-1].tag) >= string(h.tag) {
+					t.Fatalf("%q: tags not sorted and distinct at %d: %q", keys, i, h.tag)
+				}
+			}
+		}
+	}
+}

@@ -214,6 +214,9 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 			for _, i := range c.keyPos {
 				c.keys = append(c.keys, args[i])
 			}
+			if len(c.keys) > 1 {
+				c.db.Prefetch(c.keys) // the keys' cache misses overlap (MSET: 31% of the CPU before)
+			}
 			if !s.acquire(c, c.guard, cmd, false, c.keys, cmd.Flags&(Write|Exclusive) != 0) {
 				return
 			}
