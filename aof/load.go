@@ -97,12 +97,9 @@ type Loader struct {
 // FileResult describes one file a Loader read.
 type FileResult struct {
 	Name string
-	// Size is the file's size when the load started, less Zeros.
+	// Size is the file's size when the load started, less the zeros that
+	// ended it if it is an incremental file (see LoadResult.Trims).
 	Size int64
-	// Zeros is the number of zero bytes that ended an incremental file,
-	// after its last command: those HotKV preallocates (see OSFile), not
-	// read.
-	Zeros int64
 	// Empty reports a file of 0 bytes (AOF_EMPTY: nothing was read).
 	Empty bool
 	// RDB reports a file that starts with an RDB (FileReader read it;
@@ -130,8 +127,9 @@ type LoadResult struct {
 	// Truncation is the last file's truncation when Status is
 	// StatusTruncated.
 	Truncation *Truncation
-	// Trims are the truncations that remove the zeros ending incremental
-	// files (FileResult.Zeros), to apply before appending.
+	// Trims are the truncations that remove the zero bytes ending
+	// incremental files (the space OSFile preallocates, left by a crash),
+	// to apply before appending. Those bytes were not read.
 	Trims []*Truncation
 }
 
@@ -294,7 +292,6 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 		names = append(names, e.Name)
 	}
 	sizes := make([]int64, len(names))
-	zeros := make([]int64, len(names))
 	for i, name := range names {
 		fi, err := os.Stat(d.FilePath(name))
 		if err != nil {
@@ -303,14 +300,15 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 		}
 		sizes[i] = fi.Size()
 		if i > 0 || m.Base == nil {
-			if zeros[i], err = zeroTail(d.FilePath(name), sizes[i]); err != nil {
+			zeros, err := zeroTail(d.FilePath(name), sizes[i])
+			if err != nil {
 				return nil, l.fail(ErrRead, name, 0, err,
 					"Unrecoverable error reading the append only file %s: %s", name, strerror(err))
 			}
-			if zeros[i] > 0 {
-				sizes[i] -= zeros[i]
+			if zeros > 0 {
 				res.Trims = append(res.Trims, &Truncation{File: name, Path: d.FilePath(name),
-					Size: sizes[i] + zeros[i], ValidLength: sizes[i]})
+					Size: sizes[i], ValidLength: sizes[i] - zeros})
+				sizes[i] -= zeros
 			}
 		}
 		res.TotalSize += sizes[i]
@@ -329,7 +327,6 @@ func (l *Loader) Load(d *Dir) (*LoadResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		fr.Zeros = zeros[i]
 		res.Files = append(res.Files, *fr)
 		if !fr.Empty {
 			kind := "incr"

@@ -429,7 +429,8 @@ func TestLoadZeroTail(t *testing.T) {
 			t.Fatalf("allow %v: %q %+v %v", allow, r.cmds, res, err)
 		}
 		if res.TotalSize != int64(len(base)+len(first)+len(second)) || len(res.Trims) != 2 ||
-			res.Files[1].Size != int64(len(first)) || res.Files[1].Zeros != 70000 || res.Files[2].Zeros != 5 {
+			res.Files[1].Size != int64(len(first)) || res.Trims[0].Size-res.Trims[0].ValidLength != 70000 ||
+			res.Trims[1].Size-res.Trims[1].ValidLength != 5 {
 			t.Fatalf("%+v %+v", res, res.Files)
 		}
 	}
