@@ -46,8 +46,8 @@ func (c *Client) encodeOptions() rdb.EncodeOptions {
 	o.HashMaxListpackEntries, o.HashMaxListpackValue = lim.MaxEntries, lim.MaxValue
 	o.SetMaxIntsetEntries = c.maxIntset()
 	o.ZSetMaxListpackEntries, o.ZSetMaxListpackValue = c.zsetLimits()
-	o.ListMaxListpackSize = int(c.srv.cfg.Lookup("list-max-listpack-size").Int())
-	o.Compress = c.srv.cfg.Lookup("rdbcompression").Bool()
+	o.ListMaxListpackSize = int(c.srv.listMaxListpackSize.Int())
+	o.Compress = c.srv.rdbCompression.Bool()
 	return o
 }
 

@@ -59,8 +59,8 @@ func (c *Client) hashLimits() hash.Limits {
 	if ps == nil || ps.cfg != c.srv.cfg {
 		ps = &hashParamSet{
 			cfg:     c.srv.cfg,
-			entries: c.srv.cfg.Lookup("hash-max-listpack-entries"),
-			value:   c.srv.cfg.Lookup("hash-max-listpack-value"),
+			entries: c.srv.hashMaxListpackEntries,
+			value:   c.srv.hashMaxListpackValue,
 		}
 		hashParams.Store(ps)
 	}

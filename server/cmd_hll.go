@@ -22,7 +22,7 @@ func hllCommands() []*Command {
 func (c *Client) hllError(err error) { c.errorReply(err.Error()) }
 
 // maxSparse is hll-sparse-max-bytes.
-func (c *Client) maxSparse() int { return int(c.srv.cfg.Lookup("hll-sparse-max-bytes").Int()) }
+func (c *Client) maxSparse() int { return int(c.srv.hllSparseMaxBytes.Int()) }
 
 // PFADD key [element [element ...]]
 func cmdPfadd(c *Client, args [][]byte) {

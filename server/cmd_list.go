@@ -51,7 +51,7 @@ func listOf(e *keyspace.Entry) *list.List { return e.Obj.(*list.List) }
 // newList returns an empty list with the node size configured now
 // (list-max-listpack-size), as Redis's createQuicklistObject does.
 func (c *Client) newList() *list.List {
-	return list.New(int(c.srv.cfg.Lookup("list-max-listpack-size").Int()))
+	return list.New(int(c.srv.listMaxListpackSize.Int()))
 }
 
 // listChanged re-accounts key's list after a change that removed

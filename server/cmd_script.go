@@ -379,7 +379,7 @@ func cmdFunctionDump(c *Client, args [][]byte) {
 	for i, l := range libs {
 		codes[i] = l.Code
 	}
-	c.w.BulkString(string(rdb.EncodeFunctions(codes, c.srv.cfg.Lookup("rdbcompression").Bool())))
+	c.w.BulkString(string(rdb.EncodeFunctions(codes, c.srv.rdbCompression.Bool())))
 }
 
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]

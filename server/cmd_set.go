@@ -65,7 +65,7 @@ func sintercardKeys(args [][]byte) []int {
 
 // maxIntset returns set-max-intset-entries.
 func (c *Client) maxIntset() int {
-	return int(min(c.srv.cfg.Lookup("set-max-intset-entries").Int(), math.MaxInt32))
+	return int(min(c.srv.setMaxIntsetEntries.Int(), math.MaxInt32))
 }
 
 // readSet returns key's set for a read (nil when missing). It returns ok ==

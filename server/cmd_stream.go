@@ -74,8 +74,8 @@ func streamOf(e *keyspace.Entry) *stream.Stream { return e.Obj.(*stream.Stream) 
 // streamLimits returns the node limits configured now.
 func (c *Client) streamLimits() stream.Limits {
 	return stream.Limits{
-		MaxBytes:   c.srv.cfg.Lookup("stream-node-max-bytes").Int(),
-		MaxEntries: c.srv.cfg.Lookup("stream-node-max-entries").Int(),
+		MaxBytes:   c.srv.streamNodeMaxBytes.Int(),
+		MaxEntries: c.srv.streamNodeMaxEntries.Int(),
 	}
 }
 
@@ -230,7 +230,7 @@ done:
 		}
 		ta.trim.Limit = limit
 	} else if ta.trim.Approx {
-		ta.trim.Limit = stream.DefaultTrimLimit(c.srv.cfg.Lookup("stream-node-max-entries").Int())
+		ta.trim.Limit = stream.DefaultTrimLimit(c.srv.streamNodeMaxEntries.Int())
 	}
 	return ta, true
 }

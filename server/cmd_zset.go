@@ -106,8 +106,8 @@ func (c *Client) zsetLimits() (entries, value int) {
 	pc := zsetParams.Load()
 	if pc == nil || pc.cfg != c.srv.cfg {
 		pc = &zsetParamCache{cfg: c.srv.cfg,
-			entries: c.srv.cfg.Lookup("zset-max-listpack-entries"),
-			value:   c.srv.cfg.Lookup("zset-max-listpack-value")}
+			entries: c.srv.zsetMaxListpackEntries,
+			value:   c.srv.zsetMaxListpackValue}
 		zsetParams.Store(pc)
 	}
 	return int(min(pc.entries.Int(), math.MaxInt32)), int(min(pc.value.Int(), math.MaxInt32))

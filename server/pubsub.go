@@ -328,19 +328,19 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		return
 	}
 	queuedPushes := c.queuePush(msg)
-	lim := c.srv.cfg.Lookup("client-output-buffer-limit").ClientOutputBufferLimits()[config.ClientPubSub]
+	lim := c.srv.outputBufferLimit.ClientOutputBufferLimits()[config.ClientPubSub]
 	queued := uint64(p.Pending() + queuedPushes)
-	now := time.Now().Unix()
 	over := lim.HardBytes > 0 && queued >= lim.HardBytes
 	switch {
 	case lim.SoftBytes > 0 && queued >= lim.SoftBytes:
+		now := time.Now().Unix()
 		since := c.subs.softSince.Load()
 		if since == 0 {
 			c.subs.softSince.Store(now)
 		} else if now-since >= lim.SoftSeconds {
 			over = true
 		}
-	default:
+	case c.subs.softSince.Load() != 0:
 		c.subs.softSince.Store(0)
 	}
 	if over && !c.killed.Load() {

@@ -39,8 +39,13 @@ type Server struct {
 	table Table
 	log   *slog.Logger
 
-	// Hot configuration, read with one atomic load per use.
-	maxmemory, protoMaxBulk, queryBufLimit, requirepass *config.Param
+	// Hot configuration, read with one atomic load per use (Config.Lookup
+	// is a map lookup by name): what the gate and the connections read,
+	// and the parameters commands read as they run.
+	maxmemory, protoMaxBulk, queryBufLimit, requirepass                                        *config.Param
+	outputBufferLimit, rdbCompression, hllSparseMaxBytes                                       *config.Param
+	listMaxListpackSize, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries         *config.Param
+	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
 
 	listeners []net.Listener
 	loops     *loops // the event loops serving clients (Linux)
@@ -136,6 +141,17 @@ func New(cfg *config.Config) *Server {
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")
 	s.queryBufLimit = cfg.Lookup("client-query-buffer-limit")
 	s.requirepass = cfg.Lookup("requirepass")
+	s.outputBufferLimit = cfg.Lookup("client-output-buffer-limit")
+	s.rdbCompression = cfg.Lookup("rdbcompression")
+	s.hllSparseMaxBytes = cfg.Lookup("hll-sparse-max-bytes")
+	s.listMaxListpackSize = cfg.Lookup("list-max-listpack-size")
+	s.setMaxIntsetEntries = cfg.Lookup("set-max-intset-entries")
+	s.hashMaxListpackEntries = cfg.Lookup("hash-max-listpack-entries")
+	s.hashMaxListpackValue = cfg.Lookup("hash-max-listpack-value")
+	s.zsetMaxListpackEntries = cfg.Lookup("zset-max-listpack-entries")
+	s.zsetMaxListpackValue = cfg.Lookup("zset-max-listpack-value")
+	s.streamNodeMaxBytes = cfg.Lookup("stream-node-max-bytes")
+	s.streamNodeMaxEntries = cfg.Lookup("stream-node-max-entries")
 	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
 	s.aof.rwLastSecs.Store(-1)
