@@ -205,7 +205,9 @@ func (c *Client) expireGeneric(args [][]byte, name string, basetime int64, secon
 		c.notify(evGeneric, "expire", key)
 	default:
 		c.db.SetExpire(key, when)
-		c.propagate(argPEXPIREAT, key, intBytes(when)) // relative times replay as absolute
+		if c.srv.propagating() {
+			c.propagate(argPEXPIREAT, key, intBytes(when)) // relative times replay as absolute
+		}
 		c.notify(evGeneric, "expire", key)
 	}
 	c.w.Int(1)

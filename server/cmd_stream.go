@@ -287,20 +287,20 @@ func cmdXAdd(c *Client, args [][]byte) {
 	}
 	writeID(&c.w, id)
 	c.notify(evStream, "xadd", key)
-	prop := slices.Clone(args)
-	if ta.hasTrim {
-		if s.Trim(ta.trim) > 0 {
-			c.notify(evStream, "xtrim", key)
-		}
-		if ta.trim.Approx {
-			prop = rewriteTrim(prop, &ta, s)
-		}
+	if ta.hasTrim && s.Trim(ta.trim) > 0 {
+		c.notify(evStream, "xtrim", key)
 	}
 	c.db.Updated(key, e)
-	if !ta.idGiven || ta.id.SeqAuto {
-		prop[ta.idPos] = idBytes(id)
+	if c.srv.propagating() { // the rewritten command costs allocations
+		prop := slices.Clone(args)
+		if ta.hasTrim && ta.trim.Approx {
+			prop = rewriteTrim(prop, &ta, s)
+		}
+		if !ta.idGiven || ta.id.SeqAuto {
+			prop[ta.idPos] = idBytes(id)
+		}
+		c.propagate(prop...)
 	}
-	c.propagate(prop...)
 	c.srv.signalKeyReady(int(c.dbIndex.Load()), string(key))
 }
 
@@ -606,6 +606,9 @@ type pendingState struct {
 // propagateXClaim records the XCLAIM Redis propagates for a PEL entry
 // (streamPropagateXCLAIM).
 func (c *Client) propagateXClaim(key, group, id []byte, consumer string, time int64, count uint64, lastID stream.ID) {
+	if !c.srv.propagating() {
+		return // the arguments cost allocations
+	}
 	c.propagate([]byte("XCLAIM"), key, group, []byte(consumer), []byte("0"), id,
 		[]byte("TIME"), formatInt(time), []byte("RETRYCOUNT"), formatInt(int64(count)),
 		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), idBytes(lastID))
@@ -623,6 +626,9 @@ func (c *Client) propagateClaimOf(key, group, idArg []byte, g *stream.Group, id 
 // propagateGroupID records XGROUP SETID with the group's state
 // (streamPropagateGroupID).
 func (c *Client) propagateGroupID(key, group []byte, g *stream.Group) {
+	if !c.srv.propagating() {
+		return // the arguments cost allocations
+	}
 	c.propagate([]byte("XGROUP"), []byte("SETID"), key, group, idBytes(g.LastID()),
 		[]byte("ENTRIESREAD"), formatInt(g.EntriesRead()))
 }

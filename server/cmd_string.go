@@ -213,7 +213,7 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 	if at != 0 {
 		c.db.SetExpire(key, at)
 		c.notify(evGeneric, "expire", key)
-		if flags&setPXAT == 0 {
+		if flags&setPXAT == 0 && c.srv.propagating() {
 			c.propagate(argSET, key, val, argPXAT, intBytes(at)) // relative times replay as absolute
 		}
 	}
@@ -299,7 +299,9 @@ func cmdGetEx(c *Client, args [][]byte) {
 		c.notify(evGeneric, "del", key)
 	case expArg != nil:
 		c.db.SetExpire(key, at)
-		c.propagate(argPEXPIREAT, key, intBytes(at))
+		if c.srv.propagating() {
+			c.propagate(argPEXPIREAT, key, intBytes(at))
+		}
 		c.notify(evGeneric, "expire", key)
 	case flags&setPersist != 0 && e.Expire() != 0:
 		c.db.SetExpire(key, 0)
