@@ -119,6 +119,10 @@ type loop struct {
 	conns  map[int]*Conn
 	mu     sync.Mutex
 	tasks  []func()
+	// woken (under mu): the eventfd was written since the loop last took
+	// its tasks, so a further Invoke need not write it again (PUBLISH
+	// queues a task per subscriber).
+	woken bool
 	// stopped is set (under mu) when the loop has stopped serving: its
 	// wakefd is closed (the number may belong to another file by now),
 	// and Invoke runs tasks on the goroutine that calls it, one caller
@@ -269,7 +273,10 @@ func (l *loop) Invoke(fn func()) {
 	l.mu.Lock()
 	l.tasks = append(l.tasks, fn)
 	if !l.stopped {
-		l.wakeLocked()
+		if !l.woken {
+			l.woken = true
+			l.wakeLocked()
+		}
 		l.mu.Unlock()
 		return
 	}
@@ -398,6 +405,7 @@ func (l *loop) serve(st *runState) {
 		if !st.inTasks {
 			l.mu.Lock()
 			st.tasks, l.tasks = l.tasks, st.tasks[:0]
+			l.woken = false
 			l.mu.Unlock()
 			st.ti, st.inTasks = 0, true
 		}
