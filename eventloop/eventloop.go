@@ -340,6 +340,10 @@ const epollET = 1 << 31 // EPOLLET, as an unsigned bit
 // until gaps are short again, so a loop that is not busy blocks at once
 // and costs nothing while idle.
 func (st *runState) poll(epfd int, maxSpin time.Duration) (int, error) {
+	if maxSpin <= 0 {
+		st.spin = 0
+		return syscall.EpollWait(epfd, st.events, -1)
+	}
 	start := time.Now()
 	if st.spin = min(st.spin, maxSpin); st.spin > 0 {
 		for {
