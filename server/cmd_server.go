@@ -111,6 +111,12 @@ func cmdShutdown(c *Client, args [][]byte) {
 		return
 	}
 	s := c.srv
+	if !nosave && s.scripting.busy.Load() > 0 {
+		// Saving needs the global lock a busy script holds or waits
+		// behind: as Redis, only SHUTDOWN NOSAVE ends a busy server.
+		c.errorReply(s.scripting.busyReply())
+		return
+	}
 	if err := s.saveForShutdown(c, save, nosave); err != nil {
 		c.errorReply(errShutdownFailed)
 		return

@@ -35,30 +35,33 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		return
 	}
 	if !c.authenticated && cmd.Flags&NoAuth == 0 {
-		s.reject(c, cmd, errNoAuth)
-		c.tx.failed = c.tx.active
+		s.refuse(c, cmd, errNoAuth)
 		return
 	}
 	// Inside MULTI queuing itself uses memory: Redis refuses every command
 	// but EXEC, DISCARD, QUIT and RESET when over maxmemory.
 	queuing := c.tx.active && cmd.Name != "exec" && cmd.Name != "discard" && cmd.Name != "quit" && cmd.Name != "reset"
 	if (cmd.Flags&DenyOOM != 0 || queuing) && !s.memoryAvailable() {
-		s.reject(c, cmd, errOOM)
-		c.tx.failed = c.tx.active
+		s.refuse(c, cmd, errOOM)
 		return
 	}
 	// Writes (and PING, as in Redis) are refused while the data cannot
 	// be persisted; EXEC checks its queue (execRefusal).
 	if cmd.Flags&Write != 0 || cmd.Name == "ping" {
 		if msg := s.writesDenied(); msg != "" {
-			s.reject(c, cmd, msg)
-			c.tx.failed = c.tx.active
+			s.refuse(c, cmd, msg)
 			return
 		}
 	}
 	if c.subs.active && c.w.Proto == 2 && !allowedSubscribed(cmd) {
-		s.reject(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
-		c.tx.failed = c.tx.active
+		s.refuse(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
+		return
+	}
+	// While a script that holds the global lock is busy, the server is
+	// busy as Redis is: only allow_busy commands run (MULTI's queue is
+	// refused too, so that the EXEC aborts).
+	if cmd.Flags&AllowBusy == 0 && s.scripting.busyGlobal.Load() > 0 {
+		s.refuse(c, cmd, s.scripting.busyReply())
 		return
 	}
 	if c.tx.active && !txControl(cmd) {
@@ -153,6 +156,19 @@ func truncate(b []byte, n int) []byte {
 		return b[:n]
 	}
 	return b
+}
+
+// refuse answers a command refused before it ran, as Redis's
+// rejectCommand: inside MULTI the refusal makes EXEC abort, and a refused
+// EXEC discards the transaction.
+func (s *Server) refuse(c *Client, cmd *Command, msg string) {
+	if c.tx.active && cmd.Name == "exec" {
+		c.discardTx()
+		s.reject(c, cmd, errExecAbortBecause+msg)
+		return
+	}
+	s.reject(c, cmd, msg)
+	c.tx.failed = c.tx.active
 }
 
 // reject answers a command refused before it ran.

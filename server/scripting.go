@@ -46,6 +46,13 @@ type scripting struct {
 		_                         [44]byte
 	}
 	busy atomic.Int32
+	// busyGlobal counts the busy scripts that hold the global lock: while
+	// one runs the server is busy as Redis's is, and every command without
+	// allow_busy gets BUSY (busyReply). busyEval says whether the last
+	// script to become busy is an EVAL script (the error names SCRIPT
+	// KILL) rather than a function.
+	busyGlobal atomic.Int32
+	busyEval   atomic.Bool
 }
 
 // scriptRun is one running script or function.
@@ -130,6 +137,9 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	} else {
 		slot.globalRuns.Add(1)
 	}
+	// Whatever ends the run (a panic inside the VM included, recovered by
+	// the gate's runHandler), its busy state and its locks go with it.
+	defer s.endScript(c, sr, held)
 	sr.start = monoNow()
 	ec.mark = sr.start // the first redis.call starts from here: one clock read less
 	if sr.script != nil {
@@ -137,11 +147,23 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	} else {
 		sc.engine.FCall(sr.fn, run, &c.w)
 	}
+}
+
+// endScript ends sr's run: it is no longer busy, its writes are emitted
+// as one unit under its locks, the locks are released (unless they are
+// EXEC's), and clients blocked on keys it filled are served. It runs on
+// every way out of the run, a panic included.
+func (s *Server) endScript(c *Client, sr *scriptRun, held bool) {
+	sc := &s.scripting
+	ec := sr.ec
 	if sr.timed.Load() {
 		sc.mu.Lock()
 		delete(sc.running, sr)
 		sc.mu.Unlock()
 		sc.busy.Add(-1)
+		if !sr.keyed {
+			sc.busyGlobal.Add(-1)
+		}
 	}
 	// The script's writes are one unit, emitted under its locks (inside
 	// EXEC, with the transaction's).
@@ -153,13 +175,21 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 		if s.blocking.ready.Load() {
 			s.serveReady(ec, true)
 		}
-		g.Unlock()
+		sr.guard.Unlock()
 		if s.blocking.ready.Load() {
 			s.serveReady(ec, false)
 		}
 	}
 	ec.mark = 0
 	ec.publishStats()
+}
+
+// busyReply is the BUSY error while a global-lock script is busy.
+func (sc *scripting) busyReply() string {
+	if sc.busyEval.Load() {
+		return errBusyScript
+	}
+	return errBusyFunction
 }
 
 // anyActive reports whether a script holds or is taking locks.
@@ -203,6 +233,10 @@ func (sr *scriptRun) interrupt() bool {
 			}
 			sc.running[sr] = struct{}{}
 			sr.timed.Store(true)
+			sc.busyEval.Store(sr.eval)
+			if !sr.keyed {
+				sc.busyGlobal.Add(1)
+			}
 			sc.mu.Unlock()
 			sc.busy.Add(1)
 			sr.s.logf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",

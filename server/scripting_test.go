@@ -309,7 +309,13 @@ func TestScriptBusyAndKill(t *testing.T) {
 	c.Send(difftest.Encode("EVAL", loop, "0"))
 	waitBusy(t, other, "GET", "x")
 	expect(t, other, "-"+errBusyScript+"\r\n", "GET", "x")
-	expect(t, other, "+PONG\r\n", "PING") // needs no lock: not blocked (Redis: BUSY)
+	expect(t, other, "-"+errBusyScript+"\r\n", "PING") // the server is busy, as Redis's
+	// MULTI is allow_busy; what it queues meanwhile is refused, and EXEC
+	// aborts.
+	expect(t, other, "+OK\r\n", "MULTI")
+	expect(t, other, "-"+errBusyScript+"\r\n", "INCR", "x")
+	expect(t, other, "-"+errExecAbortBecause+errBusyScript+"\r\n", "EXEC")
+	expect(t, other, "-"+errBusyScript+"\r\n", "SHUTDOWN")
 	expect(t, other, "-"+errBusyScript+"\r\n", "FUNCTION", "KILL")
 	expect(t, other, "-"+errBusyScript+"\r\n", "FUNCTION", "STATS")
 	expect(t, other, "+OK\r\n", "SCRIPT", "KILL")
