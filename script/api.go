@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hotkv/hotkv/lualib"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -283,13 +284,13 @@ func (v *vm) mathRandom(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(r))
 	case 1:
-		u := L.CheckInt(1)
+		u := lualib.CheckInt(L, 1)
 		if u < 1 {
 			L.ArgError(1, "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
-		l, u := L.CheckInt(1), L.CheckInt(2)
+		l, u := lualib.CheckInt(L, 1), lualib.CheckInt(L, 2)
 		if l > u {
 			L.ArgError(2, "interval is empty")
 		}
@@ -301,6 +302,6 @@ func (v *vm) mathRandom(L *lua.LState) int {
 }
 
 func (v *vm) mathRandomSeed(L *lua.LState) int {
-	v.e.rand.seed(int32(L.CheckInt(1)))
+	v.e.rand.seed(lualib.CheckInt(L, 1))
 	return 0
 }

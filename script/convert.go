@@ -150,9 +150,10 @@ func errorTable(L *lua.LState, msg string) *lua.LTable {
 // luaToReply writes v as a RESP reply for the script's caller, as
 // luaReplyToRedisReply does. proto is the script's RESP version (set by
 // redis.setresp): it decides how booleans convert.
-func luaToReply(L *lua.LState, w *resp.Writer, v lua.LValue, proto int, depth int) {
+func luaToReply(L *lua.LState, w *resp.Writer, v lua.LValue, proto int, depth int, run *Run) {
 	if depth > maxReplyDepth {
 		w.Error("ERR reached lua stack limit")
+		run.error("ERR reached lua stack limit", false)
 		return
 	}
 	switch v := v.(type) {
@@ -170,7 +171,7 @@ func luaToReply(L *lua.LState, w *resp.Writer, v lua.LValue, proto int, depth in
 	case lua.LNumber:
 		w.Int(luaToInt(float64(v)))
 	case *lua.LTable:
-		tableToReply(L, w, v, proto, depth)
+		tableToReply(L, w, v, proto, depth, run)
 	default:
 		w.Null()
 	}
@@ -189,9 +190,10 @@ func luaToInt(f float64) int64 {
 	return int64(f)
 }
 
-func tableToReply(L *lua.LState, w *resp.Writer, t *lua.LTable, proto int, depth int) {
+func tableToReply(L *lua.LState, w *resp.Writer, t *lua.LTable, proto int, depth int, run *Run) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
 		w.Error(string(e))
+		run.error(string(e), t.RawGetString("ignore_error_stats_update") == lua.LTrue)
 		return
 	}
 	if ok, isStr := t.RawGetString("ok").(lua.LString); isStr {
@@ -219,8 +221,8 @@ func tableToReply(L *lua.LState, w *resp.Writer, t *lua.LTable, proto int, depth
 		m.ForEach(func(lua.LValue, lua.LValue) { n++ })
 		w.Map(n)
 		m.ForEach(func(k, v lua.LValue) {
-			luaToReply(L, w, k, proto, depth+1)
-			luaToReply(L, w, v, proto, depth+1)
+			luaToReply(L, w, k, proto, depth+1, run)
+			luaToReply(L, w, v, proto, depth+1, run)
 		})
 		return
 	}
@@ -228,7 +230,7 @@ func tableToReply(L *lua.LState, w *resp.Writer, t *lua.LTable, proto int, depth
 		n := 0
 		s.ForEach(func(lua.LValue, lua.LValue) { n++ })
 		w.Set(n)
-		s.ForEach(func(k, _ lua.LValue) { luaToReply(L, w, k, proto, depth+1) })
+		s.ForEach(func(k, _ lua.LValue) { luaToReply(L, w, k, proto, depth+1, run) })
 		return
 	}
 	n := 0
@@ -237,6 +239,6 @@ func tableToReply(L *lua.LState, w *resp.Writer, t *lua.LTable, proto int, depth
 	}
 	w.Array(n)
 	for i := 1; i <= n; i++ {
-		luaToReply(L, w, t.RawGetInt(i), proto, depth+1)
+		luaToReply(L, w, t.RawGetInt(i), proto, depth+1, run)
 	}
 }

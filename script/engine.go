@@ -86,6 +86,17 @@ type Run struct {
 	// Shard spreads concurrent runs over the engine's pools of Lua
 	// states (the caller's statistics slot, say).
 	Shard int
+	// OnError, when set, is told of each error reply the run's reply
+	// carries, at its top or nested: counted says a redis.call already
+	// counted it (its error table has ignore_error_stats_update), as
+	// Redis's error statistics want.
+	OnError func(msg string, counted bool)
+}
+
+func (run *Run) error(msg string, counted bool) {
+	if run != nil && run.OnError != nil {
+		run.OnError(msg, counted)
+	}
 }
 
 // SHA1Hex returns the lowercase hex SHA1 digest of s.
@@ -245,12 +256,13 @@ func (p *pool) take(e *Engine, make func(*Engine) *vm) *vm {
 // give returns a state to the pool. A pool holds as many states as
 // scripts of its shard ever ran at once; a state whose value stack a
 // script made grow past maxPooledRegistry is dropped instead, so that one
-// script's burst does not stay in memory.
+// script's burst does not stay in memory, and so is a state in which a Go
+// panic was recovered (Broken), which may be inconsistent.
 func (p *pool) give(v *vm) {
 	v.run = nil
 	v.L.SetTop(0)
 	p.mu.Lock()
-	if v.L.RegistryCap() > maxPooledRegistry {
+	if v.L.RegistryCap() > maxPooledRegistry || v.L.Broken() {
 		p.states--
 	} else {
 		p.free = append(p.free, v)
@@ -419,10 +431,10 @@ func (v *vm) invoke(run *Run, fn *lua.LFunction, nargs int, name string, w *resp
 	err := L.PCall(nargs, 1, v.errHandler)
 	L.SetCountHook(nil, 0)
 	if err != nil {
-		writeRunError(L, w, err, name)
+		writeRunError(L, w, err, name, run)
 		return
 	}
-	luaToReply(L, w, L.Get(-1), v.proto, 0)
+	luaToReply(L, w, L.Get(-1), v.proto, 0, run)
 	L.Pop(1)
 }
 
@@ -437,7 +449,7 @@ func (v *vm) interruptHook(L *lua.LState) {
 
 // writeRunError writes the error reply for a failed script run, as
 // luaCallFunction does: "-<err> script: <name>, on <source>:<line>."
-func writeRunError(L *lua.LState, w *resp.Writer, err error, name string) {
+func writeRunError(L *lua.LState, w *resp.Writer, err error, name string, run *Run) {
 	var obj lua.LValue = lua.LString(err.Error())
 	if ae, ok := err.(*lua.ApiError); ok {
 		obj = ae.Object
@@ -451,7 +463,9 @@ func writeRunError(L *lua.LState, w *resp.Writer, err error, name string) {
 		if len(msg) > 100 {
 			msg = msg[:100]
 		}
-		w.Error(fmt.Sprintf("ERR Error running script %s, %s", name, msg))
+		msg = fmt.Sprintf("ERR Error running script %s, %s", name, msg)
+		w.Error(msg)
+		run.error(msg, false)
 		return
 	}
 	msg := luaString(t.RawGetString("err"))
@@ -461,6 +475,7 @@ func writeRunError(L *lua.LState, w *resp.Writer, err error, name string) {
 		msg += " script: " + name + ", on " + src + ":" + line + "."
 	}
 	w.Error(msg)
+	run.error(msg, t.RawGetString("ignore_error_stats_update") == lua.LTrue)
 }
 
 // luaString is lua_isstring + lua_tostring: strings and numbers.
@@ -512,6 +527,10 @@ func luaPcall(L *lua.LState) int {
 		return 2
 	}
 	if err := L.PCall(L.GetTop()-1, lua.MultRet, nil); err != nil {
+		// A caught error counts as an instruction: once the script is
+		// killed, the hook then raises again here, even in `return
+		// pcall(f)`, which runs no instruction after the call.
+		L.CheckHook()
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			obj = ae.Object

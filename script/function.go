@@ -36,7 +36,9 @@ type Function struct {
 
 // functions is the engine's library registry.
 type functions struct {
-	libs  map[string]*Library
+	libs map[string]*Library
+	// funcs is keyed by foldName(name): function names are
+	// case-insensitive, as Redis's functionDictType (dictSdsKeyCaseCompare).
 	funcs map[string]*Function
 	gen   atomic.Uint64 // bumped on every change; states drop stale libraries
 	// view is funcs for FCALL's lookups, replaced on every change so
@@ -177,7 +179,7 @@ func (f *functions) add(libs []*Library, replace, restore bool) error {
 			return fmt.Errorf("Library '%s' already exists", lib.Name)
 		}
 		for _, fn := range lib.Functions {
-			if other := f.funcs[fn.Name]; other != nil && other.Library != old {
+			if other := f.funcs[foldName(fn.Name)]; other != nil && other.Library != old {
 				return fmt.Errorf("Function %s already exists", fn.Name)
 			}
 		}
@@ -188,7 +190,11 @@ func (f *functions) add(libs []*Library, replace, restore bool) error {
 		}
 		f.libs[lib.Name] = lib
 		for _, fn := range lib.Functions {
-			f.funcs[fn.Name] = fn
+			// Names of one library may differ only in case ("xx" and
+			// "XX"); as Redis's dictAdd, the first one keeps the entry.
+			if k := foldName(fn.Name); f.funcs[k] == nil {
+				f.funcs[k] = fn
+			}
 		}
 	}
 	f.changed()
@@ -208,7 +214,7 @@ func (f *functions) changed() {
 func (f *functions) remove(lib *Library) {
 	delete(f.libs, lib.Name)
 	for _, fn := range lib.Functions {
-		delete(f.funcs, fn.Name)
+		delete(f.funcs, foldName(fn.Name))
 	}
 	f.changed()
 }
@@ -245,11 +251,16 @@ func (e *Engine) Libraries() []*Library {
 	return libs
 }
 
-// FunctionCount returns the number of registered functions.
+// FunctionCount returns the number of registered functions, counted per
+// library as Redis's engine stats count them.
 func (e *Engine) FunctionCount() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.funcs.funcs)
+	n := 0
+	for _, l := range e.funcs.libs {
+		n += len(l.Functions)
+	}
+	return n
 }
 
 // RestoreLibraries loads libraries from their codes (FUNCTION RESTORE):
@@ -279,12 +290,30 @@ func (e *Engine) RestoreLibraries(codes []string, policy string) error {
 	return e.funcs.add(libs, policy == "REPLACE", true)
 }
 
-// Function returns the registered function named name, or nil.
+// Function returns the registered function named name, or nil. Names
+// are case-insensitive (FCALL TEST finds "test"), as in Redis.
 func (e *Engine) Function(name string) *Function {
 	if view := e.funcs.view.Load(); view != nil {
-		return (*view)[name]
+		return (*view)[foldName(name)]
 	}
 	return nil
+}
+
+// foldName is the key of a function name: ASCII letters in lower case,
+// as strcasecmp compares them (no Unicode folding: "\u212a" is not "k").
+func foldName(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(name)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return name
 }
 
 // FCall runs fn with run's keys and arguments and writes its reply to w.

@@ -280,6 +280,10 @@ func basePCall(L *LState) int {
 	}
 	nargs := L.GetTop() - 1
 	if err := L.PCall(nargs, MultRet, nil); err != nil {
+		// HotKV patch: catching an error counts as an instruction, so that
+		// a hook that raises on every instruction (after SCRIPT KILL) stops
+		// a caller that does nothing after the call (return pcall(f)).
+		L.CheckHook()
 		L.Push(LFalse)
 		if aerr, ok := err.(*ApiError); ok {
 			L.Push(aerr.Object)
@@ -485,18 +489,30 @@ func baseType(L *LState) int {
 	return 1
 }
 
+// baseUnpack is C Lua 5.1's luaB_unpack (HotKV patch): "too many results
+// to unpack" past the stack C Lua has (LUAI_MAXCSTACK), where upstream
+// pushed any count, growing the registry slot by slot until it overflowed
+// (unpack({}, 1, 1e8) ran for seconds and then panicked out of PCall).
 func baseUnpack(L *LState) int {
 	tb := L.CheckTable(1)
-	start := L.OptInt(2, 1)
-	end := L.OptInt(3, tb.Len())
-	for i := start; i <= end; i++ {
-		L.Push(tb.RawGetInt(i))
+	i := optCInt(L, 2, 1)
+	var e int
+	if L.Get(3) == LNil {
+		e = tb.Len()
+	} else {
+		e = checkCInt(L, 3)
 	}
-	ret := end - start + 1
-	if ret < 0 {
-		return 0
+	if i > e {
+		return 0 // empty range
 	}
-	return ret
+	n := int(int32(e - i + 1)) // number of elements; <= 0 on C's overflow
+	if n <= 0 || !L.checkStack(n) {
+		L.RaiseError("too many results to unpack")
+	}
+	for k := 0; k < n; k++ {
+		L.Push(tb.RawGetInt(i + k))
+	}
+	return n
 }
 
 func baseXPCall(L *LState) int {
@@ -506,6 +522,7 @@ func baseXPCall(L *LState) int {
 	top := L.GetTop()
 	L.Push(fn)
 	if err := L.PCall(0, MultRet, errfunc); err != nil {
+		L.CheckHook() // HotKV patch, as pcall's
 		L.Push(LFalse)
 		if aerr, ok := err.(*ApiError); ok {
 			L.Push(aerr.Object)

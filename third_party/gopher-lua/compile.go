@@ -1864,6 +1864,7 @@ func Compile(chunk []ast.Stmt, name string) (proto *FunctionProto, err error) { 
 		funcexpr.SetLastLine(eline(chunk[len(chunk)-1]) + 1)
 	}
 	context := newFuncContext(name, nil)
+	checkSyntaxDepth(context, chunk) // HotKV patch
 	compileFunctionExpr(context, funcexpr, ecnone(0))
 	proto = context.Proto
 	// HotKV patch: as in C Lua 5.1 (lparser.c), the main chunk is vararg

@@ -35,24 +35,41 @@ func coCreate(L *LState) int {
 	return 1
 }
 
+// maxCCalls is C Lua 5.1's LUAI_MAXCCALLS: how deep coroutines may
+// resume one another (HotKV patch).
+const maxCCalls = 200
+
 func coYield(L *LState) int {
+	// HotKV patch: as C Lua, a coroutine cannot yield from inside a Go
+	// function's call into Lua (pcall, a gsub or sort callback, a
+	// metamethod), nor the main thread; upstream unwound the Go call in
+	// the middle.
+	if L.nCcalls > L.baseCcalls || L.Parent == nil {
+		L.raiseError(0, "attempt to yield across metamethod/C-call boundary")
+	}
 	return -1
 }
 
 func coResume(L *LState) int {
 	th := L.CheckThread(1)
-	if L.G.CurrentThread == th {
-		msg := "can not resume a running thread"
-		if th.wrapped {
-			L.RaiseError(msg)
-			return 0
+	// HotKV patch: C Lua's auxresume and costatus. Upstream resumed a
+	// "normal" coroutine (one that resumed the running one), which then
+	// resumed itself in a loop until Go's stack overflowed, a fatal error.
+	msg := ""
+	switch {
+	case th == L || L.G.CurrentThread == th:
+		msg = "cannot resume running coroutine"
+	case th.Dead:
+		msg = "cannot resume dead coroutine"
+	case th.Parent != nil || th == L.G.MainThread || th.stack.IsEmpty():
+		msg = "cannot resume normal coroutine"
+		if th.stack.IsEmpty() {
+			msg = "cannot resume dead coroutine"
 		}
-		L.Push(LFalse)
-		L.Push(LString(msg))
-		return 2
+	case L.nCcalls >= maxCCalls:
+		msg = "C stack overflow"
 	}
-	if th.Dead {
-		msg := "can not resume a dead thread"
+	if msg != "" {
 		if th.wrapped {
 			L.RaiseError(msg)
 			return 0
@@ -63,6 +80,8 @@ func coResume(L *LState) int {
 	}
 	th.Parent = L
 	L.G.CurrentThread = th
+	th.nCcalls = L.nCcalls + 1
+	th.baseCcalls = th.nCcalls
 	if !th.isStarted() {
 		cf := th.stack.Last()
 		th.currentFrame = cf
@@ -78,6 +97,11 @@ func coResume(L *LState) int {
 	}
 	top := L.GetTop()
 	threadRun(th)
+	// HotKV patch: a resume counts as an instruction of the resumer, so
+	// that a hook that raises on every instruction (after SCRIPT KILL)
+	// stops a resumer that does nothing after it (return
+	// coroutine.resume(co)).
+	L.CheckHook()
 	return L.GetTop() - top
 }
 

@@ -161,18 +161,25 @@ type callFrameStack interface {
 type fixedCallFrameStack struct {
 	array []callFrame
 	sp    int
+	limit int // HotKV patch: len(array), less errorFrames but in handlers
 }
+
+// errorFrames are call frames past the call stack's size kept for PCall's
+// message handler (HotKV patch), so that a "stack overflow" reaches the
+// handler as C Lua's luaD_growCI lets it.
+const errorFrames = 8
 
 func newFixedCallFrameStack(size int) callFrameStack {
 	return &fixedCallFrameStack{
-		array: make([]callFrame, size),
+		array: make([]callFrame, size+errorFrames),
 		sp:    0,
+		limit: size,
 	}
 }
 
 func (cs *fixedCallFrameStack) IsEmpty() bool { return cs.sp == 0 }
 
-func (cs *fixedCallFrameStack) IsFull() bool { return cs.sp == len(cs.array) }
+func (cs *fixedCallFrameStack) IsFull() bool { return cs.sp >= cs.limit }
 
 func (cs *fixedCallFrameStack) Clear() {
 	cs.sp = 0
@@ -387,6 +394,10 @@ func (rg *registry) checkSize(requiredSize int) { // +inline-start
 
 func (rg *registry) resize(requiredSize int) { // +inline-start
 	newSize := requiredSize + rg.growBy // give some padding
+	// HotKV patch: grow by half at least, so that filling a large
+	// registry copies it a logarithmic number of times, not once per
+	// growBy slots
+	newSize = max(newSize, len(rg.array)+len(rg.array)/2)
 	if newSize > rg.maxSize {
 		newSize = rg.maxSize
 	}
@@ -751,6 +762,17 @@ func (ls *LState) raiseError(level int, format string, args ...interface{}) {
 	}
 	ls.reg.Push(LString(message))
 	ls.Panic(ls)
+}
+
+// runError is luaG_runerror (HotKV patch): an error of the VM's
+// operations (comparisons) with the position of the running function
+// when it is a Lua function, none when a Go function (table.sort) ran
+// the operation.
+func (ls *LState) runError(msg string) {
+	if cf := ls.currentFrame; cf != nil && cf.Fn.IsG {
+		ls.raiseError(0, "%s", msg)
+	}
+	ls.raiseError(1, "%s", msg)
 }
 
 // whereC is where C Lua 5.1 places an error (HotKV patch): raised by a Go
@@ -1275,6 +1297,16 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 } // +inline-end
 
 func (ls *LState) callR(nargs, nret, rbase int) {
+	// HotKV patch: C Lua's luaD_call count and limit (LUAI_MAXCCALLS);
+	// PCall restores the count on errors.
+	ls.nCcalls++
+	if ls.nCcalls >= maxCCalls {
+		if ls.nCcalls == maxCCalls {
+			ls.RaiseError("C stack overflow")
+		} else if ls.nCcalls >= maxCCalls+maxCCalls>>3 {
+			ls.raiseError(0, "error in error handling")
+		}
+	}
 	base := ls.reg.Top() - nargs - 1
 	if rbase < 0 {
 		rbase = base
@@ -1299,6 +1331,7 @@ func (ls *LState) callR(nargs, nret, rbase int) {
 	} else {
 		ls.mainLoop(ls, ls.currentFrame)
 	}
+	ls.nCcalls--
 	if nret != MultRet {
 		ls.reg.SetTop(rbase + nret)
 	}
@@ -1947,14 +1980,53 @@ func (ls *LState) GetTable(obj LValue, key LValue) LValue {
 
 // SetCountHook makes the VM call hook every n instructions (HotKV patch,
 // as lua_sethook with LUA_MASKCOUNT); a nil hook removes it. The hook runs
-// on the state's goroutine and may raise an error. Only the plain VM loop
-// (no context set) calls it.
+// on the state's goroutine, with the running thread, and may raise an
+// error. All the threads of a state (coroutines) share the hook, whichever
+// thread sets it: C Lua's lua_newthread copies the hook into a new
+// thread, and a hook set again while a coroutine runs (every instruction
+// after SCRIPT KILL) must reach the threads that resumed it. Long Go
+// builtins (string.rep, gsub, the pattern matcher, table.concat,
+// table.sort, unpack, string.format) count their work through CheckHook,
+// so that the hook also runs, and can raise, while they work.
 func (ls *LState) SetCountHook(hook func(*LState), n int) {
 	if n < 1 {
 		n = 1
 	}
-	ls.countHook, ls.hookEvery, ls.hookLeft = hook, n, n
+	ls.G.hook = countHook{fn: hook, every: n, left: n}
 }
+
+// CheckHook counts one unit of work (about a VM instruction) of a Go
+// function against the count hook, and runs the hook when it is due; it
+// may raise the hook's error (HotKV patch). Without a hook it costs a
+// load and a branch.
+func (ls *LState) CheckHook() {
+	if h := &ls.G.hook; h.fn != nil {
+		h.left--
+		if h.left <= 0 {
+			h.left = h.every
+			h.fn(ls)
+		}
+	}
+}
+
+// CheckHookN is CheckHook for n units of work (n > 0): a builtin that
+// produced n*64 bytes, say. The hook runs at most once per call.
+func (ls *LState) CheckHookN(n int) {
+	if h := &ls.G.hook; h.fn != nil {
+		h.left -= n
+		if h.left <= 0 {
+			h.left = h.every
+			h.fn(ls)
+		}
+	}
+}
+
+// Broken reports whether a Go panic (a runtime error in a Go function or
+// in gopher-lua itself, not a Lua error) was recovered and turned into an
+// error while this state, or a thread of it, ran since it was created
+// (HotKV patch). Such a state may be inconsistent: discard it rather than
+// reuse it.
+func (ls *LState) Broken() bool { return ls.G.broken }
 
 // checkWritable raises an error when tb is read-only (HotKV patch). As
 // C Lua's luaG_runerror, the message carries the position only when a
@@ -2098,6 +2170,7 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 	err = nil
 	sp := ls.stack.Sp()
 	base := ls.reg.Top() - nargs - 1
+	nCcalls := ls.nCcalls
 	oldpanic := ls.Panic
 	ls.Panic = panicWithoutTraceback
 	if errfunc != nil {
@@ -2108,48 +2181,20 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 		ls.hasErrorFunc = false
 		rcv := recover()
 		if rcv != nil {
-			if _, ok := rcv.(*ApiError); !ok {
-				err = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
-				if ls.Options.IncludeGoStackTrace {
-					buf := make([]byte, 4096)
-					runtime.Stack(buf, false)
-					err.(*ApiError).StackTrace = strings.Trim(string(buf), "\000") + "\n" + ls.stackTrace(0)
-				}
-			} else {
-				err = rcv.(*ApiError)
-			}
+			aerr := ls.recoveredError(rcv)
 			if errfunc != nil {
-				ls.Push(errfunc)
-				ls.Push(err.(*ApiError).Object)
-				ls.Panic = panicWithoutTraceback
-				defer func() {
-					ls.Panic = oldpanic
-					rcv := recover()
-					if rcv != nil {
-						if _, ok := rcv.(*ApiError); !ok {
-							err = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
-							if ls.Options.IncludeGoStackTrace {
-								buf := make([]byte, 4096)
-								runtime.Stack(buf, false)
-								err.(*ApiError).StackTrace = strings.Trim(string(buf), "\000") + ls.stackTrace(0)
-							}
-						} else {
-							err = rcv.(*ApiError)
-							err.(*ApiError).StackTrace = ls.stackTrace(0)
-						}
-						ls.stack.SetSp(sp)
-						ls.currentFrame = ls.stack.Last()
-						ls.reg.SetTop(base)
-					}
-				}()
-				ls.Call(1, 1)
-				err = newApiError(ApiErrorError, ls.Get(-1))
-			} else if len(err.(*ApiError).StackTrace) == 0 {
-				err.(*ApiError).StackTrace = ls.stackTrace(0)
+				err = ls.callErrorFunc(errfunc, aerr)
+				ls.Panic = oldpanic
+			} else {
+				if len(aerr.StackTrace) == 0 {
+					aerr.StackTrace = ls.stackTrace(0)
+				}
+				err = aerr
 			}
 			ls.stack.SetSp(sp)
 			ls.currentFrame = ls.stack.Last()
 			ls.reg.SetTop(base)
+			ls.nCcalls = nCcalls
 		}
 		ls.stack.SetSp(sp)
 		if sp == 0 {
@@ -2160,6 +2205,55 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 	ls.Call(nargs, nret)
 
 	return
+}
+
+// recoveredError is the error of a recovered panic: a Lua error as it
+// is, and any other panic (a Go runtime error in a Go function or in
+// gopher-lua itself) as an ApiErrorPanic whose object is its message, the
+// state then marked broken (HotKV patch).
+func (ls *LState) recoveredError(rcv interface{}) *ApiError {
+	if aerr, ok := rcv.(*ApiError); ok {
+		return aerr
+	}
+	ls.G.broken = true
+	aerr := newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
+	if ls.Options.IncludeGoStackTrace {
+		buf := make([]byte, 4096)
+		n := runtime.Stack(buf, false)
+		aerr.StackTrace = string(buf[:n]) + "\n" + ls.stackTrace(0)
+	}
+	return aerr
+}
+
+// callErrorFunc runs PCall's message handler on the error that unwound
+// to it, still with the call stack of the error, and returns the error to
+// report: the handler's result, or the handler's own error. HotKV patch:
+// all of it runs protected (upstream pushed the handler unprotected, so
+// a full registry, "registry overflow", panicked out of PCall), and the
+// handler gets some room when the error was a full registry.
+func (ls *LState) callErrorFunc(errfunc *LFunction, aerr *ApiError) (err error) {
+	ls.Panic = panicWithoutTraceback
+	defer func() {
+		if rcv := recover(); rcv != nil {
+			herr := ls.recoveredError(rcv)
+			if herr.Type != ApiErrorPanic || len(herr.StackTrace) == 0 {
+				herr.StackTrace = ls.stackTrace(0)
+			}
+			err = herr
+		}
+	}()
+	if need := ls.reg.Top() + 64; need > cap(ls.reg.array) {
+		ls.reg.forceResize(need)
+	}
+	if fs, ok := ls.stack.(*fixedCallFrameStack); ok && fs.limit < len(fs.array) {
+		limit := fs.limit
+		fs.limit = len(fs.array)
+		defer func() { fs.limit = limit }()
+	}
+	ls.Push(errfunc)
+	ls.Push(aerr.Object)
+	ls.Call(1, 1)
+	return newApiError(ApiErrorError, ls.Get(-1))
 }
 
 func (ls *LState) GPCall(fn LGFunction, data LValue) error {
@@ -2217,7 +2311,9 @@ func (ls *LState) Status(th *LState) string {
 		status = "dead"
 	} else if ls.G.CurrentThread == th {
 		status = "running"
-	} else if ls.Parent == th {
+	} else if th.Parent != nil || th == ls.G.MainThread {
+		// HotKV patch: any thread that resumed another (upstream: only
+		// the caller's parent)
 		status = "normal"
 	}
 	return status
@@ -2378,3 +2474,13 @@ func (ls *LState) RemoveCallerFrame() *callFrame {
 // (HotKV patch): it grows on demand and never shrinks, so a pool can drop
 // a state that grew large.
 func (ls *LState) RegistryCap() int { return len(ls.reg.array) }
+
+// maxCStack is C Lua 5.1's LUAI_MAXCSTACK: the most values a C function
+// can have on its stack (HotKV patch).
+const maxCStack = 8000
+
+// checkStack is lua_checkstack (HotKV patch): whether the running Go
+// function may push n more values.
+func (ls *LState) checkStack(n int) bool {
+	return n >= 0 && n <= maxCStack && ls.GetTop()+n <= maxCStack
+}

@@ -20,6 +20,7 @@ func (lv lValueArraySorter) Swap(i, j int) {
 }
 
 func (lv lValueArraySorter) Less(i, j int) bool {
+	lv.L.CheckHook() // HotKV patch: a long sort runs the count hook
 	if lv.Fn != nil {
 		lv.L.Push(lv.Fn)
 		lv.L.Push(lv.Values[i])

@@ -2,6 +2,7 @@ package lua
 
 import (
 	"sort"
+	"strings"
 )
 
 func OpenTable(L *LState) int {
@@ -51,36 +52,54 @@ func tableRemove(L *LState) int {
 	return 1
 }
 
+// tableConcat is C Lua 5.1's tconcat (HotKV patch): the result is built
+// in one buffer (upstream pushed every value and separator on the
+// registry, which a long table overflowed), values are read up to the
+// given end (an absent one is an error), numbers are accepted where
+// strings are, the result is bounded by SetMaxStringLen, and the work is
+// counted against the count hook.
 func tableConcat(L *LState) int {
+	sep := ""
+	if L.Get(2) != LNil {
+		sep = L.CheckString(2)
+	}
 	tbl := L.CheckTable(1)
-	sep := LString(L.OptString(2, ""))
-	i := L.OptInt(3, 1)
-	j := L.OptInt(4, tbl.Len())
-	if L.GetTop() == 3 {
-		if i > tbl.Len() || i < 1 {
-			L.Push(emptyLString)
-			return 1
-		}
+	i := optCInt(L, 3, 1)
+	var last int
+	if L.Get(4) == LNil {
+		last = tbl.Len()
+	} else {
+		last = checkCInt(L, 4)
 	}
-	i = intMax(intMin(i, tbl.Len()), 1)
-	j = intMin(intMin(j, tbl.Len()), tbl.Len())
-	if i > j {
-		L.Push(emptyLString)
-		return 1
-	}
-	//TODO should flushing?
-	retbottom := L.GetTop()
-	for ; i <= j; i++ {
+	limit := int(maxStringLen.Load())
+	var b strings.Builder
+	addField := func(i int) {
 		v := tbl.RawGetInt(i)
-		if !LVCanConvToString(v) {
+		switch v := v.(type) {
+		case LString:
+			b.WriteString(string(v))
+		case LNumber:
+			b.WriteString(v.String())
+		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), i)
 		}
-		L.Push(v)
-		if i != j {
-			L.Push(sep)
+	}
+	for ; i < last; i++ {
+		n := b.Len()
+		addField(i)
+		b.WriteString(sep)
+		if b.Len() > limit {
+			L.RaiseError("not enough memory")
+		}
+		L.CheckHookN(1 + (b.Len()-n)>>6)
+	}
+	if i == last { // add last value (if interval was not empty)
+		addField(i)
+		if b.Len() > limit {
+			L.RaiseError("not enough memory")
 		}
 	}
-	L.Push(stringConcat(L, L.GetTop()-retbottom, L.reg.Top()-1))
+	L.Push(LString(b.String()))
 	return 1
 }
 

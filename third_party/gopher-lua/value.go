@@ -223,15 +223,24 @@ type Global struct {
 	builtinMts map[int]LValue
 	tempFiles  []*os.File
 	gccount    int32
+
+	// hook is the count hook of every thread of this state (HotKV patch,
+	// as lua_sethook with LUA_MASKCOUNT, which lua_newthread copies).
+	hook countHook
+	// broken is set when a Go panic (not a Lua error) was recovered
+	// while a thread of this state ran (HotKV patch).
+	broken bool
+}
+
+// countHook is a count hook: fn runs every `every` units of work (VM
+// instructions, or steps of long Go builtins through CheckHook).
+type countHook struct {
+	fn    func(*LState)
+	every int
+	left  int
 }
 
 type LState struct {
-	// countHook runs every hookEvery VM instructions (HotKV patch, as
-	// lua_sethook with LUA_MASKCOUNT); it may raise an error.
-	countHook func(*LState)
-	hookEvery int
-	hookLeft  int
-
 	G       *Global
 	Parent  *LState
 	Env     *LTable
@@ -250,6 +259,16 @@ type LState struct {
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
 	ctxCancelFn  context.CancelFunc
+
+	// nCcalls counts the calls into the VM from Go (Call, PCall,
+	// metamethods) that are running on this thread, with those of the
+	// threads that resumed it; baseCcalls is the count when this
+	// coroutine was resumed. As C Lua's nCcalls and baseCcalls (HotKV
+	// patch): a coroutine can yield only when they are equal, and resuming
+	// past maxCCalls nested levels fails ("C stack overflow") instead of
+	// exhausting the Go stack.
+	nCcalls    int
+	baseCcalls int
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

@@ -24,15 +24,16 @@ func mainLoop(L *LState, baseframe *callFrame) {
 		return
 	}
 
+	hook := &L.G.hook // HotKV patch: shared by all threads of the state
 	for {
 		cf = L.currentFrame
 		inst = cf.Fn.Proto.Code[cf.Pc]
 		cf.Pc++
-		if L.countHook != nil {
-			L.hookLeft--
-			if L.hookLeft <= 0 {
-				L.hookLeft = L.hookEvery
-				L.countHook(L)
+		if hook.fn != nil {
+			hook.left--
+			if hook.left <= 0 {
+				hook.left = hook.every
+				hook.fn(L)
 			}
 		}
 		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
@@ -55,10 +56,18 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		return
 	}
 
+	hook := &L.G.hook
 	for {
 		cf = L.currentFrame
 		inst = cf.Fn.Proto.Code[cf.Pc]
 		cf.Pc++
+		if hook.fn != nil {
+			hook.left--
+			if hook.left <= 0 {
+				hook.left = hook.every
+				hook.fn(L)
+			}
+		}
 		select {
 		case <-L.ctx.Done():
 			L.RaiseError(L.ctx.Err().Error())
@@ -282,12 +291,26 @@ func threadRun(L *LState) {
 			if v, ok := rcv.(*ApiError); ok {
 				lv = v.Object
 			} else {
+				L.G.broken = true // HotKV patch: a Go panic (see Broken)
 				lv = LString(fmt.Sprint(rcv))
 			}
 			if parent := L.Parent; parent != nil {
 				if L.wrapped {
-					L.Push(lv)
-					parent.Panic(L)
+					// HotKV patch: the coroutine is dead and its resumer
+					// runs again (upstream left the dead coroutine as the
+					// running thread), and the error goes on in the
+					// resumer, a string one with the position of the call
+					// of the wrap function (C Lua's auxwrap).
+					L.G.CurrentThread = parent
+					L.Parent = nil
+					L.kill()
+					switch v := lv.(type) {
+					case LString, LNumber:
+						if w := parent.whereC(1); w != "" {
+							lv = LString(w + " " + v.String())
+						}
+					}
+					parent.Error(lv, 0)
 				} else {
 					L.SetTop(0)
 					L.Push(lv)
@@ -2409,10 +2432,10 @@ func lessThan(L *LState, lhs, rhs LValue) bool {
 		if v2, ok2 := rhs.(LNumber); ok2 {
 			return v1 < v2
 		}
-		L.RaiseError(compareError(lhs, rhs))
+		L.runError(compareError(lhs, rhs))
 	}
 	if lhs.Type() != rhs.Type() {
-		L.RaiseError(compareError(lhs, rhs))
+		L.runError(compareError(lhs, rhs))
 		return false
 	}
 	ret := false
@@ -2467,7 +2490,7 @@ func objectRationalWithError(L *LState, lhs, rhs LValue, event string) bool {
 	case 0:
 		return false
 	}
-	L.RaiseError(compareError(lhs, rhs))
+	L.runError(compareError(lhs, rhs))
 	return false
 }
 

@@ -469,6 +469,17 @@ func (lx *Lexer) Error(message string) {
 	panic(lx.scanner.Error(lx.Token.Str, message))
 }
 
+// maxParseDepth bounds the parser's stack (HotKV patch): constructs
+// nested deeper (a few thousand levels; C Lua 5.1 takes 200) are "chunk
+// has too many syntax levels", as C Lua's, where the stack and the syntax
+// tree grew until the compiler's recursion overflowed Go's stack, a fatal
+// error.
+const maxParseDepth = 8192
+
+func (lx *Lexer) tooDeep() {
+	panic(&Error{Pos: lx.scanner.Pos, Message: "chunk has too many syntax levels"})
+}
+
 func (lx *Lexer) TokenError(tok ast.Token, message string) {
 	panic(lx.scanner.TokenError(tok, message))
 }

@@ -552,6 +552,9 @@ yystack:
 
 	yyp++
 	if yyp >= len(yyS) {
+		if yyp >= maxParseDepth { // HotKV patch
+			yylex.(*Lexer).tooDeep()
+		}
 		nyys := make([]yySymType, len(yyS)*2)
 		copy(nyys, yyS)
 		yyS = nyys
