@@ -184,6 +184,8 @@ func (ls *LState) OptString(n int, d string) string {
 	}
 	if lv, ok := v.(LString); ok {
 		return string(lv)
+	} else if LVCanConvToString(v) { // HotKV patch: a number, as luaL_optstring
+		return ls.ToString(n)
 	}
 	ls.TypeError(n, LTString)
 	return ""
@@ -242,7 +244,7 @@ func (ls *LState) OptUserData(n int, d *LUserData) *LUserData {
 /* error operations {{{ */
 
 func (ls *LState) ArgError(n int, message string) {
-	ls.RaiseError("bad argument #%v to '%v' (%v)", n, ls.argFuncName(), message)
+	ls.argErrorC(n, message)
 }
 
 func (ls *LState) TypeError(n int, typ LValueType) {
@@ -252,18 +254,29 @@ func (ls *LState) TypeError(n int, typ LValueType) {
 	if n > ls.GetTop() {
 		got = "no value"
 	}
-	ls.RaiseError("bad argument #%v to '%v' (%v expected, got %v)", n, ls.argFuncName(), typ.String(), got)
+	ls.argErrorC(n, typ.String()+" expected, got "+got)
 }
 
-// argFuncName names the running function in argument errors as C Lua's
-// luaL_argerror does: "?" when the caller gives no name for it (a function
-// called through pcall, say). HotKV patch.
-func (ls *LState) argFuncName() string {
-	name := ls.rawFrameFuncName(ls.currentFrame)
-	if name == "(anonymous)" {
-		return "?"
+// argErrorC is C Lua's luaL_argerror (HotKV patch): the running function
+// is named as the calling instruction names it (getfuncname, "?" when it
+// gives no name: a function called through pcall, say), and for a method
+// call ("s:rep({})") self is not counted: "bad argument #1 to 'rep'", or
+// "calling 'rep' on bad self" for self itself.
+func (ls *LState) argErrorC(n int, extramsg string) {
+	if ls.currentFrame == nil {
+		ls.RaiseError("%s", fmt.Sprintf("bad argument #%d (%s)", n, extramsg))
 	}
-	return name
+	kind, name := ls.funcNameC(ls.currentFrame)
+	if kind == "method" {
+		n--
+		if n == 0 {
+			ls.RaiseError("%s", fmt.Sprintf("calling '%s' on bad self (%s)", name, extramsg))
+		}
+	}
+	if kind == "" {
+		name = "?"
+	}
+	ls.RaiseError("%s", fmt.Sprintf("bad argument #%d to '%s' (%s)", n, name, extramsg))
 }
 
 /* }}} */

@@ -54,6 +54,7 @@ var baseFuncs = map[string]LGFunction{
 }
 
 func baseAssert(L *LState) int {
+	L.CheckAny(1) // HotKV patch: as C Lua's luaB_assert
 	if !L.ToBool(1) {
 		L.RaiseError(L.OptString(2, "assertion failed!"))
 		return 0
@@ -169,12 +170,13 @@ func baseIpairs(L *LState) int {
 	return 3
 }
 
-func loadaux(L *LState, reader io.Reader, chunkname string) int {
+func loadaux(L *LState, reader io.Reader, chunkname, chunk string) int {
 	if fn, err := L.Load(reader, chunkname); err != nil {
 		L.Push(LNil)
-		L.Push(LString(err.Error()))
+		L.Push(LString(syntaxErrorC(err, chunkname, chunk))) // HotKV patch
 		return 2
 	} else {
+		setShortSource(fn.Proto, chunkID(chunkname, luaIDSize)) // HotKV patch
 		L.Push(fn)
 		return 1
 	}
@@ -182,7 +184,7 @@ func loadaux(L *LState, reader io.Reader, chunkname string) int {
 
 func baseLoad(L *LState) int {
 	fn := L.CheckFunction(1)
-	chunkname := L.OptString(2, "?")
+	chunkname := L.OptString(2, "=(load)") // HotKV patch: C Lua's default
 	top := L.GetTop()
 	buf := []string{}
 	for {
@@ -205,7 +207,13 @@ func baseLoad(L *LState) int {
 			return 2
 		}
 	}
-	return loadaux(L, strings.NewReader(strings.Join(buf, "")), chunkname)
+	chunk := strings.Join(buf, "")
+	if strings.HasPrefix(chunk, "\033") { // HotKV patch: see binaryChunkError
+		L.Push(LNil)
+		L.Push(LString(binaryChunkError(chunkname)))
+		return 2
+	}
+	return loadaux(L, strings.NewReader(chunk), chunkname, chunk)
 }
 
 func baseLoadFile(L *LState) int {
@@ -225,11 +233,18 @@ func baseLoadFile(L *LState) int {
 		}
 		defer reader.(*os.File).Close()
 	}
-	return loadaux(L, reader, chunkname)
+	return loadaux(L, reader, chunkname, "")
 }
 
 func baseLoadString(L *LState) int {
-	return loadaux(L, strings.NewReader(L.CheckString(1)), L.OptString(2, "<string>"))
+	chunk := L.CheckString(1)
+	chunkname := L.OptString(2, chunk)    // HotKV patch: C Lua names the chunk by its text
+	if strings.HasPrefix(chunk, "\033") { // HotKV patch: see binaryChunkError
+		L.Push(LNil)
+		L.Push(LString(binaryChunkError(chunkname)))
+		return 2
+	}
+	return loadaux(L, strings.NewReader(chunk), chunkname, chunk)
 }
 
 func baseNext(L *LState) int {
@@ -333,29 +348,24 @@ func baseRawSet(L *LState) int {
 	return 0
 }
 
+// baseSelect is C Lua 5.1's luaB_select (HotKV patch): any string
+// starting with '#' counts, anything else is luaL_checkint's.
 func baseSelect(L *LState) int {
-	L.CheckTypes(1, LTNumber, LTString)
-	switch lv := L.Get(1).(type) {
-	case LNumber:
-		idx := int(lv)
-		num := L.GetTop()
-		if idx < 0 {
-			idx = num + idx
-		} else if idx > num {
-			idx = num
-		}
-		if 1 > idx {
-			L.ArgError(1, "index out of range")
-		}
-		return num - idx
-	case LString:
-		if string(lv) != "#" {
-			L.ArgError(1, "invalid string '"+string(lv)+"'")
-		}
-		L.Push(LNumber(L.GetTop() - 1))
+	n := L.GetTop()
+	if s, ok := L.Get(1).(LString); ok && strings.HasPrefix(string(s), "#") {
+		L.Push(LNumber(n - 1))
 		return 1
 	}
-	return 0
+	idx := checkCInt(L, 1)
+	if idx < 0 {
+		idx = n + idx
+	} else if idx > n {
+		idx = n
+	}
+	if 1 > idx {
+		L.ArgError(1, "index out of range")
+	}
+	return n - idx
 }
 
 func baseSetFEnv(L *LState) int {
@@ -402,10 +412,12 @@ func baseSetFEnv(L *LState) int {
 }
 
 func baseSetMetatable(L *LState) int {
-	L.CheckTypes(2, LTNil, LTTable)
-	obj := L.Get(1)
-	if obj == LNil {
-		L.RaiseError("cannot set metatable to a nil object.")
+	// HotKV patch: C Lua's luaB_setmetatable takes tables only. Upstream
+	// set the metatable of every string, number or boolean, which a
+	// script could leave to the next scripts of a pooled state.
+	obj := L.CheckTable(1)
+	if t := L.Get(2).Type(); L.GetTop() < 2 || t != LTNil && t != LTTable {
+		L.ArgError(2, "nil or table expected")
 	}
 	mt := L.Get(2)
 	if m := L.metatable(obj, true); m != LNil {

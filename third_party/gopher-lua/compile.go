@@ -364,10 +364,14 @@ type codeBlock struct {
 	LastLine       int
 	labels         map[string]*gotoLabelDesc
 	firstGotoIndex int
+	// HotKV patch: the block's entries in Proto.DbgLocals. Upstream
+	// closed a scope by register number, the wrong entry once a
+	// register was reused ("do local a end local b").
+	dbgLocals []*DbgLocalInfo
 }
 
 func newCodeBlock(localvars *varNamePool, blabel int, parent *codeBlock, pos ast.PositionHolder, firstGotoIndex int) *codeBlock {
-	bl := &codeBlock{localvars, blabel, parent, false, 0, 0, map[string]*gotoLabelDesc{}, firstGotoIndex}
+	bl := &codeBlock{localvars, blabel, parent, false, 0, 0, map[string]*gotoLabelDesc{}, firstGotoIndex, nil}
 	if pos != nil {
 		bl.LineStart = pos.Line()
 		bl.LastLine = pos.LastLine()
@@ -543,7 +547,9 @@ func (fc *funcContext) BlockLocalVarsCount() int {
 
 func (fc *funcContext) RegisterLocalVar(name string) int {
 	ret := fc.Block.LocalVars.Register(name)
-	fc.Proto.DbgLocals = append(fc.Proto.DbgLocals, &DbgLocalInfo{Name: name, StartPc: fc.Code.LastPC() + 1})
+	dl := &DbgLocalInfo{Name: name, StartPc: fc.Code.LastPC() + 1}
+	fc.Proto.DbgLocals = append(fc.Proto.DbgLocals, dl)
+	fc.Block.dbgLocals = append(fc.Block.dbgLocals, dl)
 	fc.SetRegTop(fc.RegTop() + 1)
 	return ret
 }
@@ -597,8 +603,8 @@ func (fc *funcContext) LeaveBlock() int {
 }
 
 func (fc *funcContext) EndScope() {
-	for _, vr := range fc.Block.LocalVars.List() {
-		fc.Proto.DbgLocals[vr.Index].EndPc = fc.Code.LastPC()
+	for _, dl := range fc.Block.dbgLocals {
+		dl.EndPc = fc.Code.LastPC()
 	}
 }
 
@@ -705,7 +711,10 @@ func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt) (int, []*
 			acs = append(acs, &assigncontext{ec, 0, 0, false, false})
 		case *ast.AttrGetExpr:
 			ac := &assigncontext{&expcontext{ecTable, regNotDefined, 0}, 0, 0, false, false}
-			compileExprWithKMVPropagation(context, st.Object, &reg, &ac.ec.reg)
+			// HotKV patch: the table is a register (SETTABLE's A), never a
+			// constant: upstream let "(1).f = v" index the register
+			// numbered as the constant.
+			compileExprWithMVPropagation(context, st.Object, &reg, &ac.ec.reg)
 			ac.keyrk = reg
 			reg += compileExpr(context, reg, st.Key, ecnone(0))
 			if _, ok := st.Key.(*ast.StringExpr); ok {
@@ -855,12 +864,12 @@ func compileRegAssignment(context *funcContext, names []string, exprs []ast.Expr
 
 func compileLocalAssignStmt(context *funcContext, stmt *ast.LocalAssignStmt) { // {{{
 	reg := context.RegTop()
-	if len(stmt.Names) == 1 && len(stmt.Exprs) == 1 {
-		if _, ok := stmt.Exprs[0].(*ast.FunctionExpr); ok {
-			context.RegisterLocalVar(stmt.Names[0])
-			compileRegAssignment(context, stmt.Names, stmt.Exprs, reg, len(stmt.Names), sline(stmt))
-			return
-		}
+	if stmt.Func { // HotKV patch: only "local function f" sees f in its body
+		context.RegisterLocalVar(stmt.Names[0])
+		dl := context.Proto.DbgLocals[len(context.Proto.DbgLocals)-1]
+		compileRegAssignment(context, stmt.Names, stmt.Exprs, reg, len(stmt.Names), sline(stmt))
+		dl.StartPc = context.Code.LastPC() + 1 // as C Lua's localfunc
+		return
 	}
 
 	compileRegAssignment(context, stmt.Names, stmt.Exprs, reg, len(stmt.Names), sline(stmt))
@@ -1035,7 +1044,7 @@ func compileFuncDefStmt(context *funcContext, stmt *ast.FuncDefStmt) { // {{{
 	if stmt.Name.Func == nil {
 		reg := context.RegTop()
 		var treg, kreg int
-		compileExprWithKMVPropagation(context, stmt.Name.Receiver, &reg, &treg)
+		compileExprWithMVPropagation(context, stmt.Name.Receiver, &reg, &treg) // HotKV patch: as above
 		kreg = loadRk(context, &reg, stmt.Func, LString(stmt.Name.Method))
 		compileExpr(context, reg, stmt.Func, ecfuncdef)
 		context.Code.AddABC(OP_SETTABLE, treg, kreg, reg, sline(stmt.Name.Receiver))
@@ -1072,6 +1081,12 @@ func compileNumberForStmt(context *funcContext, stmt *ast.NumberForStmt) { // {{
 	ecupdate(ec, ecLocal, rstep, 0)
 	compileExpr(context, reg, stmt.Step, ec)
 
+	// HotKV patch: as in C Lua, the control locals' scope starts after
+	// their expressions and ends after FORLOOP.
+	hidden := context.Proto.DbgLocals[len(context.Proto.DbgLocals)-3:]
+	for _, dl := range hidden {
+		dl.StartPc = code.LastPC() + 1
+	}
 	code.AddASbx(OP_FORPREP, rindex, 0, sline(stmt))
 
 	context.RegisterLocalVar(stmt.Name)
@@ -1083,6 +1098,9 @@ func compileNumberForStmt(context *funcContext, stmt *ast.NumberForStmt) { // {{
 
 	flpc := code.LastPC()
 	code.AddASbx(OP_FORLOOP, rindex, bodypc-(flpc+1), sline(stmt))
+	for _, dl := range hidden {
+		dl.EndPc = code.LastPC()
+	}
 
 	context.SetLabelPc(endlabel, code.LastPC())
 	code.SetSbx(bodypc, flpc-bodypc)
@@ -1097,11 +1115,20 @@ func compileGenericForStmt(context *funcContext, stmt *ast.GenericForStmt) { // 
 	nnames := len(stmt.Names)
 
 	context.EnterBlock(endlabel, stmt)
-	rgen := context.RegisterLocalVar("(for generator)")
-	context.RegisterLocalVar("(for state)")
-	context.RegisterLocalVar("(for control)")
-
-	compileRegAssignment(context, stmt.Names, stmt.Exprs, context.RegTop()-3, 3, sline(stmt))
+	// HotKV patch: as C Lua's forlist, the expressions are compiled
+	// before the control locals exist (as "local a, b, c = explist";
+	// upstream compiled them above the locals, so their constant keys
+	// went through registers and errors named "field '?'"), all three
+	// are set (upstream left the state and control of "for k in f" with
+	// what their registers held before), and the locals' scope ends
+	// after the loop's final JMP.
+	rgen := context.RegTop()
+	hiddenNames := []string{"(for generator)", "(for state)", "(for control)"}
+	compileRegAssignment(context, hiddenNames, stmt.Exprs, rgen, 3, sline(stmt))
+	for _, name := range hiddenNames {
+		context.RegisterLocalVar(name)
+	}
+	hidden := context.Proto.DbgLocals[len(context.Proto.DbgLocals)-3:]
 
 	code.AddASbx(OP_JMP, 0, fllabel, sline(stmt))
 
@@ -1117,6 +1144,9 @@ func compileGenericForStmt(context *funcContext, stmt *ast.GenericForStmt) { // 
 	context.SetLabelPc(fllabel, code.LastPC())
 	code.AddABC(OP_TFORLOOP, rgen, 0, nnames, sline(stmt))
 	code.AddASbx(OP_JMP, 0, bodylabel, sline(stmt))
+	for _, dl := range hidden {
+		dl.EndPc = code.LastPC()
+	}
 
 	context.SetLabelPc(endlabel, code.LastPC())
 } // }}}
@@ -1330,8 +1360,8 @@ func compileFunctionExpr(context *funcContext, funcexpr *ast.FunctionExpr, ec *e
 
 	compileChunk(context, funcexpr.Stmts, false)
 
+	context.EndScope() // HotKV patch: before the final RETURN, as C Lua's close_func
 	context.Code.AddABC(OP_RETURN, 0, 1, 0, eline(funcexpr))
-	context.EndScope()
 	context.CheckUnresolvedGoto()
 	context.Proto.Code = context.Code.List()
 	context.Proto.DbgSourcePositions = context.Code.PosList()

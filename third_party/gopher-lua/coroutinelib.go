@@ -17,7 +17,11 @@ var coFuncs = map[string]LGFunction{
 }
 
 func coCreate(L *LState) int {
-	fn := L.CheckFunction(1)
+	// HotKV patch: as C Lua's luaB_cocreate, a Lua function only.
+	fn, ok := L.Get(1).(*LFunction)
+	if !ok || fn.IsG {
+		L.ArgError(1, "Lua function expected")
+	}
 	newthread, _ := L.NewThread()
 	base := 0
 	newthread.stack.Push(callFrame{
@@ -50,8 +54,17 @@ func coYield(L *LState) int {
 	return -1
 }
 
+// checkCoroutine is luaB_coresume's and luaB_costatus's check.
+func checkCoroutine(L *LState) *LState {
+	th, ok := L.Get(1).(*LState)
+	if !ok {
+		L.ArgError(1, "coroutine expected")
+	}
+	return th
+}
+
 func coResume(L *LState) int {
-	th := L.CheckThread(1)
+	th := checkCoroutine(L) // HotKV patch: C Lua's message
 	// HotKV patch: C Lua's auxresume and costatus. Upstream resumed a
 	// "normal" coroutine (one that resumed the running one), which then
 	// resumed itself in a loop until Go's stack overflowed, a fatal error.
@@ -115,7 +128,7 @@ func coRunning(L *LState) int {
 }
 
 func coStatus(L *LState) int {
-	L.Push(LString(L.Status(L.CheckThread(1))))
+	L.Push(LString(L.Status(checkCoroutine(L)))) // HotKV patch: C Lua's message
 	return 1
 }
 

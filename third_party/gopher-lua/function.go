@@ -40,6 +40,9 @@ type FunctionProto struct {
 	DbgUpvalues        []string
 
 	stringConstants []string
+	// shortSource: the source as positions show it, set for the chunks
+	// of loadstring and load (HotKV patch 24).
+	shortSource string
 }
 
 /* Upvalue {{{ */

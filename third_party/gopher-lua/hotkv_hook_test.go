@@ -306,8 +306,8 @@ func TestGoPanicBecomesErrorAndBreaksState(t *testing.T) {
 	for _, src := range []string{
 		`gopanic()`,
 		`pcall(gopanic)`, // pcall catches it as an error; the state is still broken
-		`coroutine.wrap(gopanic)()`,
-		`coroutine.resume(coroutine.create(gopanic))`,
+		`coroutine.wrap(function() gopanic() end)()`, // a coroutine runs a Lua function (patch 23)
+		`coroutine.resume(coroutine.create(function() gopanic() end))`,
 		`string.gsub('abc', '%w', gopanic)`,
 	} {
 		L := hotkvState(t)

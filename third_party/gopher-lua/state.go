@@ -793,10 +793,7 @@ func (ls *LState) whereC(level int) string {
 	if cf == nil || cf.Fn.IsG || cf.Fn.Proto == nil || cf.Pc == 0 {
 		return ""
 	}
-	source := cf.Fn.Proto.SourceName
-	if len(source) > 0 && (source[0] == '@' || source[0] == '=') {
-		source = source[1:]
-	}
+	source := shortSource(cf.Fn.Proto) // HotKV patch 24
 	return fmt.Sprintf("%v:%v:", source, cf.Fn.Proto.DbgSourcePositions[cf.Pc-1])
 }
 
@@ -830,11 +827,8 @@ func (ls *LState) where(level int, skipg bool) string {
 	proto := cf.Fn.Proto
 	sourcename := "[G]"
 	if proto != nil {
-		sourcename = proto.SourceName
-		if len(sourcename) > 0 && (sourcename[0] == '@' || sourcename[0] == '=') {
-			// HotKV patch: C Lua's luaO_chunkid drops the marker.
-			sourcename = sourcename[1:]
-		}
+		// HotKV patch: C Lua's luaO_chunkid.
+		sourcename = shortSource(proto)
 	} else if skipg {
 		return ls.where(level+1, skipg)
 	}
@@ -1188,7 +1182,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 		ls.reg.Insert(fn, cf.LocalBase)
 	}
 	if cf.Fn == nil {
-		ls.RaiseError("attempt to call a %v value", fn.Type().String())
+		ls.callError(fn) // HotKV patch: C Lua names the variable
 	}
 	if ls.stack.IsFull() {
 		ls.RaiseError("stack overflow")
@@ -1350,7 +1344,7 @@ func (ls *LState) getField(obj LValue, key LValue) LValue {
 		metaindex := ls.metaOp1(curobj, "__index")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a %v value", curobj.Type().String())
+				ls.indexError(curobj, i == 0) // HotKV patch: C Lua names the variable
 			}
 			return LNil
 		}
@@ -1381,7 +1375,7 @@ func (ls *LState) getFieldString(obj LValue, key string) LValue {
 		metaindex := ls.metaOp1(curobj, "__index")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a %v value", curobj.Type().String())
+				ls.indexError(curobj, i == 0) // HotKV patch: C Lua names the variable
 			}
 			return LNil
 		}
@@ -1413,7 +1407,7 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a %v value", curobj.Type().String())
+				ls.indexError(curobj, i == 0) // HotKV patch: C Lua names the variable
 			}
 			ls.RawSet(tb, key, value)
 			return
@@ -1446,7 +1440,7 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a %v value", curobj.Type().String())
+				ls.indexError(curobj, i == 0) // HotKV patch: C Lua names the variable
 			}
 			tb.RawSetString(key, value)
 			return

@@ -82,11 +82,6 @@ func strChar(L *LState) int {
 	return 1
 }
 
-func strDump(L *LState) int {
-	L.RaiseError("GopherLua does not support the string.dump")
-	return 0
-}
-
 // strFormat is C Lua 5.1's str_format (HotKV patch): upstream handed the
 // format to Go's fmt, whose verbs, defaults and spellings differ (%g's
 // default precision, %x of negative numbers, inf, %q, %i, %u, width

@@ -870,10 +870,10 @@ func init() {
 							}
 						}
 					} else {
-						L.RaiseError("__unm undefined")
+						L.typeError(unaryv, "perform arithmetic on", L.rkReg(B)) // HotKV patch: luaG_aritherror
 					}
 				} else {
-					L.RaiseError("__unm undefined")
+					L.typeError(unaryv, "perform arithmetic on", L.rkReg(B)) // HotKV patch: luaG_aritherror
 				}
 			}
 			return 0
@@ -945,6 +945,27 @@ func init() {
 					rg := reg
 					regi := RA
 					vali := LNumber(len(lv))
+					newSize := regi + 1
+					// this section is inlined by go-inline
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+					{
+						requiredSize := newSize
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
+						}
+					}
+					rg.array[regi] = rg.alloc.LNumber2I(vali)
+					if regi >= rg.top {
+						rg.top = regi + 1
+					}
+				}
+			case *LTable: // HotKV patch: Lua 5.1 has no __len for tables
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
+				{
+					rg := reg
+					regi := RA
+					vali := LNumber(lv.Len())
 					newSize := regi + 1
 					// this section is inlined by go-inline
 					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
@@ -1032,7 +1053,7 @@ func init() {
 						}
 					}
 				} else {
-					L.RaiseError("attempt to get length of a %v value", lv.Type().String())
+					L.typeError(lv, "get length of", L.rkReg(B)) // HotKV patch: C Lua names the variable
 				}
 			}
 			return 0
@@ -1228,7 +1249,7 @@ func init() {
 					ls.reg.Insert(fn, cf.LocalBase)
 				}
 				if cf.Fn == nil {
-					ls.RaiseError("attempt to call a %v value", fn.Type().String())
+					ls.callError(fn) // HotKV patch: C Lua names the variable
 				}
 				if ls.stack.IsFull() {
 					ls.RaiseError("stack overflow")
@@ -1361,7 +1382,7 @@ func init() {
 				callable, meta = L.metaCall(lv)
 			}
 			if callable == nil {
-				L.RaiseError("attempt to call a %v value", lv.Type().String())
+				L.callError(lv) // HotKV patch: C Lua names the variable
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (ls *LState) closeUpvalues(idx int) ' in '_state.go'
@@ -1923,34 +1944,27 @@ func init() {
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
 			Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
-			if init, ok1 := reg.Get(RA).(LNumber); ok1 {
-				if step, ok2 := reg.Get(RA + 2).(LNumber); ok2 {
-					// this section is inlined by go-inline
-					// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
-					{
-						rg := reg
-						regi := RA
-						vali := LNumber(init - step)
-						newSize := regi + 1
-						// this section is inlined by go-inline
-						// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-						{
-							requiredSize := newSize
-							if requiredSize > cap(rg.array) {
-								rg.resize(requiredSize)
-							}
-						}
-						rg.array[regi] = rg.alloc.LNumber2I(vali)
-						if regi >= rg.top {
-							rg.top = regi + 1
-						}
-					}
-				} else {
-					L.RaiseError("for statement step must be a number")
-				}
-			} else {
-				L.RaiseError("for statement init must be a number")
+			// HotKV patch: C Lua 5.1's OP_FORPREP: the three values as
+			// numbers (numeric strings converted in place), its messages.
+			init, ok1 := forNumber(reg.Get(RA))
+			if !ok1 {
+				L.RaiseError("'for' initial value must be a number")
 			}
+			limit, ok2 := forNumber(reg.Get(RA + 1))
+			if !ok2 {
+				L.RaiseError("'for' limit must be a number")
+			}
+			step, ok3 := forNumber(reg.Get(RA + 2))
+			if !ok3 {
+				L.RaiseError("'for' step must be a number")
+			}
+			if _, isnum := reg.Get(RA + 1).(LNumber); !isnum {
+				reg.SetNumber(RA+1, limit)
+			}
+			if _, isnum := reg.Get(RA + 2).(LNumber); !isnum {
+				reg.SetNumber(RA+2, step)
+			}
+			reg.SetNumber(RA, init-step)
 			cf.Pc += Sbx
 			return 0
 		},
@@ -2297,6 +2311,19 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// forNumber is luaV_tonumber for a numeric for's values (HotKV patch).
+func forNumber(v LValue) (LNumber, bool) {
+	switch lv := v.(type) {
+	case LNumber:
+		return lv, true
+	case LString:
+		if n, err := parseNumber(string(lv)); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
 func luaModulo(lhs, rhs LNumber) LNumber {
 	flhs := float64(lhs)
 	frhs := float64(rhs)
@@ -2367,12 +2394,16 @@ func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
 			return numberArith(L, opcode, LNumber(v1), LNumber(v2))
 		}
 	}
-	// HotKV patch: C Lua's luaG_aritherror wording.
-	bad := lhs
+	// HotKV patch: C Lua's luaG_aritherror, naming the operand's variable.
+	bad, reg := lhs, -1
+	inst := L.currentFrame.Fn.Proto.Code[L.currentFrame.Pc-1]
 	if _, ok := lhs.(LNumber); ok {
 		bad = rhs
+		reg = L.rkReg(opGetArgC(inst))
+	} else {
+		reg = L.rkReg(opGetArgB(inst))
 	}
-	L.RaiseError("attempt to perform arithmetic on a %v value", bad.Type().String())
+	L.typeError(bad, "perform arithmetic on", reg)
 
 	return LNil
 }
@@ -2393,12 +2424,17 @@ func stringConcat(L *LState, total, last int) LValue {
 				total--
 				i--
 			} else {
-				// HotKV patch: C Lua's luaG_concaterror wording.
-				bad := lhs
+				// HotKV patch: C Lua's luaG_concaterror, naming the
+				// operand's variable: lhs is register i, rhs (maybe the
+				// result of the values above it) i+1, as in luaV_concat.
+				bad, reg := lhs, i
 				if LVCanConvToString(lhs) {
-					bad = rhs
+					bad, reg = rhs, i+1
 				}
-				L.RaiseError("attempt to concatenate a %v value", bad.Type().String())
+				if cf := L.currentFrame; cf == nil || cf.Fn.IsG || cf.Pc == 0 || opGetOpCode(cf.Fn.Proto.Code[cf.Pc-1]) != OP_CONCAT {
+					reg = -1 // LState.Concat
+				}
+				L.typeError(bad, "concatenate", reg)
 				return LNil
 			}
 		} else {

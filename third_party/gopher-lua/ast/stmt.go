@@ -23,6 +23,9 @@ type LocalAssignStmt struct {
 
 	Names []string
 	Exprs []Expr
+	// Func: "local function f", whose body sees f (HotKV patch; upstream
+	// also scoped f so in "local f = function() return f() end").
+	Func bool
 }
 
 type FuncCallStmt struct {

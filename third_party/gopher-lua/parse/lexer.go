@@ -377,7 +377,7 @@ redo:
 				tok.Str = "~="
 				sc.Next()
 			} else {
-				err = sc.Error("~", "Invalid '~' token")
+				err = sc.Error("~", "unexpected symbol") // HotKV patch: C Lua's words
 			}
 		case '<':
 			if sc.Peek() == '=' {
@@ -430,8 +430,14 @@ redo:
 			tok.Type = ch
 			tok.Str = string(rune(ch))
 		default:
-			writeChar(buf, ch)
-			err = sc.Error(buf.String(), "Invalid token")
+			// HotKV patch: C Lua's lexer returns any other character as a
+			// token that no rule takes; luaX_token2str names a control
+			// character "char(27)".
+			tokstr := string([]byte{byte(ch)})
+			if ch < 32 || ch == 127 {
+				tokstr = fmt.Sprintf("char(%d)", ch)
+			}
+			err = sc.Error(tokstr, "unexpected symbol")
 			goto finally
 		}
 	}
