@@ -10,10 +10,39 @@
 // sockets that are readable and runs their commands on the thread that is
 // already awake. See docs/architecture.md.
 //
-// Contract: the Handler's OnReadable runs on the connection's loop, one
-// connection at a time per loop; it must not block for long (waiting for a
-// key lock held by a running command is fine, waiting for the network is
-// not). Conn.Write and Conn.Close may be called from any goroutine.
+// # Handler calls
+//
+// A loop makes handler calls for its connections one at a time: OnReadable,
+// the tasks of Conn.Invoke and OnClose. The calls for one connection are
+// never concurrent, not even across a handoff: OnReadable, Invoke tasks for
+// c and OnClose(c) never run at the same time as each other, and after a
+// handoff the handler is called again once its call returns.
+//
+// A call that takes long would hold up every other connection of its loop,
+// so the loop can be handed off: another goroutine (on another thread)
+// takes over the loop with the rest of its batch of events and tasks, and
+// the call goes on, "in flight", on its own goroutine, which stops serving
+// the loop once the call returns. A handler may ask for that itself
+// (Conn.Handoff), and with Group.SetHandoffAfter a watchdog does it for any
+// call that has run longer than the set time, without the handler's
+// cooperation. While c's call is in flight the loop defers everything for
+// c: its socket's events are remembered, its Invoke tasks wait in order,
+// and a close (Conn.Close, a failed write) waits too. When the call
+// returns, the loop takes c back: it goes on as after any call (closing c
+// if OnReadable returned false), runs the deferred tasks in order, then
+// calls OnReadable (always: the handler reads until ErrWouldBlock, and may
+// go on with input it had buffered), which also notices a deferred close.
+//
+// A call in flight keeps its OS thread until it returns (the loop's
+// goroutine is locked to its thread): a handler blocked for long holds a
+// thread, and a new thread serves the loop meanwhile. Handing off needs a
+// free processor (GOMAXPROCS above the number of busy loops) for the
+// watchdog and the new goroutine to run on.
+//
+// OnBatchEnd is not a connection's call: it runs on the loop and is never
+// handed off (the loop waits for it, as Redis's waits for its fsync).
+//
+// Conn.Write and Conn.Close may be called from any goroutine.
 package eventloop
 
 import (
@@ -31,17 +60,22 @@ import (
 // ErrWouldBlock is returned by Conn.Read when no data is available now.
 var ErrWouldBlock = errors.New("eventloop: would block")
 
-// Handler receives the events of connections.
+// Handler receives the events of connections. OnReadable(c), the tasks of
+// c.Invoke and OnClose(c) are never concurrent; after a handoff (see
+// Conn.Handoff and Group.SetHandoffAfter) the handler is called again
+// (OnReadable) once its call returns.
 type Handler interface {
-	// OnReadable is called when c has input (or was closed by the peer):
-	// the handler reads until ErrWouldBlock, io.EOF or another error. It
-	// returns false to have the connection closed. It is called even while
-	// c has output pending — like Redis, the loop keeps reading, since a
-	// client may write a whole pipeline before reading any reply. A handler
-	// that wants back-pressure may stop early while output is pending:
+	// OnReadable is called when c has input (or was closed by the peer),
+	// and after a handed-off call for c has returned: the handler reads
+	// until ErrWouldBlock, io.EOF or another error. It returns false to
+	// have the connection closed. It is called even while c has output
+	// pending — like Redis, the loop keeps reading, since a client may
+	// write a whole pipeline before reading any reply. A handler that
+	// wants back-pressure may stop early while output is pending:
 	// OnReadable is then called again once that output has drained.
 	OnReadable(c *Conn) bool
-	// OnClose is called once, on the loop, after the connection is closed.
+	// OnClose is called once, after the connection is closed, as a
+	// handler call for c (after any call for c in flight has returned).
 	OnClose(c *Conn)
 }
 
@@ -102,6 +136,11 @@ type Group struct {
 	closed  atomic.Bool
 	wg      sync.WaitGroup
 	maxSpin atomic.Int64 // a time.Duration: see SetMaxSpin
+	// handoffAfter is a time.Duration: see SetHandoffAfter.
+	handoffAfter atomic.Int64
+	// handoffs counts the calls handed off, by Conn.Handoff or a
+	// watchdog.
+	handoffs atomic.Int64
 }
 
 // SetMaxSpin sets how long a loop may poll for events before it blocks
@@ -116,9 +155,12 @@ type loop struct {
 	g      *Group
 	epfd   int
 	wakefd int // eventfd: wakes the loop for Invoke and Close
-	conns  map[int]*Conn
-	mu     sync.Mutex
-	tasks  []func()
+	// timerfd wakes the loop's watchdog (see watchdog.go), which owns it;
+	// the loop arms it while it serves.
+	timerfd int
+	wd      *watchdog
+	mu      sync.Mutex
+	tasks   []task
 	// woken (under mu): the eventfd was written since the loop last took
 	// its tasks, so a further Invoke need not write it again (PUBLISH
 	// queues a task per subscriber).
@@ -129,26 +171,59 @@ type loop struct {
 	// at a time (running, under mu, says one is draining tasks).
 	stopped bool
 	running bool
-	// cur is the state of the goroutine serving the loop now; only that
-	// goroutine reads or writes it (Conn.Handoff replaces it).
+
+	// The loop's own state, below, belongs to the goroutine serving the
+	// loop, and to no one else: not to the goroutine of a call in flight.
+	// While a call runs the serving goroutine touches none of it, so the
+	// winner of a handoff (preempt, on the watchdog's goroutine or the
+	// call's) may, until it starts the next serving goroutine. Once the
+	// loop has stopped it belongs to whoever runs its tasks (Invoke).
+	conns map[int]*Conn
+	// cur is the serving goroutine's position in its batch; nil once the
+	// loop has stopped (calls are then never handed off).
 	cur *runState
+	seq uint64 // the number of the last call begun
+	// flying counts the connections whose handed-off call has not come
+	// back; down is set when the loop stops; epollClosed once epfd is
+	// closed, when both hold (a call in flight may still arm EPOLLOUT).
+	flying      int
+	down        bool
+	epollClosed bool
+	armedAt     time.Duration // when the loop last armed timerfd (nanotime)
+
 	// held lists the connections with output held until the batch ends
-	// (Conn.Hold); guarded by heldMu.
+	// (Conn.Hold); guarded by heldMu, as are the connections' inBatch.
 	heldMu sync.Mutex
 	held   []*Conn
+
+	_ [64]byte
+	// call is seq<<1|1 while call number seq runs on the serving
+	// goroutine, seq<<1 otherwise. Ending a call and handing it off are
+	// compare-and-swaps from seq<<1|1: the first wins.
+	call atomic.Uint64
+	_    [56]byte
+}
+
+// task is a function queued with Invoke: a loop's task (c nil) or a
+// connection's (Conn.Invoke), which is a handler call for c.
+type task struct {
+	c  *Conn
+	fn func()
 }
 
 // runState is one serving goroutine's position in its batch of events and
-// tasks, so that Handoff can pass on what is left.
+// tasks, so that a handoff can pass on what is left.
 type runState struct {
 	events  []syscall.EpollEvent
 	n, i    int // events[i] is being handled; those after it wait
-	tasks   []func()
+	tasks   []task
 	ti      int           // tasks[ti] is running
 	inTasks bool          // running tasks rather than events
 	spin    time.Duration // how long poll polls before it blocks
-	// retired is set by Handoff: the goroutine stops serving the loop once
-	// the handler (or task) that called it returns.
+	// conn is the connection of the call running.
+	conn *Conn
+	// retired is set, by the goroutine itself, when its call was handed
+	// off: it stops serving the loop as soon as the call has returned.
 	retired bool
 }
 
@@ -165,6 +240,7 @@ func New(n int, h Handler) (*Group, error) {
 		for _, l := range g.loops { // none is running yet
 			syscall.Close(l.epfd)
 			syscall.Close(l.wakefd)
+			syscall.Close(l.timerfd)
 		}
 		return nil, err
 	}
@@ -178,7 +254,13 @@ func New(n int, h Handler) (*Group, error) {
 			syscall.Close(epfd)
 			return fail(errno)
 		}
-		l := &loop{g: g, epfd: epfd, wakefd: int(wfd), conns: make(map[int]*Conn)}
+		tfd, _, errno := syscall.RawSyscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if errno != 0 {
+			syscall.Close(epfd)
+			syscall.Close(int(wfd))
+			return fail(errno)
+		}
+		l := &loop{g: g, epfd: epfd, wakefd: int(wfd), timerfd: int(tfd), conns: make(map[int]*Conn)}
 		g.loops = append(g.loops, l)
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wfd)}
 		if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, int(wfd), &ev); err != nil {
@@ -186,6 +268,7 @@ func New(n int, h Handler) (*Group, error) {
 		}
 	}
 	for _, l := range g.loops {
+		l.wd = startWatchdog(l)
 		g.wg.Add(1)
 		go l.run()
 	}
@@ -255,7 +338,8 @@ func (g *Group) Add(nc net.Conn, setup func(*Conn)) error {
 
 // Close stops the loops and closes every connection (each gets OnClose).
 // A connection whose Add races with Close gets its OnClose on the goroutine
-// that called Add, possibly after Close has returned.
+// that called Add, possibly after Close has returned. Close waits for the
+// calls in flight to return.
 func (g *Group) Close() {
 	if !g.closed.CompareAndSwap(false, true) {
 		return
@@ -264,14 +348,20 @@ func (g *Group) Close() {
 		l.wake()
 	}
 	g.wg.Wait()
+	for _, l := range g.loops {
+		l.wd.stop() // no loop arms its timer any more
+	}
 }
 
-// Invoke runs fn on the loop's thread, after the events being handled.
+// Invoke runs fn on the loop's thread, after the events being handled: a
+// task of the loop's own, never handed off (its handler calls may be).
 // Once the loop has stopped (Group.Close), fn runs on the calling
 // goroutine instead, never at the same time as another task.
-func (l *loop) Invoke(fn func()) {
+func (l *loop) Invoke(fn func()) { l.invoke(task{fn: fn}) }
+
+func (l *loop) invoke(t task) {
 	l.mu.Lock()
-	l.tasks = append(l.tasks, fn)
+	l.tasks = append(l.tasks, t)
 	if !l.stopped {
 		if !l.woken {
 			l.woken = true
@@ -280,13 +370,22 @@ func (l *loop) Invoke(fn func()) {
 		l.mu.Unlock()
 		return
 	}
-	if l.running { // another goroutine drains the tasks: it runs fn too
+	if l.running { // another goroutine drains the tasks: it runs t too
 		l.mu.Unlock()
 		return
 	}
 	l.running = true
 	l.mu.Unlock()
 	l.drainStopped()
+}
+
+// runTask runs a task on the loop.
+func (l *loop) runTask(t task) {
+	if t.c != nil {
+		l.connTask(t.c, t.fn)
+	} else {
+		t.fn()
+	}
 }
 
 // drainStopped runs the tasks of a stopped loop until none is left; the
@@ -302,8 +401,8 @@ func (l *loop) drainStopped() {
 			return
 		}
 		l.mu.Unlock()
-		for _, fn := range tasks {
-			fn()
+		for _, t := range tasks {
+			l.runTask(t)
 		}
 	}
 }
@@ -329,7 +428,11 @@ func (l *loop) wakeLocked() {
 	syscall.Write(l.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
 }
 
-const epollET = 1 << 31 // EPOLLET, as an unsigned bit
+const (
+	epollET     = 1 << 31 // EPOLLET, as an unsigned bit
+	hupEvents   = syscall.EPOLLRDHUP | syscall.EPOLLHUP | syscall.EPOLLERR
+	inputEvents = syscall.EPOLLIN | hupEvents
+)
 
 // poll waits for events, as epoll_wait. When the recent gaps between
 // events were short (under maxSpin), it first polls for up to twice the
@@ -367,16 +470,17 @@ func (st *runState) poll(epfd int, maxSpin time.Duration) (int, error) {
 }
 
 func (l *loop) run() {
-	l.serve(&runState{events: make([]syscall.EpollEvent, 256)})
+	l.cur = &runState{events: make([]syscall.EpollEvent, 256)}
+	l.serve(l.cur)
 }
 
 // serve runs the loop on the calling goroutine from st's position until
-// the group closes or a handler hands the loop off to another goroutine.
+// the group closes or a call is handed off (the goroutine then stops once
+// the call has returned; another goroutine serves the loop from there).
 func (l *loop) serve(st *runState) {
 	defer l.g.wg.Done()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	l.cur = st
 	for {
 		for ; st.i < st.n; st.i++ {
 			ev := &st.events[st.i]
@@ -386,21 +490,8 @@ func (l *loop) serve(st *runState) {
 				syscall.Read(l.wakefd, buf[:])
 				continue
 			}
-			c := l.conns[fd]
-			if c == nil {
-				continue
-			}
-			if ev.Events&syscall.EPOLLOUT != 0 {
-				c.writable()
-				if st.retired {
-					return
-				}
-			}
-			if ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
-				if ev.Events&(syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
-					c.hup = true // read on to the end of the stream
-				}
-				l.readable(c)
+			if c := l.conns[fd]; c != nil {
+				l.event(c, ev.Events)
 				if st.retired {
 					return
 				}
@@ -414,9 +505,9 @@ func (l *loop) serve(st *runState) {
 			st.ti, st.inTasks = 0, true
 		}
 		for ; st.ti < len(st.tasks); st.ti++ {
-			fn := st.tasks[st.ti]
-			st.tasks[st.ti] = nil
-			fn()
+			t := st.tasks[st.ti]
+			st.tasks[st.ti] = task{}
+			l.runTask(t)
 			if st.retired {
 				return
 			}
@@ -431,20 +522,37 @@ func (l *loop) serve(st *runState) {
 			break
 		}
 		st.n, st.i = max(n, 0), 0
+		l.armWatchdog()
 	}
-	// Stop. From now on tasks run in Invoke's caller (after the ones
-	// queued until now, which run here): an Add's registration sees the
-	// loop stopped and drops its connection.
+	l.stop()
+}
+
+// stop stops the loop. From now on tasks run in Invoke's caller (after the
+// ones queued until now, which run here): an Add's registration sees the
+// loop stopped and drops its connection, and so does a call in flight
+// when it comes back.
+func (l *loop) stop() {
+	l.cur = nil
 	l.mu.Lock()
 	l.stopped = true
 	l.running = true
 	l.mu.Unlock()
 	syscall.Close(l.wakefd)
+	l.down = true
 	for _, c := range l.conns {
-		l.drop(c)
+		l.drop(c) // not those in flight: their turn comes with comeBack
 	}
-	syscall.Close(l.epfd)
+	l.closeEpoll()
 	l.drainStopped()
+}
+
+// closeEpoll closes the epoll descriptor once the loop has stopped and
+// no call is in flight.
+func (l *loop) closeEpoll() {
+	if l.down && l.flying == 0 && !l.epollClosed {
+		l.epollClosed = true
+		syscall.Close(l.epfd)
+	}
 }
 
 // endBatch hands the output held during the batch to the handler's
@@ -453,13 +561,15 @@ func (l *loop) endBatch() {
 	l.heldMu.Lock()
 	held := l.held
 	l.held = nil
+	for _, c := range held {
+		c.inBatch = false
+	}
 	l.heldMu.Unlock()
 	if len(held) == 0 {
 		return
 	}
 	b := &Batch{conns: held, ends: make([]int64, len(held))}
 	for i, c := range held {
-		c.inBatch = false
 		c.wmu.Lock()
 		b.ends[i] = c.heldTotal
 		c.wmu.Unlock()
@@ -471,32 +581,179 @@ func (l *loop) endBatch() {
 	}
 }
 
-// readable lets the handler consume c's input.
-func (l *loop) readable(c *Conn) {
-	if c.closed.Load() {
-		l.drop(c)
-		return
+// The functions below that make handler calls (event, readable, drop,
+// writable, connTask, comeBack) report whether the calling goroutine
+// still serves the loop: false when a call was handed off, after which the
+// caller returns at once, touching nothing of the loop's.
+
+// event handles the epoll events ev of c, or defers them while c is in
+// flight.
+func (l *loop) event(c *Conn, ev uint32) bool {
+	if c.flight {
+		if ev&syscall.EPOLLOUT != 0 {
+			// Output can go on (under wmu, as the call's own writes).
+			if drained, _ := c.sendPending(); drained {
+				ev &^= syscall.EPOLLOUT
+			} // else comeBack's writable goes on, or closes c
+		}
+		c.mask |= ev
+		return true
 	}
+	if ev&syscall.EPOLLOUT != 0 {
+		if !l.writable(c) {
+			return false
+		}
+		if c.dropped {
+			return true
+		}
+	}
+	if ev&inputEvents != 0 {
+		if ev&hupEvents != 0 {
+			c.hup = true // read on to the end of the stream
+		}
+		c.drained = false // input came after the last read
+		return l.readable(c)
+	}
+	return true
+}
+
+// begin starts a handler call for c on the loop: it returns the serving
+// goroutine's state and the call's number (nil and 0 once the loop has
+// stopped: the call cannot be handed off).
+func (l *loop) begin(c *Conn) (*runState, uint64) {
 	st := l.cur
+	if st == nil {
+		c.callSeq = 0
+		return nil, 0
+	}
+	l.seq++
+	seq := l.seq // once the call has begun, the loop may be another's
+	st.conn = c
+	c.callSeq = seq
+	l.call.Store(seq<<1 | 1)
+	return st, seq
+}
+
+// end ends call seq, begun on st for c; ok is what the call returned
+// (OnReadable's result; true for the other calls). When the call was
+// handed off it gives c back to the loop, through its tasks, and returns
+// false: the goroutine is no longer the loop's.
+func (l *loop) end(st *runState, seq uint64, c *Conn, ok bool) bool {
+	if seq == 0 || l.call.CompareAndSwap(seq<<1|1, seq<<1) {
+		return true
+	}
+	st.retired = true
+	l.Invoke(func() { l.comeBack(c, ok) })
+	return false
+}
+
+// preempt hands the loop to a new goroutine if call seq is still running
+// on it: the loop's watchdog's doing, or Conn.Handoff's (then on the
+// call's own goroutine). The call's connection is in flight from then on,
+// and the new goroutine starts with the rest of the batch: the events
+// after the one being handled, or the tasks after the one running.
+func (l *loop) preempt(seq uint64) bool {
+	if !l.call.CompareAndSwap(seq<<1|1, seq<<1) {
+		return false // the call has returned (or was handed off already)
+	}
+	// The loop's state is ours until the new goroutine starts: the
+	// serving goroutine is in the call, and stays out of it from now on.
+	st := l.cur
+	c := st.conn
+	c.flight = true
+	l.flying++
+	next := &runState{events: make([]syscall.EpollEvent, len(st.events)), spin: st.spin}
+	if st.inTasks {
+		next.tasks = append(next.tasks, st.tasks[st.ti+1:]...)
+		next.inTasks = true
+	} else if st.i < st.n {
+		if ev := st.events[st.i]; int(ev.Fd) == c.fdNum {
+			// What is left of c's event (its input, after its output)
+			// waits for comeBack, with the end of the stream if it came.
+			c.mask |= ev.Events &^ syscall.EPOLLOUT
+		}
+		next.n = copy(next.events, st.events[st.i+1:st.n])
+	}
+	l.cur = next
+	l.g.handoffs.Add(1)
+	l.g.wg.Add(1)
+	go l.serve(next)
+	return true
+}
+
+// comeBack takes c back once its handed-off call has returned (ok: what
+// the call returned). The loop goes on as it would have after the call,
+// then with what was deferred meanwhile: c's tasks in order, then
+// OnReadable with the events that came (a close shows there).
+func (l *loop) comeBack(c *Conn, ok bool) bool {
+	c.flight = false
+	l.flying--
+	if !ok || l.down {
+		if !l.drop(c) {
+			return false
+		}
+	}
+	for len(c.deferred) > 0 {
+		fn := c.deferred[0]
+		c.deferred[0] = nil
+		c.deferred = c.deferred[1:]
+		if !l.connTask(c, fn) {
+			return false // in flight again: the rest waits for its return
+		}
+	}
+	c.deferred = nil
+	if l.down {
+		l.closeEpoll()
+		return true
+	}
+	if c.dropped {
+		return true
+	}
+	ev := c.mask | syscall.EPOLLIN
+	c.mask = 0
+	c.pendingRead = false // OnReadable is called anyway
+	return l.event(c, ev)
+}
+
+// readable lets the handler consume c's input.
+func (l *loop) readable(c *Conn) bool {
+	if c.closed.Load() {
+		return l.drop(c)
+	}
+	st, seq := l.begin(c)
 	ok := l.g.handler.OnReadable(c)
-	if st.retired {
-		return // the loop is another goroutine's now
+	if !l.end(st, seq, c, ok) {
+		return false
 	}
 	if !ok || c.closed.Load() {
-		l.drop(c)
-		return
+		return l.drop(c)
 	}
 	if c.blockedOnOutput() {
 		// The handler may have left input unread behind the output;
 		// edge-triggered epoll would not report it again.
 		c.pendingRead = true
 	}
+	return true
 }
 
-// drop closes c on its loop and tells the handler, once.
-func (l *loop) drop(c *Conn) {
-	if c.dropped {
-		return
+// connTask runs fn, a task of Conn.Invoke, as a handler call for c, or
+// queues it on c while c is in flight.
+func (l *loop) connTask(c *Conn, fn func()) bool {
+	if c.flight {
+		c.deferred = append(c.deferred, fn)
+		return true
+	}
+	st, seq := l.begin(c)
+	fn()
+	return l.end(st, seq, c, true)
+}
+
+// drop closes c on its loop and tells the handler, once. While c is in
+// flight it waits: the close (Conn.Close set c.closed) shows when c comes
+// back.
+func (l *loop) drop(c *Conn) bool {
+	if c.dropped || c.flight {
+		return true
 	}
 	c.dropped = true
 	if l.conns[c.fd] == c {
@@ -504,7 +761,9 @@ func (l *loop) drop(c *Conn) {
 		syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_DEL, c.fd, nil)
 	}
 	c.close()
+	st, seq := l.begin(c)
 	l.g.handler.OnClose(c)
+	return l.end(st, seq, c, true)
 }
 
 // Conn is one connection served by a loop.
@@ -516,12 +775,23 @@ type Conn struct {
 	// Context is the handler's state for the connection.
 	Context any
 
-	closed      atomic.Bool
-	dropped     bool // owned by the loop
-	pendingRead bool // owned by the loop: input arrived while output was backed up
-	drained     bool // owned by the reader: the last read emptied the socket
-	hup         bool // owned by the loop: the peer shut down its side (or the socket failed)
+	closed atomic.Bool
+
+	// Owned by the loop (see loop): never touched by the loop while c is
+	// in flight, except flight, mask and deferred, which say so.
+	dropped     bool
+	pendingRead bool // input arrived while output was backed up
+	hup         bool // the peer shut down its side (or the socket failed)
 	events      uint32
+	flight      bool     // a handed-off call for c has not returned yet
+	mask        uint32   // epoll events deferred while in flight
+	deferred    []func() // Conn.Invoke tasks deferred while in flight
+
+	// Owned by the goroutine running c's calls (the loop's, or the one of
+	// c's call in flight). callSeq is the number of c's current (or last)
+	// call, set by begin; 0: a call that cannot be handed off.
+	drained bool // the last read emptied the socket
+	callSeq uint64
 
 	wmu     sync.Mutex
 	pending []byte // output the socket did not take yet; guarded by wmu
@@ -532,7 +802,8 @@ type Conn struct {
 	heldOut                      []byte
 	holding                      bool
 	heldTotal, heldDone, holdEnd int64
-	// inBatch: the connection is in its loop's current batch (the loop's).
+	// inBatch: the connection is in its loop's current batch (guarded by
+	// the loop's heldMu).
 	inBatch bool
 }
 
@@ -540,37 +811,35 @@ type Conn struct {
 func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
 // Invoke runs fn on the connection's loop (after the events being
-// handled), one at a time with the handler's calls for the connection.
-func (c *Conn) Invoke(fn func()) { c.loop.Invoke(fn) }
+// handled), one at a time with the handler's calls for the connection: it
+// is a handler call for c (it may be handed off, and while another call
+// for c is in flight it waits for that call to return). Tasks for c run in
+// the order of their Invoke calls, even after c is closed. It may be
+// called from any goroutine.
+func (c *Conn) Invoke(fn func()) { c.loop.invoke(task{c, fn}) }
 
-// Handoff is called by a handler (or an Invoke task) running on c's loop
-// that is about to take long: another goroutine takes over the loop at
-// once, with the events and tasks still waiting, and the caller's goroutine
-// stops serving the loop when the handler or task returns. From then on
-// the loop may call OnReadable for c again while the caller still runs:
-// the handler must expect that (it typically only buffers c's input until
-// the long call is done, then goes on through Invoke). After the handler
-// returns, the caller must not touch the loop. Handoff must be called on
-// the loop's goroutine, at most once per handler call.
+// Handoff is called by a handler call for c (OnReadable, a Conn.Invoke
+// task, OnClose) that is about to take long: another goroutine takes over
+// the loop at once, with the events and tasks still waiting, and the
+// call's goroutine stops serving the loop when the call returns. It is
+// what the watchdog does by itself (Group.SetHandoffAfter). Meanwhile c's
+// events and tasks wait (see the package doc), and once the call has
+// returned the loop calls OnReadable for c again. Handoff has no effect
+// when the call was handed off already, or outside a call for c.
 func (c *Conn) Handoff() {
-	l := c.loop
-	st := l.cur
-	if st == nil || st.retired {
-		return
+	if seq := c.callSeq; seq != 0 {
+		c.loop.preempt(seq)
 	}
-	st.retired = true
-	next := &runState{events: make([]syscall.EpollEvent, len(st.events))}
-	if !st.inTasks && st.i+1 < st.n {
-		next.n = copy(next.events, st.events[st.i+1:st.n])
-	}
-	if st.inTasks {
-		next.tasks = append(next.tasks, st.tasks[st.ti+1:]...)
-		clear(st.tasks[st.ti+1:])
-		next.inTasks = true
-		next.n = 0
-	}
-	l.g.wg.Add(1)
-	go l.serve(next)
+}
+
+// HandedOff reports whether the call for c that is running (that of the
+// goroutine calling HandedOff) has been handed off, by Handoff or by the
+// watchdog: the call no longer holds up the loop, and may stop early (the
+// loop calls OnReadable for c again once it has returned). Only c's calls
+// call it.
+func (c *Conn) HandedOff() bool {
+	seq := c.callSeq
+	return seq != 0 && c.loop.call.Load() != seq<<1|1
 }
 
 // LocalAddr returns the local address.
@@ -581,7 +850,7 @@ func (c *Conn) LocalAddr() net.Addr { return c.local }
 func (c *Conn) Fd() int { return c.fdNum }
 
 // Read reads available input without blocking: ErrWouldBlock when there is
-// none, io.EOF when the peer closed. Only the loop's handler calls it.
+// none, io.EOF when the peer closed. Only c's handler calls call it.
 //
 // A read that fills less than p empties the socket's receive queue: the
 // next Read reports ErrWouldBlock without asking the kernel again (data
@@ -614,7 +883,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 // Hold queues p (copied) to be written when the loop's current batch of
 // events and tasks is released (see BatchEnder). Output written meanwhile
 // (Write, from any goroutine) is queued behind it, so the order is kept.
-// Only the handler or a task running on c's loop calls it.
+// Only c's handler calls call it (a call in flight too: its output joins
+// the batch the loop is in).
 func (c *Conn) Hold(p []byte) {
 	if c.closed.Load() {
 		return
@@ -625,13 +895,13 @@ func (c *Conn) Hold(p []byte) {
 	c.heldTotal += int64(len(p))
 	c.holdEnd = c.heldTotal
 	c.wmu.Unlock()
+	l := c.loop
+	l.heldMu.Lock()
 	if !c.inBatch {
 		c.inBatch = true
-		l := c.loop
-		l.heldMu.Lock()
 		l.held = append(l.held, c)
-		l.heldMu.Unlock()
 	}
+	l.heldMu.Unlock()
 }
 
 // Write sends p, keeping what the socket does not take now and sending it
@@ -703,9 +973,23 @@ func (c *Conn) armWrite(on bool) {
 // A failed write (the peer reset the connection, or is gone) closes the
 // connection: its output can never drain, and its input, held back behind
 // that output, would never be read to notice the end.
-func (c *Conn) writable() {
+func (l *loop) writable(c *Conn) bool {
+	drained, broken := c.sendPending()
+	if broken {
+		return l.drop(c)
+	}
+	if drained && c.pendingRead {
+		c.pendingRead = false
+		return l.readable(c)
+	}
+	return true
+}
+
+// sendPending writes what it can of the pending output: it reports
+// whether all of it is sent, and whether the socket failed.
+func (c *Conn) sendPending() (drained, broken bool) {
 	c.wmu.Lock()
-	broken := false
+	defer c.wmu.Unlock()
 	for len(c.pending) > 0 {
 		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(c.pending))), uintptr(len(c.pending)))
 		if errno == syscall.EINTR {
@@ -717,24 +1001,17 @@ func (c *Conn) writable() {
 		}
 		c.pending = c.pending[n:]
 	}
-	drained := len(c.pending) == 0
+	drained = len(c.pending) == 0
 	if drained {
 		c.pending = nil
 		c.armWrite(false)
 	}
-	c.wmu.Unlock()
-	if broken {
-		c.loop.drop(c)
-		return
-	}
-	if drained && c.pendingRead {
-		c.pendingRead = false
-		c.loop.readable(c)
-	}
+	return drained, broken
 }
 
 // Close closes the connection. From another goroutine it shuts the socket
-// down so that its loop notices and drops it (OnClose runs there).
+// down so that its loop notices and drops it (OnClose runs there, once no
+// call for c is in flight).
 func (c *Conn) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
 		c.wmu.Lock()

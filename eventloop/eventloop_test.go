@@ -26,11 +26,13 @@ import (
 //	big N   the reply is N bytes of pattern (each 8-byte word holds its
 //	        own offset, so a lost, repeated or reordered chunk shows)
 //	quit    the handler returns false: the loop closes the connection
+//	sleep N the handler sleeps N ms, then echoes the line
+//	spin N  the handler spins N µs, then echoes the line
 //	other   echoed with its newline
 //
 // Every connection's state (connState) is touched only by the loop's
 // handler; the race detector reports it if two goroutines ever run the
-// handler of one connection at once.
+// handler of one connection at once, and so does the handler (inCall).
 
 type connState struct {
 	id      int
@@ -40,6 +42,7 @@ type connState struct {
 	closed  chan struct{}
 	added   *Conn
 	linesIn atomic.Int64 // lines handled
+	inCall  atomic.Int32 // handler calls running
 }
 
 type lineHandler struct {
@@ -51,9 +54,22 @@ type lineHandler struct {
 	// may then be queued between the loop's back-pressure check and
 	// OnReadable, so the handler does not check it.
 	writers bool
-	mu      sync.Mutex
-	why     []string
+	// yield: after a line whose call was handed off, return (the loop
+	// calls again once the call is done) instead of going on.
+	yield bool
+	mu    sync.Mutex
+	why   []string
 }
+
+// enter and leave bracket a handler call for st: two at once is a
+// contract violation.
+func (h *lineHandler) enter(st *connState) {
+	if n := st.inCall.Add(1); n != 1 {
+		h.violate("conn %d: %d handler calls at once", st.id, n)
+	}
+}
+
+func (h *lineHandler) leave(st *connState) { st.inCall.Add(-1) }
 
 func (h *lineHandler) violate(format string, args ...any) {
 	h.violations.Add(1)
@@ -73,6 +89,8 @@ func (h *lineHandler) check(t *testing.T) {
 
 func (h *lineHandler) OnReadable(c *Conn) bool {
 	st := c.Context.(*connState)
+	h.enter(st)
+	defer h.leave(st)
 	st.reads.Add(1)
 	if st.closes.Load() != 0 {
 		h.violate("conn %d: OnReadable after OnClose", st.id)
@@ -101,6 +119,9 @@ func (h *lineHandler) OnReadable(c *Conn) bool {
 				// drains (the loop calls again then).
 				return true
 			}
+			if h.yield && c.HandedOff() {
+				return true // the loop goes on once this call is done
+			}
 		}
 		n, err := c.Read(buf[:])
 		st.in = append(st.in, buf[:n]...)
@@ -125,6 +146,21 @@ func (h *lineHandler) line(c *Conn, st *connState, line []byte) bool {
 			return false
 		}
 		c.Write(pattern(0, n))
+	case bytes.HasPrefix(line, []byte("sleep ")), bytes.HasPrefix(line, []byte("spin ")):
+		word, arg, _ := strings.Cut(string(line[:len(line)-1]), " ")
+		arg, _, _ = strings.Cut(arg, " ") // what follows tells requests apart
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			h.violate("bad line %q", line)
+			return false
+		}
+		if word == "sleep" {
+			time.Sleep(time.Duration(n) * time.Millisecond)
+		} else {
+			for start := time.Now(); time.Since(start) < time.Duration(n)*time.Microsecond; {
+			}
+		}
+		c.Write(line)
 	default:
 		c.Write(line)
 	}
@@ -133,6 +169,8 @@ func (h *lineHandler) line(c *Conn, st *connState, line []byte) bool {
 
 func (h *lineHandler) OnClose(c *Conn) {
 	st := c.Context.(*connState)
+	h.enter(st)
+	defer h.leave(st)
 	if st.closes.Add(1) != 1 {
 		h.violate("conn %d: OnClose called %d times", st.id, st.closes.Load())
 		return
@@ -168,13 +206,22 @@ type server struct {
 // test writes from other goroutines (see lineHandler.writers).
 func startGroup(t *testing.T, loops int, writers bool) *server {
 	t.Helper()
-	h := &lineHandler{writers: writers}
+	return startHandler(t, loops, &lineHandler{writers: writers}, nil)
+}
+
+// startHandler serves h on loops loops, with setup (if not nil) run on the
+// group before any connection comes.
+func startHandler(t *testing.T, loops int, h *lineHandler, setup func(*Group)) *server {
+	t.Helper()
 	g, err := New(loops, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if loops > 1 {
 		g.SetMaxSpin(50 * time.Microsecond) // forLoops: one loop blocks at once, four poll first
+	}
+	if setup != nil {
+		setup(g)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -878,15 +925,19 @@ func TestWriteBeforeRegistration(t *testing.T) {
 }
 
 // handoffHandler echoes lines; "slow" hands the loop off and waits for
-// release before answering, on the handler's own goroutine.
+// release before answering, on the handler's own goroutine, then returns
+// (what follows it waits for the next call).
 type handoffHandler struct {
 	release chan struct{}
 	inSlow  atomic.Bool
+	slowC   atomic.Pointer[Conn]
+	during  atomic.Int32 // calls for the slow connection during its slow call
 }
 
 func (h *handoffHandler) OnReadable(c *Conn) bool {
-	if h.inSlow.Load() && c.Context == "slow" {
-		return true // its input waits until the slow call is done
+	if h.inSlow.Load() && h.slowC.Load() == c {
+		h.during.Add(1) // never: its input waits until the slow call is done
+		return true
 	}
 	buf := make([]byte, 4096)
 	for {
@@ -899,7 +950,7 @@ func (h *handoffHandler) OnReadable(c *Conn) bool {
 		}
 		for _, line := range strings.Fields(string(buf[:n])) {
 			if line == "slow" {
-				c.Context = "slow"
+				h.slowC.Store(c)
 				h.inSlow.Store(true)
 				c.Handoff()
 				<-h.release
@@ -915,7 +966,8 @@ func (h *handoffHandler) OnReadable(c *Conn) bool {
 func (h *handoffHandler) OnClose(c *Conn) {}
 
 // TestHandoff: a handler that hands its loop off keeps running while the
-// loop serves its other connections and tasks; the loop then has one
+// loop serves its other connections and tasks, but not the handler's own
+// connection, whose input waits for the next call; the loop then has one
 // goroutine again (no second handler call for another connection runs on
 // the retired goroutine).
 func TestHandoff(t *testing.T) {
@@ -966,10 +1018,18 @@ func TestHandoff(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a task did not run while the slow handler ran")
 	}
+	slow.Write([]byte("later\n"))
+	time.Sleep(10 * time.Millisecond)
 	close(h.release)
 	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if line, err := slowR.ReadString('\n'); err != nil || line != "slow done\n" {
 		t.Fatalf("slow connection: %q, %v", line, err)
+	}
+	if line, err := slowR.ReadString('\n'); err != nil || line != "later\n" {
+		t.Fatalf("slow connection, input sent during the slow call: %q, %v", line, err)
+	}
+	if n := h.during.Load(); n != 0 {
+		t.Errorf("%d calls for the slow connection during its slow call", n)
 	}
 	fast.Write([]byte("after\n"))
 	if line, err := fastR.ReadString('\n'); err != nil || line != "after\n" {
