@@ -9,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl}
+# HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
+# one client runs 250 ms operations on {a} back to back: script (a Lua
+# script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
 N=${N:-200000}
 CLIENTS=${CLIENTS:-50}
 PIPELINES=${PIPELINES:-"1 16"}
@@ -22,6 +25,9 @@ TXBENCH=bin/txbench
 go build -o "$TXBENCH" ./internal/txbench
 PUBBENCH=bin/pubbench
 go build -o "$PUBBENCH" ./internal/pubbench
+HOLBENCH=bin/holbench
+go build -o "$HOLBENCH" ./internal/holbench
+HOL=${HOL:-script,sort}
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 HPORT=$(freeport); RPORT=$(freeport)
@@ -144,3 +150,14 @@ for t in "${tests[@]}"; do
     printf '%-10s %-4s %14s %14s %7s\n' "$t" "$p" "$hm" "$rm_" "$ratio"
   done
 done
+
+# Head-of-line rows: probe round trips on {b} while {a} is busy.
+if [ -n "$HOL" ]; then
+  printf '\n%-10s %18s %18s %10s\n' hol 'hotkv p50/p99 ms' 'redis p50/p99 ms' 'op ms h/r'
+  IFS=, read -ra hols <<<"$HOL"
+  for op in "${hols[@]}"; do
+    read -r hp50 hp99 hop < <("$HOLBENCH" -addr "127.0.0.1:$HPORT" -op "$op" -kl)
+    read -r rp50 rp99 rop < <("$HOLBENCH" -addr "127.0.0.1:$RPORT" -op "$op")
+    printf '%-10s %18s %18s %10s\n' "$op" "$hp50/$hp99" "$rp50/$rp99" "$hop/$rop"
+  done
+fi

@@ -15,7 +15,6 @@ import (
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
-	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/stream"
 )
 
@@ -362,8 +361,7 @@ func (s *Server) applyFsyncPolicy() {
 // did), as in Redis. With held, a guard holding the global lock
 // exclusively (DEBUG LOADAOF), the commands take no locks.
 func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) {
-	lc := &Client{srv: s, db: s.dbs[0], guard: s.locks.NewGuard(0), w: resp.Writer{Proto: 2},
-		authenticated: true, scripted: true, replaying: true} // scripted: a blocking command never waits
+	lc := s.newInternalClient(replayClient, 0, 0)
 	if held != nil {
 		lc.guard, lc.callerLocks = held, true
 	}

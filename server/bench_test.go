@@ -29,6 +29,11 @@ func (p *pipeConn) Write(b []byte) (int, error) { return len(b), nil }
 func (p *pipeConn) Close() error                { return nil }
 func (p *pipeConn) RemoteAddr() net.Addr        { return &net.TCPAddr{} }
 func (p *pipeConn) LocalAddr() net.Addr         { return &net.TCPAddr{} }
+func (p *pipeConn) Invoke(fn func())            { fn() }
+func (p *pipeConn) HandedOff() bool             { return false }
+func (p *pipeConn) Hold(b []byte)               {}
+func (p *pipeConn) Pending() int                { return 0 }
+func (p *pipeConn) Fd() int                     { return -1 }
 
 // benchPipeline runs b.N commands through serveInput in pipelines of 16.
 func benchPipeline(b *testing.B, cmds ...[]string) {

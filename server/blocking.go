@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/resp"
 )
 
@@ -73,6 +74,15 @@ type waiter struct {
 	eachTried bool
 
 	state atomic.Int32
+	// cmd and args are the blocked command, took how long its first run
+	// took: its statistics and slow-log entry wait for its answer.
+	cmd  *Command
+	args [][]byte
+	took time.Duration
+	// guard locks the waiter's keys when it is served after the locks of
+	// the command that made its key ready (lockGuard); only its server
+	// (the waiter in state waiterServing) uses it.
+	guard *lock.Guard
 	// cancel, when set while the waiter is being served, ends it after the
 	// attempt (timeout or CLIENT UNBLOCK raced with a server).
 	cancel atomic.Pointer[func(w *resp.Writer)]
@@ -179,7 +189,10 @@ func (s *Server) serveReady(c *Client, held bool) {
 
 // serveKey serves bk's waiters in order until one finds no data. With
 // held it stops, returning false, at a waiter whose keys c's held locks
-// do not cover.
+// do not cover. Without, it locks each waiter's keys with the waiter's own
+// guard; when they are taken, the waiter is served later, on its own
+// loop, once the locks are granted (serveParked), and the key's next
+// waiters after it: no loop waits for a lock.
 func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 	b := &s.blocking
 	var tried map[*waiter]bool // stream readers that found nothing
@@ -202,43 +215,85 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 		if !w.state.CompareAndSwap(waiterBlocked, waiterServing) {
 			continue
 		}
-		sc := s.standIn(w)
+		var g *lock.Guard
 		if !held {
-			c.guard.LockKeys(w.lockKeys, true)
-		}
-		served := w.serve(sc)
-		s.emit(sc)
-		if !held {
-			c.guard.Unlock()
-		}
-		wr := sc.w
-		if !served {
-			w.state.Store(waiterBlocked)
-			if cancel := w.cancel.Load(); cancel != nil {
-				s.unblock(w, *cancel)
-			}
-			if w.eachTried {
-				// One stream reader finding nothing (its group took
-				// everything) says nothing of the next.
-				if tried == nil {
-					tried = map[*waiter]bool{}
+			g = w.lockGuard()
+			if !g.TryLockKeys(w.lockKeys, true) {
+				if !g.LockKeysAsync(w.lockKeys, true, func() {
+					w.c.invoke(func() { s.serveParked(w, bk) })
+				}) {
+					return true
 				}
-				tried[w] = true
-				continue
 			}
-			return true
 		}
-		w.state.Store(waiterDone)
-		s.finish(w, wr.Buf)
+		switch s.serveWaiter(w, g) {
+		case serveEmpty:
+			return true
+		case serveEmptyNext:
+			if tried == nil {
+				tried = map[*waiter]bool{}
+			}
+			tried[w] = true
+		}
 	}
+}
+
+// serveParked serves w, whose keys' locks its guard now holds, and then
+// the rest of bk's waiters.
+func (s *Server) serveParked(w *waiter, bk blockKey) {
+	s.serveWaiter(w, w.guard)
+	s.serveKey(nil, bk, false)
+}
+
+// Outcomes of serveWaiter.
+const (
+	serveDone      = iota // served
+	serveEmpty            // no data for it: the key's next waiters need none either
+	serveEmptyNext        // no data for this stream reader; the next may find some
+)
+
+// serveWaiter tries w (in state waiterServing) with g holding its keys'
+// locks (nil: held by the caller), releases g, and finishes w when it was
+// served.
+func (s *Server) serveWaiter(w *waiter, g *lock.Guard) int {
+	sc := s.standIn(w)
+	served := w.serve(sc)
+	s.emit(sc)
+	if g != nil {
+		g.Unlock()
+	}
+	if !served {
+		w.state.Store(waiterBlocked)
+		if cancel := w.cancel.Load(); cancel != nil {
+			s.unblock(w, *cancel)
+		}
+		if w.eachTried {
+			// One stream reader finding nothing (its group took
+			// everything) says nothing of the next.
+			return serveEmptyNext
+		}
+		return serveEmpty
+	}
+	w.state.Store(waiterDone)
+	s.finish(w, sc.w.Buf)
+	return serveDone
+}
+
+// lockGuard returns the guard that locks w's keys to serve it: its own,
+// since whoever serves it may hold other locks.
+func (w *waiter) lockGuard() *lock.Guard {
+	if w.guard == nil {
+		w.guard = w.c.srv.locks.NewGuard(w.c.id)
+	}
+	return w.guard
 }
 
 // standIn returns a client that stands in for w's blocked client while a
 // server runs w.serve on another connection's goroutine: same database and
 // protocol, its own reply buffer, none of the blocked connection's state.
 func (s *Server) standIn(w *waiter) *Client {
-	sc := &Client{srv: s, db: s.dbs[w.db], w: resp.Writer{Proto: w.proto}, id: w.c.id, servingBlocked: true}
-	sc.dbIndex.Store(int32(w.db))
+	sc := s.newInternalClient(standInClient, w.c.id, w.db)
+	sc.w.Proto = w.proto
 	return sc
 }
 
@@ -306,6 +361,10 @@ func (s *Server) finish(w *waiter, reply []byte) {
 		c.blocked = nil
 		c.setBlockedFlag(false)
 		c.w.Raw(reply)
+		if w.cmd != nil {
+			c.stats.count(w.cmd, w.took, reply[0] == '-')
+			s.slowlog.maybeAdd(s, c, w.cmd, w.args, w.took)
+		}
 		c.resume()
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/hotkv/hotkv/resp"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -209,9 +208,7 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	// Output the socket has not taken yet (the event loop's queue) is
 	// what Redis reports as its reply list.
 	omem := 0
-	if p, ok := cl.conn.(interface{ Pending() int }); ok {
-		omem = p.Pending()
-	}
+	omem = cl.conn.Pending()
 	oll := 0
 	if omem > 0 {
 		oll = 1
@@ -244,33 +241,13 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	nowSec := now.Unix()
 
 	dst = fmt.Appendf(dst, "id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d",
-		cl.id, peerString(cl.conn.RemoteAddr()), peerString(cl.conn.LocalAddr()), connFD(cl.conn),
+		cl.id, peerString(cl.conn.RemoteAddr()), peerString(cl.conn.LocalAddr()), cl.conn.Fd(),
 		name, nowSec-cl.created.Unix(), nowSec-cl.lastActive.Load()/1000, flags, cl.dbIndex.Load())
 	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0",
 		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), qbuf, qbufFree, argvMem)
 	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
 		replyBufferMem, replyBufferMem, obl, oll, omem, totMem, cmd, proto)
 	return dst
-}
-
-// connFD returns the socket's file descriptor, -1 when it cannot be read.
-func connFD(conn any) int {
-	if f, ok := conn.(interface{ Fd() int }); ok {
-		return f.Fd()
-	}
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
-		return -1
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return -1
-	}
-	fd := -1
-	if rc.Control(func(f uintptr) { fd = int(f) }) != nil {
-		return -1
-	}
-	return fd
 }
 
 // CLIENT KILL ip:port

@@ -7,13 +7,13 @@ import (
 
 func connectionCommands() []*Command {
 	return []*Command{
-		{Name: "ping", Arity: -1, Flags: Fast, Handler: cmdPing},
+		{Name: "ping", Arity: -1, Flags: Fast | DenyMisconf | Subscribed, Handler: cmdPing},
 		{Name: "echo", Arity: 2, Flags: Fast | Stale | Loading, Handler: cmdEcho},
-		{Name: "quit", Arity: -1, Flags: Fast | NoScript | Stale | Loading | NoAuth | AllowBusy, Handler: cmdQuit},
+		{Name: "quit", Arity: -1, Flags: Fast | NoScript | Stale | Loading | NoAuth | AllowBusy | TxControl | EndsTx | Subscribed, Handler: cmdQuit},
 		{Name: "select", Arity: 2, Flags: Fast | Stale | Loading, Handler: cmdSelect},
 		{Name: "hello", Arity: -1, Flags: NoScript | Stale | Loading | Fast | NoAuth | AllowBusy, Handler: cmdHello},
 		{Name: "auth", Arity: -2, Flags: NoScript | Stale | Loading | Fast | NoAuth | AllowBusy, Handler: cmdAuth},
-		{Name: "reset", Arity: 1, Flags: NoScript | Stale | Loading | Fast | NoAuth | AllowBusy, Handler: cmdReset},
+		{Name: "reset", Arity: 1, Flags: NoScript | Stale | Loading | Fast | NoAuth | AllowBusy | TxControl | EndsTx | Subscribed, Handler: cmdReset},
 	}
 }
 

@@ -128,7 +128,7 @@ func (c *Client) fcallGeneric(args [][]byte, ro bool) {
 	if sr == nil {
 		return
 	}
-	sr.argv = args // copied if the run leaves the event loop
+	sr.argv = args
 	sr.fn = fn
 	c.startScript(sr, keys, argv)
 }
@@ -170,14 +170,12 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 	return sr
 }
 
-// startScript runs sr on c's goroutine (its event loop hands itself off
-// if the script runs long, see releaseLoop); inside EXEC under the
-// transaction's global lock. The keys are copied: the locks and their
-// coverage checks use them while the loop refills c's read buffer, after
-// a handoff. The engine copies the arguments into Lua strings before the
-// script runs.
+// startScript runs sr on c's goroutine; inside EXEC under the
+// transaction's global lock. The keys and arguments alias c's read
+// buffer, which stays as it is until the command returns (nothing else
+// reads c's connection meanwhile, even once its loop went on without it).
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
-	sr.run = script.Run{Keys: copyArgs(keys), Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot}
+	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot, OnError: c.scriptError}
 	c.srv.runScript(c, sr, c.tx.inExec || c.callerLocks)
 }
 
@@ -300,6 +298,10 @@ func cmdFunctionDelete(c *Client, args [][]byte) {
 
 // FUNCTION FLUSH [ASYNC|SYNC]
 func cmdFunctionFlush(c *Client, args [][]byte) {
+	if len(args) > 3 {
+		c.errorReply(fmtSubcommandArgs(args[1], "FUNCTION"))
+		return
+	}
 	if !flushOption(args) {
 		c.errorReply(errFunctionFlushOption)
 		return
@@ -386,7 +388,7 @@ func cmdFunctionDump(c *Client, args [][]byte) {
 func cmdFunctionRestore(c *Client, args [][]byte) {
 	policy := "APPEND"
 	if len(args) > 4 {
-		c.errorReply(fmt.Sprintf(errArity, "function|restore"))
+		c.errorReply(fmtSubcommandArgs(args[1], "FUNCTION"))
 		return
 	}
 	if len(args) == 4 {

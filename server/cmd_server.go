@@ -122,6 +122,9 @@ func cmdShutdown(c *Client, args [][]byte) {
 		return
 	}
 	s.logf("User requested shutdown (client id=%d)", c.id)
+	if s.scripting.busy.Load() > 0 {
+		s.abandon() // as Redis, exit with the script still running
+	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -363,9 +363,10 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 		return
 	}
 	by := o.by
-	if o.dontsort && o.store > 0 && e != nil && e.Kind == keyspace.KindSet {
-		// A set's order is arbitrary: what is stored gets sorted (Redis
-		// also does this for scripts).
+	if o.dontsort && (o.store > 0 || c.scripted) && e != nil && e.Kind == keyspace.KindSet {
+		// A set's order is arbitrary: what is stored, or returned to a
+		// script, gets sorted ALPHA so that replicas and the AOF see the
+		// same result (Redis's CLIENT_SCRIPT check).
 		o.dontsort, o.alpha, by = false, true, nil
 	}
 	if e != nil && e.Kind == keyspace.KindZSet && !readonly {

@@ -975,7 +975,7 @@ func BenchmarkGetSet(b *testing.B) {
 	conn, peer := net.Pipe()
 	defer conn.Close()
 	defer peer.Close()
-	c := &Client{srv: s, conn: conn, id: 1, db: s.dbs[0], w: resp.Writer{Proto: 2},
+	c := &Client{srv: s, conn: newGoConn(conn), id: 1, db: s.dbs[0], w: resp.Writer{Proto: 2},
 		guard: s.locks.NewGuard(1), authenticated: true}
 	set := [][]byte{[]byte("SET"), []byte("key:000001"), []byte("some value of moderate size")}
 	get := [][]byte{[]byte("GET"), []byte("key:000001")}

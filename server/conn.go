@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -52,11 +51,11 @@ type Client struct {
 	// watchDirty is set (by any connection) when one of them changes.
 	tx      txState
 	watched []blockKey
-	// detached is set while a command of this client runs off its event
-	// loop (releaseLoop): later commands wait, as when blocked. handedOff
-	// tells the goroutine running that command that it no longer serves
-	// the loop.
-	detached, handedOff bool
+	// parked is the command waiting for its locks (park.go); curCmd and
+	// curArgs are the command the gate is running, for acquire to park.
+	parked  *parking
+	curCmd  *Command
+	curArgs [][]byte
 	// gone is set when the connection was removed (its own goroutine).
 	gone bool
 	// engine is the client a script's commands run on; scripted marks
@@ -77,10 +76,7 @@ type Client struct {
 	// servingBlocked marks a stand-in serving a blocked command (standIn).
 	servingBlocked bool
 	watchDirty     atomic.Bool
-	// tasks carries work to a goroutine-transport connection while it is
-	// blocked (the event loop has Invoke instead).
-	tasks   chan func()
-	lastCmd atomic.Pointer[Command]
+	lastCmd        atomic.Pointer[Command]
 	// What the connection's own goroutine last stored in lastCmd and
 	// lastActive (in seconds).
 	lastCmdSeen   *Command
@@ -114,16 +110,6 @@ type Client struct {
 	}
 }
 
-// transport is a client's connection: a net.Conn, or an eventloop.Conn
-// whose Read returns eventloop.ErrWouldBlock when the input is drained and
-// whose Write never blocks.
-type transport interface {
-	io.ReadWriter
-	Close() error
-	RemoteAddr() net.Addr
-	LocalAddr() net.Addr
-}
-
 func (s *Server) newClient(conn transport) *Client {
 	id := s.nextID.Add(1)
 	c := &Client{
@@ -151,16 +137,16 @@ func (s *Server) newClient(conn transport) *Client {
 // flush the replies once before reading again.
 func (s *Server) serveConn(conn net.Conn) {
 	defer s.wg.Done()
-	c := s.newClient(conn)
+	gc := newGoConn(conn)
+	c := s.newClient(gc)
 	c.rd.BeforeBlock = c.flush
-	c.tasks = make(chan func(), 4)
 	defer s.removeClient(c)
 	for !s.closing.Load() {
-		if c.blocked != nil || c.detached {
+		if c.blocked != nil || c.parked != nil {
 			// A blocked client waits for its reply; a disconnect is
 			// noticed only once it is served or times out.
 			select {
-			case fn := <-c.tasks:
+			case fn := <-gc.tasks:
 				fn()
 			case <-s.done:
 				return
@@ -174,35 +160,12 @@ func (s *Server) serveConn(conn net.Conn) {
 }
 
 // invoke runs fn on c's own connection goroutine or loop.
-func (c *Client) invoke(fn func()) {
-	if inv, ok := c.conn.(interface{ Invoke(func()) }); ok {
-		inv.Invoke(fn)
-		return
-	}
-	c.tasks <- fn
-}
-
-// releaseLoop is called by a command that is going to take long (a slow
-// script, a wait behind one): on the event-loop transport another
-// goroutine takes over the client's loop at once, so that the loop's
-// other connections are not held up; this client's later commands wait
-// until the command is done (serveInput hands the client back to its
-// loop then). The goroutine transport needs nothing: each connection has
-// its own goroutine. Only the goroutine running c's command calls it.
-func (c *Client) releaseLoop() {
-	h, ok := c.conn.(interface{ Handoff() })
-	if !ok || c.handedOff || c.scripted {
-		return
-	}
-	c.detached = true
-	c.handedOff = true
-	h.Handoff()
-}
+func (c *Client) invoke(fn func()) { c.conn.Invoke(fn) }
 
 // resume goes on with the commands that waited while c was blocked. On
 // the goroutine transport serveConn's loop does that by itself.
 func (c *Client) resume() {
-	if _, ok := c.conn.(interface{ Invoke(func()) }); !ok {
+	if !evented(c.conn) {
 		return
 	}
 	if !c.srv.serveInput(c) {
@@ -215,7 +178,7 @@ func (c *Client) resume() {
 // connection ends. It flushes the replies and reports whether the
 // connection stays open.
 func (s *Server) serveInput(c *Client) bool {
-	if c.blocked != nil || c.detached {
+	if c.blocked != nil || c.parked != nil {
 		// Commands wait while the client is blocked, but its input is
 		// read so that a disconnect is noticed.
 		return c.rd.Drain(errWouldBlock) == nil
@@ -253,23 +216,17 @@ func (s *Server) serveInput(c *Client) bool {
 			c.prefetchAhead()
 		}
 		s.dispatch(c, args)
-		if c.handedOff {
-			// This goroutine left the loop during the command: give the
-			// client back to the loop, which goes on with its input.
-			c.handedOff = false
-			c.invoke(func() {
-				c.detached = false
-				if !c.gone {
-					c.resume()
-				}
-			})
+		if c.conn.HandedOff() {
+			// The command ran long and its loop went on without it
+			// (eventloop's watchdog): the loop goes on with the rest.
+			c.flush()
 			return true
 		}
 		if c.closeAfter || c.killed.Load() {
 			c.flush()
 			return false
 		}
-		if c.blocked != nil || c.detached {
+		if c.blocked != nil || c.parked != nil {
 			c.flush()
 			return true
 		}
@@ -314,7 +271,9 @@ const maxUnflushed = 64 * 1024
 // call (command counts, keyspace hits, lock acquisitions) to the server's.
 func (c *Client) publishStats() {
 	c.stats.publish(&c.srv.stats, c.slot)
-	c.guard.FlushStats()
+	if p := c.parked; p == nil || p.g != c.guard { // a pending guard is the lock manager's
+		c.guard.FlushStats()
+	}
 }
 
 // flush writes the pending replies to the socket. While the append-only
@@ -337,8 +296,8 @@ func (c *Client) flush() error {
 	var n int
 	var err error
 	if c.srv.aof.behind() {
-		if h, ok := c.conn.(interface{ Hold([]byte) }); ok {
-			h.Hold(c.w.Buf)
+		if evented(c.conn) {
+			c.conn.Hold(c.w.Buf)
 			n = len(c.w.Buf)
 		} else {
 			c.srv.aof.sync()
@@ -366,6 +325,7 @@ func (s *Server) removeClient(c *Client) {
 	c.gone = true
 	c.conn.Close()
 	c.unblockOnClose()
+	c.unparkOnClose()
 	c.unwatchAll()
 	c.unsubscribeAll()
 	s.mu.Lock()

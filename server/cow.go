@@ -85,8 +85,8 @@ func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 }
 
 // walk captures the entries no command has touched, taking each key's
-// lock shared (and never waiting for one: a busy key is tried again), then
-// completes the snapshot.
+// lock shared (on its own goroutine, which holds nothing else while it
+// waits), then completes the snapshot.
 func (cs *cowSnap) walk() {
 	s := cs.s
 	g := s.locks.NewGuard(rand.Uint64())
@@ -98,11 +98,13 @@ func (cs *cowSnap) walk() {
 			keys, ents = db.Uncaptured(si, keys[:0], ents[:0])
 			for i, e := range ents {
 				key[0] = append(key[0][:0], keys[i]...)
-				for !g.TryLockKeys(key, false) {
-					if cs.done.Load() {
-						return
-					}
-					time.Sleep(50 * time.Microsecond)
+				// A busy key is waited for in its lock's FIFO queue:
+				// with queues, polling could starve behind a hot key's
+				// stream of commands.
+				g.LockKeys(key, false)
+				if cs.done.Load() {
+					g.Unlock() // a command under the global lock completed it
+					return
 				}
 				db.CaptureEntry(e)
 				g.Unlock()

@@ -2,21 +2,25 @@ package server
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
-
-	"github.com/hotkv/hotkv/lock"
 )
 
 // dispatch is the gate every command passes through: table lookup, arity,
 // authentication and OOM checks, then locking, the handler, statistics and
 // the slow log. Transactions and scripts enter through call, below it.
 func (s *Server) dispatch(c *Client, args [][]byte) {
-	// CLIENT REPLY OFF/SKIP silence every reply, rejections included.
 	mark := len(c.w.Buf)
 	s.dispatchCommand(c, args)
+	if c.parked == nil { // else when it runs (resumeParked)
+		c.applyReplyMode(mark)
+	}
+}
+
+// applyReplyMode applies CLIENT REPLY OFF/SKIP, which silence every reply,
+// rejections included, to the reply a command wrote after mark.
+func (c *Client) applyReplyMode(mark int) {
 	switch c.replyMode {
 	case replyOff:
 		c.w.Buf = c.w.Buf[:mark]
@@ -40,20 +44,20 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 	}
 	// Inside MULTI queuing itself uses memory: Redis refuses every command
 	// but EXEC, DISCARD, QUIT and RESET when over maxmemory.
-	queuing := c.tx.active && cmd.Name != "exec" && cmd.Name != "discard" && cmd.Name != "quit" && cmd.Name != "reset"
+	queuing := c.tx.active && cmd.Flags&EndsTx == 0
 	if (cmd.Flags&DenyOOM != 0 || queuing) && !s.memoryAvailable() {
 		s.refuse(c, cmd, errOOM)
 		return
 	}
 	// Writes (and PING, as in Redis) are refused while the data cannot
 	// be persisted; EXEC checks its queue (execRefusal).
-	if cmd.Flags&Write != 0 || cmd.Name == "ping" {
+	if cmd.Flags&(Write|DenyMisconf) != 0 {
 		if msg := s.writesDenied(); msg != "" {
 			s.refuse(c, cmd, msg)
 			return
 		}
 	}
-	if c.subs.active && c.w.Proto == 2 && !allowedSubscribed(cmd) {
+	if c.subs.active && c.w.Proto == 2 && cmd.Flags&Subscribed == 0 {
 		s.refuse(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
 		return
 	}
@@ -64,7 +68,7 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		s.refuse(c, cmd, s.scripting.busyReply())
 		return
 	}
-	if c.tx.active && !txControl(cmd) {
+	if c.tx.active && cmd.Flags&TxControl == 0 {
 		c.queue(cmd, args)
 		return
 	}
@@ -72,16 +76,6 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		s.feedMonitors(c, args)
 	}
 	s.call(c, cmd, args)
-}
-
-// allowedSubscribed reports whether a RESP2 client with subscriptions may
-// run cmd.
-func allowedSubscribed(cmd *Command) bool {
-	switch cmd.Name {
-	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset":
-		return true
-	}
-	return false
 }
 
 // monitored reports whether MONITOR shows cmd. Scripts are skip_monitor
@@ -162,7 +156,7 @@ func truncate(b []byte, n int) []byte {
 // rejectCommand: inside MULTI the refusal makes EXEC abort, and a refused
 // EXEC discards the transaction.
 func (s *Server) refuse(c *Client, cmd *Command, msg string) {
-	if c.tx.active && cmd.Name == "exec" {
+	if c.tx.active && cmd.Flags&RunsQueue != 0 {
 		c.discardTx()
 		s.reject(c, cmd, errExecAbortBecause+msg)
 		return
@@ -195,9 +189,10 @@ func (s *Server) memoryAvailable() bool {
 	return mm == 0 || uint64(s.usedMemory(time.Now().UnixMilli())) <= mm
 }
 
-// call locks what cmd needs, runs it, and records statistics. A panic in
-// the handler is recovered: the locks are released, the client gets an
-// error and the server keeps serving.
+// call locks what cmd needs (or parks c until it can: park.go), runs it
+// through execute, emits what it propagates and serves the clients blocked
+// on keys it made ready. A panic in the handler is recovered: the locks
+// are released, the client gets an error and the server keeps serving.
 func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	// One clock read per command: a command starts when the one before it
 	// in the same batch ended (flush clears the mark between batches).
@@ -205,6 +200,7 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	if start == 0 {
 		start = monoNow()
 	}
+	c.curCmd, c.curArgs = cmd, args // for acquire, should the command park
 	// CLIENT LIST reads these from other connections: store them only when
 	// they change (a pipeline repeats one command within one second).
 	if c.lastCmdSeen != cmd {
@@ -217,10 +213,10 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	}
 	switch {
 	case c.callerLocks:
-	case cmd.Flags&Scripting != 0:
+	case cmd.Flags&(Scripting|LockFree) != 0:
 		// A script takes its own locks (scripting.go).
 	case cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args):
-		if !s.acquire(c, c.guard, cmd, true, nil, true) {
+		if !s.acquire(c, c.guard, true, nil, true) {
 			return
 		}
 	default:
@@ -233,14 +229,15 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 			if len(c.keys) > 1 {
 				c.db.Prefetch(c.keys) // the keys' cache misses overlap (MSET: 31% of the CPU before)
 			}
-			if !s.acquire(c, c.guard, cmd, false, c.keys, cmd.Flags&(Write|Exclusive) != 0) {
+			if !s.acquire(c, c.guard, false, c.keys, cmd.Flags&(Write|Exclusive) != 0) {
 				return
 			}
 		}
 	}
-	errsBefore := c.errors
-	s.runHandler(c, cmd, args)
-	c.recordWrite(cmd, args, c.errors != errsBefore)
+	end, _, parked := s.execute(c, cmd, args, start)
+	if parked {
+		return // EXEC or a script parked for its locks: it runs again
+	}
 	if len(c.prop.recs) > 0 {
 		s.emit(c)
 	}
@@ -253,70 +250,7 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 			s.serveReady(c, false)
 		}
 	}
-	end := monoNow()
 	c.mark = end
-	d := end - start
-	c.stats.count(cmd, d, c.errors != errsBefore)
-	if !c.replaying { // Redis runs the file's commands without call()
-		s.slowlog.maybeAdd(s, c, cmd, args, d)
-	}
-}
-
-// acquire takes the locks a command needs: the global lock exclusively
-// (global), or its keys' tag locks (exclusively when write), with g. When
-// they are taken and a script runs, it waits by polling instead of
-// blocking, so that the wait can end with BUSY once a script whose locks
-// it needs passes busy-reply-threshold (as Redis answers the clients
-// queued behind a slow script), and so that a long wait hands the event
-// loop to another goroutine. It reports whether the locks are held; if
-// not, the command was refused.
-func (s *Server) acquire(c *Client, g *lock.Guard, cmd *Command, global bool, keys [][]byte, write bool) bool {
-	try := func() bool {
-		if global {
-			if !g.TryLockGlobal() {
-				return false
-			}
-			// The whole keyspace may change: a running snapshot takes
-			// what it has not copied yet.
-			s.completeSnapshot()
-			return true
-		}
-		return g.TryLockKeys(keys, write)
-	}
-	if try() {
-		return true
-	}
-	pause := 10 * time.Microsecond
-	start := monoNow()
-	for i := 0; ; i++ {
-		if cmd.Flags&AllowBusy != 0 || !s.scripting.anyActive() {
-			if global {
-				g.LockGlobal()
-				s.completeSnapshot()
-			} else {
-				g.LockKeys(keys, write)
-			}
-			return true
-		}
-		if s.scripting.busy.Load() > 0 {
-			if msg := s.busyConflict(global, keys, write); msg != "" {
-				s.reject(c, cmd, msg)
-				return false
-			}
-		}
-		if i < 64 {
-			runtime.Gosched() // most holders are short scripts
-		} else {
-			if monoNow()-start >= handoffAfter {
-				c.releaseLoop() // a long wait: let the loop serve the others
-			}
-			time.Sleep(pause)
-			pause = min(2*pause, time.Millisecond)
-		}
-		if try() {
-			return true
-		}
-	}
 }
 
 // batchStats accumulates a client's command statistics over one batch of

@@ -12,10 +12,10 @@ import (
 
 func transactionCommands() []*Command {
 	return []*Command{
-		{Name: "multi", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, Handler: cmdMulti},
-		{Name: "exec", Arity: 1, Flags: NoScript | Loading | Stale | SkipSlowlog, Handler: cmdExec},
-		{Name: "discard", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, Handler: cmdDiscard},
-		{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy, First: 1, Last: -1, Step: 1, Handler: cmdWatch},
+		{Name: "multi", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy | TxControl, Handler: cmdMulti},
+		{Name: "exec", Arity: 1, Flags: NoScript | Loading | Stale | SkipSlowlog | TxControl | EndsTx | RunsQueue, Handler: cmdExec},
+		{Name: "discard", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy | TxControl | EndsTx, Handler: cmdDiscard},
+		{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy | LockFree | TxControl, First: 1, Last: -1, Step: 1, Handler: cmdWatch},
 		{Name: "unwatch", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, Handler: cmdUnwatch},
 	}
 }
@@ -35,16 +35,6 @@ type txState struct {
 type queued struct {
 	cmd  *Command
 	args [][]byte
-}
-
-// txControl reports whether cmd runs at once inside MULTI instead of being
-// queued.
-func txControl(cmd *Command) bool {
-	switch cmd.Name {
-	case "exec", "discard", "multi", "watch", "quit", "reset":
-		return true
-	}
-	return false
 }
 
 // queue adds cmd to c's transaction, or refuses it (making EXEC abort).
@@ -109,12 +99,13 @@ func cmdExec(c *Client, args [][]byte) {
 		return
 	}
 	tx := c.tx
-	defer c.discardTx()
 	if tx.failed {
+		c.discardTx()
 		c.errorReply(errExecAbort)
 		return
 	}
 	if reason := c.srv.execRefusal(tx.queue); reason != "" {
+		c.discardTx()
 		c.errorReply(errExecAbortBecause + reason)
 		return
 	}
@@ -132,12 +123,13 @@ func cmdExec(c *Client, args [][]byte) {
 			c.keys = append(c.keys, q.args[i])
 		}
 	}
-	if !c.callerLocks {
-		if (global || len(c.keys) > 0) && !c.srv.acquire(c, c.guard, c.lastCmdSeen, global, c.keys, true) {
-			return
+	if !c.callerLocks && (global || len(c.keys) > 0) {
+		if !c.srv.acquire(c, c.guard, global, c.keys, true) {
+			return // refused (EXECABORT: BUSY), or parked to run again
 		}
 		defer c.guard.Unlock()
 	}
+	defer c.discardTx()
 	if c.watchedChanged() {
 		c.w.NullArray()
 		return
@@ -149,11 +141,7 @@ func cmdExec(c *Client, args [][]byte) {
 		if s.monitors.Load() > 0 && q.cmd.monitored() && !c.replaying {
 			s.feedMonitors(c, q.args) // as Redis: when they run
 		}
-		start := monoNow()
-		errs := c.errors
-		s.runHandler(c, q.cmd, q.args)
-		c.recordWrite(q.cmd, q.args, c.errors != errs)
-		c.stats.count(q.cmd, monoNow()-start, c.errors != errs)
+		s.execute(c, q.cmd, q.args, monoNow())
 	}
 	s.emit(c) // one MULTI ... EXEC unit, under the transaction's locks
 }

@@ -73,7 +73,7 @@ func (s *Server) savePoints(now time.Time) {
 		if changes >= n && since >= secs {
 			s.logf("%d changes in %d seconds. Saving...", n, secs)
 			ps.lastTry.Store(now.Unix())
-			s.bgsave(&Client{srv: s, guard: s.locks.NewGuard(0)})
+			s.bgsave(s.newInternalClient(backgroundClient, 0, 0))
 			return
 		}
 	}
@@ -238,7 +238,7 @@ func (s *Server) bgsave(c *Client) bool {
 		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
 		s.persist.bgRunning.Store(false)
 		if s.persist.scheduled.CompareAndSwap(true, false) && !s.closing.Load() {
-			s.bgsave(&Client{srv: s, guard: s.locks.NewGuard(0)})
+			s.bgsave(s.newInternalClient(backgroundClient, 0, 0))
 		}
 	}()
 	return true
@@ -260,7 +260,7 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 // SaveOnSignal is the save a SIGTERM or SIGINT makes before the process
 // exits, as Redis's: a snapshot when save points are configured.
 func (s *Server) SaveOnSignal() error {
-	c := &Client{srv: s, guard: s.locks.NewGuard(0)}
+	c := s.newInternalClient(backgroundClient, 0, 0)
 	return s.saveForShutdown(c, false, false)
 }
 
@@ -296,7 +296,7 @@ type loadCounts struct{ loaded, expired int64 }
 // of an append-only file, whose commands may still use them).
 func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader {
 	now := s.dbs[0].Now()
-	ec := &Client{srv: s, scripted: true}
+	ec := s.newInternalClient(engineClient, 0, 0)
 	return &rdb.FileReader{
 		Databases: len(s.dbs),
 		OnFunction: func(code string) error {

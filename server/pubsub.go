@@ -104,7 +104,7 @@ func (c *Client) subCount(kind int) int64 {
 }
 
 func pubsubCommands() []*Command {
-	const ps = PubSub | NoScript | Loading | Stale
+	const ps = PubSub | NoScript | Loading | Stale | Subscribed
 	return []*Command{
 		{Name: "subscribe", Arity: -2, Flags: ps, Handler: cmdSubscribe(subChannel)},
 		{Name: "psubscribe", Arity: -2, Flags: ps, Handler: cmdSubscribe(subPattern)},
@@ -156,7 +156,7 @@ func writeConfirm(w *resp.Writer, what string, name []byte, count int64) {
 func cmdSubscribe(kind int) func(c *Client, args [][]byte) {
 	return func(c *Client, args [][]byte) {
 		ps := &c.srv.pubsub
-		_, queue := c.conn.(interface{ Invoke(func()) })
+		queue := evented(c.conn)
 		if queue {
 			c.flush()
 		}
@@ -360,7 +360,7 @@ func (c *Client) queuePush(p []byte) int {
 	n := len(q.buf)
 	q.Unlock()
 	if schedule {
-		c.conn.(interface{ Invoke(func()) }).Invoke(c.writePushes)
+		c.conn.Invoke(c.writePushes)
 	}
 	return n
 }

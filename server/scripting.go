@@ -21,11 +21,11 @@ import (
 //   - Inside MULTI a script runs under the transaction's global lock.
 //
 // A script runs on its client's goroutine. On the event-loop transport a
-// script that runs longer than handoffAfter hands the loop to another
-// goroutine (releaseLoop), so that a long script stalls only the clients
-// that need its locks; its client's later commands wait, as a blocked
-// client's do. Commands a script runs go through scriptRun.call, the
-// script's side of the gate.
+// script that runs longer than handoffAfter has its loop go on with the
+// other connections on another goroutine (eventloop's watchdog), so that
+// a long script stalls only the clients that need its locks; its client's
+// later commands wait for it. Commands a script runs go through
+// scriptRun.call, the script's side of the gate.
 type scripting struct {
 	engine       *script.Engine
 	threshold    *config.Param // busy-reply-threshold
@@ -35,15 +35,12 @@ type scripting struct {
 	// (BUSY replies, SCRIPT KILL, FUNCTION STATS look at them).
 	mu      sync.Mutex
 	running map[*scriptRun]struct{}
-	// Per stat slot (so that cores do not share one line): active counts
-	// the scripts that hold or are taking locks, globalRuns and
-	// keyLockedRuns the runs under the global lock and under key locks
-	// (INFO keylocks). busy counts the scripts past busy-reply-threshold.
-	// Lock waits check active and busy.
+	// Per stat slot (so that cores do not share one line): the runs under
+	// the global lock and under key locks (INFO keylocks). busy counts the
+	// scripts past busy-reply-threshold; lock waits check it.
 	slots [statSlots]struct {
-		active                    atomic.Int32
 		globalRuns, keyLockedRuns atomic.Int64
-		_                         [44]byte
+		_                         [48]byte
 	}
 	busy atomic.Int32
 	// busyGlobal counts the busy scripts that hold the global lock: while
@@ -71,15 +68,12 @@ type scriptRun struct {
 	guard  *lock.Guard   // the locks it runs under
 	tags   [][]byte      // the tags it locked (keyed), for BUSY
 	excl   bool
-	// released is set once the run has handed its client's event loop
-	// off (or found nothing to hand off).
-	released bool
-	script   *script.Script   // what it runs: an EVAL script
-	fn       *script.Function // or a function
-	run      script.Run
-	dirty    atomic.Bool // ran a write: SCRIPT KILL refuses
-	killed   atomic.Bool
-	timed    atomic.Bool // past busy-reply-threshold
+	script *script.Script   // what it runs: an EVAL script
+	fn     *script.Function // or a function
+	run    script.Run
+	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
+	killed atomic.Bool
+	timed  atomic.Bool // past busy-reply-threshold
 }
 
 // scriptClient returns c's engine client: the client a script's
@@ -89,10 +83,11 @@ type scriptRun struct {
 func (c *Client) scriptClient() *Client {
 	if c.engine == nil {
 		s := c.srv
-		c.engine = &Client{srv: s, id: c.id, slot: c.slot, guard: s.locks.NewGuard(c.id), authenticated: true, scripted: true}
+		c.engine = s.newInternalClient(engineClient, c.id, 0)
 	}
 	ec := c.engine
 	ec.selectDB(int(c.dbIndex.Load()))
+	ec.replaying = c.replaying // the AOF replay's scripts are unseen too
 	return ec
 }
 
@@ -110,8 +105,6 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	}
 	sr.guard = g
 	slot := &sc.slots[c.slot]
-	slot.active.Add(1)
-	defer slot.active.Add(-1)
 	keys := run.Keys
 	if !held {
 		// The hook for the storage tier: declared keys are read before
@@ -120,13 +113,13 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 		var ok bool
 		if sr.keyed {
 			// Without keys: the global lock, shared, and no key covered.
-			ok = s.acquire(c, g, c.lastCmdSeen, false, keys, !sr.ro)
+			ok = s.acquire(c, g, false, keys, !sr.ro)
 			sr.excl = !sr.ro
 			for _, k := range keys {
 				sr.tags = append(sr.tags, lock.Tag(k))
 			}
 		} else {
-			ok = s.acquire(c, g, c.lastCmdSeen, true, nil, true)
+			ok = s.acquire(c, g, true, nil, true)
 		}
 		if !ok {
 			return
@@ -192,37 +185,17 @@ func (sc *scripting) busyReply() string {
 	return errBusyFunction
 }
 
-// anyActive reports whether a script holds or is taking locks.
-func (sc *scripting) anyActive() bool {
-	for i := range sc.slots {
-		if sc.slots[i].active.Load() != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// handoffAfter is how long a script runs on its client's event loop
-// before the loop is handed to another goroutine (releaseLoop).
+// handoffAfter is how long a command may hold its event loop: past it
+// the loop's other connections go on on another goroutine (eventloop's
+// watchdog), so that a long command — a script, EXEC, SORT, KEYS, DEBUG
+// SLEEP, a long Lua builtin — stalls only the clients that need its
+// locks.
 const handoffAfter = time.Millisecond
-
-// slow hands the caller's event loop off once the script has run for
-// handoffAfter.
-func (sr *scriptRun) slow(now time.Duration) {
-	if !sr.released && now-sr.start >= handoffAfter {
-		// The arguments alias the read buffer, which the loop refills
-		// from now on: FUNCTION STATS keeps a copy.
-		sr.released = true
-		sr.argv = copyArgs(sr.argv)
-		sr.caller.releaseLoop()
-	}
-}
 
 // interrupt is polled by the Lua VM: it marks the run busy once it passes
 // busy-reply-threshold (from then on clients that need its locks get
 // BUSY) and reports whether SCRIPT KILL or FUNCTION KILL stopped it.
 func (sr *scriptRun) interrupt() bool {
-	sr.slow(monoNow())
 	if !sr.timed.Load() {
 		limit := sr.s.scripting.threshold.Int()
 		if ran := monoNow() - sr.start; limit > 0 && ran >= time.Duration(limit)*time.Millisecond {
@@ -239,6 +212,11 @@ func (sr *scriptRun) interrupt() bool {
 			}
 			sc.mu.Unlock()
 			sc.busy.Add(1)
+			msg := errBusyFunction
+			if sr.eval {
+				msg = errBusyScript
+			}
+			sr.s.refuseParked(sr, msg)
 			sr.s.logf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",
 				ran.Milliseconds(), map[bool]string{true: "SCRIPT KILL", false: "FUNCTION KILL"}[sr.eval])
 		}
@@ -257,23 +235,22 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if start == 0 {
 		start = monoNow()
 	}
-	sr.slow(start)
 	cmd := ec.lookupMemo(args)
 	if cmd == nil || cmd.Sub != nil && cmd.Handler == nil && len(args) >= 2 {
-		return nil, "-" + errScriptUnknownCommand
+		return sr.reject(nil, errScriptUnknownCommand)
 	}
 	if cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {
-		return nil, "-" + errScriptArity
+		return sr.reject(cmd, errScriptArity)
 	}
 	if cmd.Flags&NoScript != 0 {
-		return nil, "-" + errNoScript
+		return sr.reject(cmd, errNoScript)
 	}
 	write := cmd.Flags&Write != 0
 	if write && sr.ro {
-		return nil, "-" + errScriptReadOnly
+		return sr.reject(cmd, errScriptReadOnly)
 	}
 	if cmd.Flags&DenyOOM != 0 && sr.oom && sr.flags&script.AllowOOM == 0 && !sr.dirty.Load() {
-		return nil, "-" + errOOM
+		return sr.reject(cmd, errOOM)
 	}
 	if write {
 		sr.dirty.Store(true)
@@ -281,31 +258,49 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if !sr.guard.GlobalExclusive() {
 		// allow-key-locking: the command's keys must be covered.
 		if cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args) {
-			return nil, "-" + errScriptGlobal
+			return sr.reject(cmd, errScriptGlobal)
 		}
 		ec.keyPos = cmd.keyPositions(ec.keyPos[:0], args)
 		for _, i := range ec.keyPos {
 			if !sr.guard.Covers(args[i], write) {
-				return nil, "-" + errDynamicKey + string(args[i])
+				return sr.reject(cmd, errDynamicKey+string(args[i]))
 			}
 		}
 	}
-	if s.monitors.Load() > 0 && cmd.monitored() {
+	if s.monitors.Load() > 0 && cmd.monitored() && !ec.replaying {
 		s.feedMonitors(ec, args)
 	}
 	if write {
 		if msg := s.writesDenied(); msg != "" {
-			return nil, "-" + msg
+			return sr.reject(cmd, msg)
 		}
 	}
 	ec.w.Proto = proto
 	ec.w.Reset()
-	errs := ec.errors
-	s.runHandler(ec, cmd, args)
-	ec.recordWrite(cmd, args, ec.errors != errs)
-	ec.mark = monoNow()
-	ec.stats.count(cmd, ec.mark-start, ec.errors != errs)
+	ec.mark, _, _ = s.execute(ec, cmd, args, start)
 	return ec.w.Buf, ""
+}
+
+// reject refuses a redis.call before it runs, counted as Redis's
+// scriptCall counts it: an error reply of the server's and a rejected
+// call of cmd (nil: unknown). The script's own error reply carries
+// ignore_error_stats_update, so it is not counted again.
+func (sr *scriptRun) reject(cmd *Command, msg string) ([]byte, string) {
+	sr.s.countError(msg)
+	if cmd != nil {
+		cmd.stats[sr.ec.slot].rejected.Add(1)
+	}
+	return nil, "-" + msg
+}
+
+// scriptError accounts for an error in the reply of c's script: the
+// script failed, and the error counts in the error statistics unless a
+// redis.call already counted it.
+func (c *Client) scriptError(msg string, counted bool) {
+	c.errors++
+	if !counted {
+		c.srv.countError(msg)
+	}
 }
 
 // busyConflict returns the BUSY error for a command that needs locks a

@@ -60,10 +60,16 @@ type Server struct {
 	monitors atomic.Int32 // number of MONITOR clients; checked per command
 	closing  atomic.Bool
 	done     chan struct{}
-	wg       sync.WaitGroup
+	// abandoned is closed by SHUTDOWN NOSAVE during a busy script: the
+	// server stops without waiting for the script's client, whose command
+	// may never end.
+	abandoned     chan struct{}
+	abandonedOnce sync.Once
+	wg            sync.WaitGroup
 
 	stats     serverStats
 	blocking  blockState
+	parking   parkState
 	watch     watchState
 	scripting scripting
 	persist   persistState
@@ -110,12 +116,13 @@ type serverStats struct {
 // New returns a server for cfg. It opens no socket until ListenAndServe.
 func New(cfg *config.Config) *Server {
 	s := &Server{
-		cfg:     cfg,
-		locks:   lock.NewManager(),
-		table:   make(Table),
-		log:     slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		started: time.Now(),
-		done:    make(chan struct{}),
+		cfg:       cfg,
+		locks:     lock.NewManager(),
+		table:     make(Table),
+		log:       slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		started:   time.Now(),
+		done:      make(chan struct{}),
+		abandoned: make(chan struct{}),
 	}
 	s.mu.clients = make(map[uint64]*Client)
 	n := int(cfg.Lookup("databases").Int())
@@ -276,10 +283,20 @@ func (s *Server) Serve() error {
 			err = e
 		}
 	}
-	s.wg.Wait()
-	s.closeAOF() // no command runs any more
+	waited := make(chan struct{})
+	go func() { s.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-s.abandoned:
+		s.logf("Exiting with a busy script still running (SHUTDOWN NOSAVE).")
+	}
+	s.closeAOF() // no command runs any more (or one that is abandoned)
 	return err
 }
+
+// abandon makes Serve return without waiting for the clients whose
+// commands still run (SHUTDOWN NOSAVE of a server with a busy script).
+func (s *Server) abandon() { s.abandonedOnce.Do(func() { close(s.abandoned) }) }
 
 // ListenAndServe is Listen followed by Serve.
 func (s *Server) ListenAndServe() error {

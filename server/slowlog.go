@@ -50,7 +50,11 @@ func (l *slowlog) maybeAdd(s *Server, c *Client, cmd *Command, args [][]byte, d 
 		return
 	}
 	maxLen := int(l.param(s, &l.maxLen, "slowlog-max-len").Int())
-	e := slowEntry{at: time.Now().Unix(), micros: d.Microseconds(), peer: peerString(c.conn.RemoteAddr()), clientNm: c.Name()}
+	peer := "?:0" // a script's engine client, as Redis's Lua client
+	if c.conn != nil {
+		peer = peerString(c.conn.RemoteAddr())
+	}
+	e := slowEntry{at: time.Now().Unix(), micros: d.Microseconds(), peer: peer, clientNm: c.Name()}
 	// Redis keeps at most 32 arguments, each cut at 128 bytes.
 	n := len(args)
 	if n > 32 {

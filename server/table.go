@@ -43,6 +43,32 @@ const (
 	// command exclusively, because it rewrites its keys' representation
 	// (PFCOUNT's cached count). COMMAND INFO does not report it.
 	Exclusive
+	// LockFree is HotKV's own: the gate takes no lock for the keys this
+	// command names, because it reads and writes no value (WATCH only
+	// registers the names: a write that signals the key after that marks
+	// the watcher dirty, one that signalled before ran before the WATCH).
+	// It runs at once even while a busy script holds its keys, as in
+	// Redis. COMMAND INFO does not report it.
+	LockFree
+
+	// The rules Redis's processCommand writes as comparisons with
+	// command procedures are flags here, HotKV's own, not reported by
+	// COMMAND INFO:
+	//
+	// TxControl: runs at once inside MULTI instead of being queued
+	// (MULTI, EXEC, DISCARD, WATCH, QUIT, RESET).
+	TxControl
+	// EndsTx: ends a transaction, so inside MULTI it is not refused over
+	// maxmemory as queuing is (EXEC, DISCARD, QUIT, RESET).
+	EndsTx
+	// RunsQueue: EXEC. Refused, it discards the transaction and answers
+	// EXECABORT with the reason.
+	RunsQueue
+	// DenyMisconf: refused, as writes are, while the data cannot be
+	// persisted (PING, as in Redis).
+	DenyMisconf
+	// Subscribed: allowed to a RESP2 client in the subscribed state.
+	Subscribed
 )
 
 var flagNames = []struct {
@@ -131,9 +157,13 @@ func (cmd *Command) keyPositions(dst []int, args [][]byte) []int {
 // Table maps lower-case command names to commands.
 type Table map[string]*Command
 
-// add registers cmds, linking subcommands to their parents.
+// add registers cmds, linking subcommands to their parents. A name
+// registered twice is a programming error: it panics, at start-up.
 func (t Table) add(cmds ...*Command) {
 	for _, c := range cmds {
+		if t[c.Name] != nil {
+			panic("server: command " + c.Name + " registered twice")
+		}
 		if c.Keys != nil {
 			c.Flags |= Movablekeys
 		}

@@ -26,6 +26,9 @@ func (s *Server) startTransport() error {
 		return err
 	}
 	s.loops = g
+	// No command holds its loop for longer than a millisecond: past it
+	// the loop's other connections go on on another goroutine.
+	g.SetHandoffAfter(handoffAfter)
 	s.applyBusyPoll()
 	return nil
 }
