@@ -27,7 +27,7 @@ PUBBENCH=bin/pubbench
 go build -o "$PUBBENCH" ./internal/pubbench
 HOLBENCH=bin/holbench
 go build -o "$HOLBENCH" ./internal/holbench
-HOL=${HOL:-script,sort}
+HOL=${HOL-script,sort}
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 HPORT=$(freeport); RPORT=$(freeport)
