@@ -68,7 +68,7 @@ func (s *Server) acquire(c *Client, g *lock.Guard, global bool, keys [][]byte, w
 			}
 			return true
 		}
-		g.Unlock() // it now wants other locks
+		p.g.Unlock() // it now wants other locks
 	}
 	if global {
 		if g.TryLockGlobal() {
@@ -128,15 +128,8 @@ func (p *parking) matches(global bool, keys [][]byte, write bool) bool {
 	if global || p.global {
 		return global == p.global
 	}
-	if write && !p.write {
-		return false
-	}
-	return p.g.CoversAll(keys) || !write && coversRead(p.g, keys)
-}
-
-func coversRead(g *lock.Guard, keys [][]byte) bool {
 	for _, k := range keys {
-		if !g.Covers(k, false) {
+		if !p.g.Covers(k, write) {
 			return false
 		}
 	}
