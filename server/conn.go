@@ -196,14 +196,14 @@ func (s *Server) serveInput(c *Client) bool {
 			if errors.As(err, &perr) {
 				s.stats.protocolErrors.Add(1)
 				c.errorReply("ERR " + perr.Error())
-				c.flush()
+				c.flushLast()
 			} else if errors.Is(err, resp.ErrQueryBufferLimit) {
 				s.logf("closing client id=%d: query buffer limit reached", c.id)
 			} else {
 				// The peer ended its input (or the read failed): what it
 				// sent before is answered, as Redis writes the replies of
 				// one read before it sees the end of the next.
-				c.flush()
+				c.flushLast()
 			}
 			return false
 		}
@@ -223,7 +223,7 @@ func (s *Server) serveInput(c *Client) bool {
 			return true
 		}
 		if c.closeAfter || c.killed.Load() {
-			c.flush()
+			c.flushLast()
 			return false
 		}
 		if c.blocked != nil || c.parked != nil {
@@ -274,6 +274,15 @@ func (c *Client) publishStats() {
 	if p := c.parked; p == nil || p.g != c.guard { // a pending guard is the lock manager's
 		c.guard.FlushStats()
 	}
+}
+
+// flushLast writes the replies of a connection about to close. Held
+// replies (flush) would be dropped with the connection at the end of the
+// batch: the append-only file is brought up to date first, so that they
+// can be written at once.
+func (c *Client) flushLast() error {
+	c.srv.aof.sync()
+	return c.flush()
 }
 
 // flush writes the pending replies to the socket. While the append-only

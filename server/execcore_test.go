@@ -440,3 +440,22 @@ func TestSlowlogSeesEveryCommand(t *testing.T) {
 		t.Errorf("slow logs differ\nredis: %s\nhotkv: %s", r, h)
 	}
 }
+
+// TestRepliesBeforeCloseWithAOF: the replies of a connection's last batch
+// reach it when the connection closes right after (QUIT, a half-close,
+// a protocol error), even while the append-only file is behind: they are
+// not held for a batch end that the closed connection never sees.
+func TestRepliesBeforeCloseWithAOF(t *testing.T) {
+	for _, policy := range []string{"always", "everysec"} {
+		_, addr := startServer(t, "--appendonly", "yes", "--appendfsync", policy)
+		for i := 0; i < 20; i++ {
+			c := difftest.Dial(t, addr)
+			c.Send(append(difftest.Encode("SET", "k", strconv.Itoa(i)), difftest.Encode("QUIT")...))
+			for _, want := range []string{"+OK\r\n", "+OK\r\n"} {
+				if got, err := c.ReadErr(5 * time.Second); err != nil || got != want {
+					t.Fatalf("%s: %q, %v; want %q", policy, got, err, want)
+				}
+			}
+		}
+	}
+}
