@@ -904,6 +904,19 @@ func (c *Conn) Hold(p []byte) {
 	l.heldMu.Unlock()
 }
 
+// Flush writes the output held with Hold now, without waiting for its
+// batch to be released: for a connection about to close, which would
+// lose it (the caller made sure that what it answers is durable). Only
+// the handler or a task running for c calls it.
+func (c *Conn) Flush() {
+	c.wmu.Lock()
+	if len(c.heldOut) > 0 {
+		c.releaseHeld(len(c.heldOut))
+	}
+	c.holding = false
+	c.wmu.Unlock()
+}
+
 // Write sends p, keeping what the socket does not take now and sending it
 // when the socket drains; it never blocks on the peer. It may be called
 // from any goroutine; writes are sent in call order.

@@ -278,11 +278,14 @@ func (c *Client) publishStats() {
 
 // flushLast writes the replies of a connection about to close. Held
 // replies (flush) would be dropped with the connection at the end of the
-// batch: the append-only file is brought up to date first, so that they
-// can be written at once.
+// batch: the append-only file is brought up to date first, so that they,
+// and those of this connection held earlier in the batch, can be written
+// at once.
 func (c *Client) flushLast() error {
 	c.srv.aof.sync()
-	return c.flush()
+	err := c.flush()
+	c.conn.Flush()
+	return err
 }
 
 // flush writes the pending replies to the socket. While the append-only

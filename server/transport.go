@@ -31,6 +31,8 @@ type transport interface {
 	// A goroutine-served connection writes at once instead: the caller
 	// syncs the file first (evented false).
 	Hold(p []byte)
+	// Flush writes what Hold queued at once (a connection about to close).
+	Flush()
 	// Pending is the output the socket has not taken yet (CLIENT LIST's
 	// omem).
 	Pending() int
@@ -58,6 +60,7 @@ func newGoConn(c net.Conn) *goConn { return &goConn{Conn: c, tasks: make(chan fu
 func (g *goConn) Invoke(fn func()) { g.tasks <- fn }
 func (g *goConn) HandedOff() bool  { return false }
 func (g *goConn) Hold(p []byte)    { g.Write(p) }
+func (g *goConn) Flush()           {}
 func (g *goConn) Pending() int     { return 0 }
 
 // Fd returns the socket's descriptor, -1 when it cannot be read.
