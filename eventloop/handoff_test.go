@@ -655,7 +655,10 @@ func TestWatchdogIdle(t *testing.T) {
 	}
 	busy := time.Since(start)
 	t.Logf("%d round trips in %v: %d watchdog wake-ups", trips, busy, wakes()-n)
-	if w := wakes() - n; w > 10+int64(busy/(10*time.Millisecond)) {
+	// A watchdog ticking every d/4 would wake 4 times a millisecond;
+	// pushed back by every batch it wakes now and then, more often on a
+	// loaded machine (up to ~35 per 2000 round trips measured).
+	if w := wakes() - n; w > 10+int64(busy/time.Millisecond) {
 		t.Errorf("the watchdog woke %d times in %v of round trips", w, busy)
 	}
 
