@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// dispatch is the gate every command passes through: table lookup, arity,
-// authentication and OOM checks, then locking, the handler, statistics and
-// the slow log. Transactions and scripts enter through call, below it.
+// dispatch is the gate every command a client sends passes through:
+// table lookup, arity, authentication, OOM, MISCONF, subscribed-context
+// and busy-script checks, MULTI's queue, then call (locks, or parking for
+// them) and execute (exec.go: the handler and its accounting), which
+// EXEC's queue and redis.call enter directly.
 func (s *Server) dispatch(c *Client, args [][]byte) {
 	mark := len(c.w.Buf)
 	s.dispatchCommand(c, args)
