@@ -459,3 +459,34 @@ func TestRepliesBeforeCloseWithAOF(t *testing.T) {
 		}
 	}
 }
+
+// TestMonitorAfterRun: MONITOR shows a command once it ran, as Redis's
+// call(): a transaction as MULTI, its commands, EXEC; an aborted one as
+// MULTI, EXEC; a script's EVAL before the commands it runs.
+func TestMonitorAfterRun(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	lines := func(addr string) string {
+		mon := difftest.Dial(t, addr)
+		mon.Do("MONITOR")
+		c := difftest.Dial(t, addr)
+		c.Do("MULTI")
+		c.Do("SET", "foo", "bar")
+		c.Do("EXEC")
+		c.Do("MULTI")
+		c.Do("NOSUCH")
+		c.Do("EXEC")
+		c.Do("EVAL", "return redis.call('get', 'foo')", "0")
+		c.Do("PING")
+		var out []string
+		for len(out) < 7 {
+			line := mon.Read()
+			_, cmd, _ := strings.Cut(line, "] ")
+			out = append(out, strings.TrimSpace(cmd))
+		}
+		return strings.Join(out, " | ")
+	}
+	if r, h := lines(redis), lines(hotkv); r != h {
+		t.Errorf("MONITOR differs\nredis: %s\nhotkv: %s", r, h)
+	}
+}

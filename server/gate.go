@@ -74,18 +74,18 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.queue(cmd, args)
 		return
 	}
-	if s.monitors.Load() > 0 && cmd.monitored() && !c.replaying {
+	if cmd.Flags&Scripting != 0 && s.monitors.Load() > 0 && !c.replaying {
+		// Scripts are skip_monitor, yet Redis shows the EVAL or FCALL
+		// before the commands it runs (evalGenericCommand); every other
+		// command is shown once it ran (execute).
 		s.feedMonitors(c, args)
 	}
 	s.call(c, cmd, args)
 }
 
-// monitored reports whether MONITOR shows cmd. Scripts are skip_monitor
-// in the command table, yet Redis shows the EVAL or FCALL (before the
-// commands it runs).
-func (cmd *Command) monitored() bool {
-	return cmd.Flags&(SkipMonitor|Admin) == 0 || cmd.Flags&Scripting != 0
-}
+// monitored reports whether MONITOR shows cmd once it ran, as Redis's
+// call(): administrative commands are too dangerous to be shown.
+func (cmd *Command) monitored() bool { return cmd.Flags&(SkipMonitor|Admin) == 0 }
 
 // lookupChecked resolves args to a command and checks its arity, replying
 // with Redis's error when either fails.

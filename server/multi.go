@@ -138,9 +138,6 @@ func cmdExec(c *Client, args [][]byte) {
 	c.w.Array(len(tx.queue))
 	s := c.srv
 	for _, q := range tx.queue {
-		if s.monitors.Load() > 0 && q.cmd.monitored() && !c.replaying {
-			s.feedMonitors(c, q.args) // as Redis: when they run
-		}
 		s.execute(c, q.cmd, q.args, monoNow())
 	}
 	s.emit(c) // one MULTI ... EXEC unit, under the transaction's locks

@@ -267,9 +267,6 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 			}
 		}
 	}
-	if s.monitors.Load() > 0 && cmd.monitored() && !ec.replaying {
-		s.feedMonitors(ec, args)
-	}
 	if write {
 		if msg := s.writesDenied(); msg != "" {
 			return sr.reject(cmd, msg)
