@@ -139,9 +139,16 @@ type Group struct {
 	// handoffAfter is a time.Duration: see SetHandoffAfter.
 	handoffAfter atomic.Int64
 	// handoffs counts the calls handed off, by Conn.Handoff or a
-	// watchdog.
+	// watchdog; inFlight those still running (each keeps an OS thread).
 	handoffs atomic.Int64
+	inFlight atomic.Int32
 }
+
+// maxInFlight bounds the handed-off calls of a group that run at once:
+// each keeps its OS thread, and Go ends the process past 10,000 threads.
+// Past it a long call keeps its loop (as every call does in Redis) until
+// one of those in flight returns. A variable for the tests.
+var maxInFlight int32 = 4096
 
 // SetMaxSpin sets how long a loop may poll for events before it blocks
 // (0, the default: never; see runState.poll). It may be called at any
@@ -653,9 +660,13 @@ func (l *loop) end(st *runState, seq uint64, c *Conn, ok bool) bool {
 // and the new goroutine starts with the rest of the batch: the events
 // after the one being handled, or the tasks after the one running.
 func (l *loop) preempt(seq uint64) bool {
+	if l.g.inFlight.Load() >= maxInFlight {
+		return false // too many threads in long calls: this one keeps its loop
+	}
 	if !l.call.CompareAndSwap(seq<<1|1, seq<<1) {
 		return false // the call has returned (or was handed off already)
 	}
+	l.g.inFlight.Add(1)
 	// The loop's state is ours until the new goroutine starts: the
 	// serving goroutine is in the call, and stays out of it from now on.
 	st := l.cur
@@ -688,6 +699,7 @@ func (l *loop) preempt(seq uint64) bool {
 func (l *loop) comeBack(c *Conn, ok bool) bool {
 	c.flight = false
 	l.flying--
+	l.g.inFlight.Add(-1)
 	if !ok || l.down {
 		if !l.drop(c) {
 			return false

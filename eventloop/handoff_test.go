@@ -777,3 +777,42 @@ func TestPeerClosesWhileInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestHandoffCap: past maxInFlight handed-off calls, a long call keeps
+// its loop (each handed-off call holds an OS thread, and Go ends the
+// process past 10,000) until one of those in flight returns; then the
+// watchdog hands it off after all.
+func TestHandoffCap(t *testing.T) {
+	saved := maxInFlight
+	maxInFlight = 1
+	t.Cleanup(func() { maxInFlight = saved })
+	s := startHandler(t, 1, &lineHandler{}, func(g *Group) { g.SetHandoffAfter(time.Millisecond) })
+	a := s.dial()
+	aSt := s.next()
+	b := s.dial()
+	bSt := s.next()
+	probe := s.dial()
+	s.next()
+	pr := bufio.NewReader(probe)
+	roundTrip(t, probe, pr, "hello")
+	a.Write([]byte("sleep 600\n"))
+	for aSt.linesIn.Load() == 0 {
+		time.Sleep(100 * time.Microsecond)
+	}
+	time.Sleep(20 * time.Millisecond) // a is handed off: the one allowed
+	roundTrip(t, probe, pr, "while a sleeps")
+	b.Write([]byte("sleep 300\n"))
+	for bSt.linesIn.Load() == 0 {
+		time.Sleep(100 * time.Microsecond)
+	}
+	// b keeps the loop: the probe waits for b's sleep (300 ms), and b is
+	// handed off only once a returns (~580 ms after a started).
+	start := time.Now()
+	roundTrip(t, probe, pr, "behind b")
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("a second long call was handed off past the cap: the probe took %v", d)
+	}
+	if n := s.g.inFlight.Load(); n > 1 {
+		t.Errorf("%d calls in flight, cap 1", n)
+	}
+}
