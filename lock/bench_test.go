@@ -34,49 +34,35 @@ func BenchmarkLockKeysUncontendedMulti(b *testing.B) {
 	}
 }
 
-// BenchmarkLockKeysParallel: every goroutine on its own tag and its own
-// slot: the shared global fast path and uncontended tag locks.
-func BenchmarkLockKeysParallel(b *testing.B) {
+// benchParallel runs LockKeys + Unlock on every goroutine, on the key
+// that key returns for the goroutine's number.
+func benchParallel(b *testing.B, write bool, key func(n uint64) string) {
 	m := NewManager()
 	var id atomic.Uint64
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		n := id.Add(1)
 		g := m.NewGuard(n)
-		k := keys(fmt.Sprintf("key:%d", n))
+		k := keys(key(n))
 		for pb.Next() {
-			g.LockKeys(k, true)
+			g.LockKeys(k, write)
 			g.Unlock()
 		}
 	})
+}
+
+// BenchmarkLockKeysParallel: every goroutine on its own tag and its own
+// slot: the shared global fast path and uncontended tag locks.
+func BenchmarkLockKeysParallel(b *testing.B) {
+	benchParallel(b, true, func(n uint64) string { return fmt.Sprintf("key:%d", n) })
 }
 
 // BenchmarkLockKeysParallelSameTag: every goroutine writes one tag.
 func BenchmarkLockKeysParallelSameTag(b *testing.B) {
-	m := NewManager()
-	var id atomic.Uint64
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		g := m.NewGuard(id.Add(1))
-		k := keys("hot")
-		for pb.Next() {
-			g.LockKeys(k, true)
-			g.Unlock()
-		}
-	})
+	benchParallel(b, true, func(uint64) string { return "hot" })
 }
 
 // BenchmarkLockKeysParallelSameTagShared: every goroutine reads one tag.
 func BenchmarkLockKeysParallelSameTagShared(b *testing.B) {
-	m := NewManager()
-	var id atomic.Uint64
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		g := m.NewGuard(id.Add(1))
-		k := keys("hot")
-		for pb.Next() {
-			g.LockKeys(k, false)
-			g.Unlock()
-		}
-	})
+	benchParallel(b, false, func(uint64) string { return "hot" })
 }

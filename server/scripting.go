@@ -177,13 +177,17 @@ func (s *Server) endScript(c *Client, sr *scriptRun, held bool) {
 	ec.publishStats()
 }
 
-// busyReply is the BUSY error while a global-lock script is busy.
-func (sc *scripting) busyReply() string {
-	if sc.busyEval.Load() {
+// busyError is the BUSY error of a busy EVAL script (eval: it names
+// SCRIPT KILL) or function (FUNCTION KILL).
+func busyError(eval bool) string {
+	if eval {
 		return errBusyScript
 	}
 	return errBusyFunction
 }
+
+// busyReply is the BUSY error while a global-lock script is busy.
+func (sc *scripting) busyReply() string { return busyError(sc.busyEval.Load()) }
 
 // handoffAfter is how long a command may hold its event loop: past it
 // the loop's other connections go on on another goroutine (eventloop's
@@ -212,11 +216,7 @@ func (sr *scriptRun) interrupt() bool {
 			}
 			sc.mu.Unlock()
 			sc.busy.Add(1)
-			msg := errBusyFunction
-			if sr.eval {
-				msg = errBusyScript
-			}
-			sr.s.refuseParked(sr, msg)
+			sr.s.refuseParked(sr, busyError(sr.eval))
 			sr.s.logf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",
 				ran.Milliseconds(), map[bool]string{true: "SCRIPT KILL", false: "FUNCTION KILL"}[sr.eval])
 		}
@@ -311,10 +311,7 @@ func (s *Server) busyConflict(global bool, keys [][]byte, write bool) string {
 		if !sr.timed.Load() || !sr.conflicts(global, keys, write) {
 			continue
 		}
-		if sr.eval {
-			return errBusyScript
-		}
-		return errBusyFunction
+		return busyError(sr.eval)
 	}
 	return ""
 }
@@ -367,10 +364,8 @@ func (s *Server) killScript(c *Client, eval bool) {
 		c.errorReply(errNotBusy)
 	case oldest.dirty.Load():
 		c.errorReply(errUnkillable)
-	case eval:
-		c.errorReply(errBusyFunction)
-	default:
-		c.errorReply(errBusyScript)
+	default: // the other kind is busy
+		c.errorReply(busyError(!eval))
 	}
 }
 
