@@ -9,9 +9,8 @@ import (
 
 // dispatch is the gate every command a client sends passes through:
 // table lookup, arity, authentication, OOM, MISCONF, subscribed-context
-// and busy-script checks, MULTI's queue, then call (locks, or parking for
-// them) and execute (exec.go: the handler and its accounting), which
-// EXEC's queue and redis.call enter directly.
+// and busy-script checks, MULTI's queue, then the executor (exec.go),
+// which EXEC's queue and redis.call enter directly.
 func (s *Server) dispatch(c *Client, args [][]byte) {
 	mark := len(c.w.Buf)
 	s.dispatchCommand(c, args)
@@ -191,10 +190,8 @@ func (s *Server) memoryAvailable() bool {
 	return mm == 0 || uint64(s.usedMemory(time.Now().UnixMilli())) <= mm
 }
 
-// call locks what cmd needs (or parks c until it can: park.go), runs it
-// through execute, emits what it propagates and serves the clients blocked
-// on keys it made ready. A panic in the handler is recovered: the locks
-// are released, the client gets an error and the server keeps serving.
+// call runs a command a client sent through the executor, with the
+// locks its caller holds (the replay under DEBUG LOADAOF) or its own.
 func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	// One clock read per command: a command starts when the one before it
 	// in the same batch ended (flush clears the mark between batches).
@@ -213,46 +210,9 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 		c.lastActiveSec = ms / 1000
 		c.lastActive.Store(ms)
 	}
-	switch {
-	case c.callerLocks:
-	case cmd.Flags&(Scripting|LockFree) != 0:
-		// A script takes its own locks (scripting.go).
-	case cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args):
-		if !s.acquire(c, c.guard, true, nil, true) {
-			return
-		}
-	default:
-		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
-		if len(c.keyPos) > 0 {
-			c.keys = c.keys[:0]
-			for _, i := range c.keyPos {
-				c.keys = append(c.keys, args[i])
-			}
-			if len(c.keys) > 1 {
-				c.db.Prefetch(c.keys) // the keys' cache misses overlap (MSET: 31% of the CPU before)
-			}
-			if !s.acquire(c, c.guard, false, c.keys, cmd.Flags&(Write|Exclusive) != 0) {
-				return
-			}
-		}
+	if end, ran := s.execute(c, cmd, args, start, c.callerLocks); ran {
+		c.mark = end
 	}
-	end, _, parked := s.execute(c, cmd, args, start)
-	if parked {
-		return // EXEC or a script parked for its locks: it runs again
-	}
-	if len(c.prop.recs) > 0 {
-		s.emit(c)
-	}
-	if s.blocking.ready.Load() {
-		s.serveReady(c, true)
-	}
-	if !c.callerLocks {
-		c.guard.Unlock()
-		if s.blocking.ready.Load() {
-			s.serveReady(c, false)
-		}
-	}
-	c.mark = end
 }
 
 // batchStats accumulates a client's command statistics over one batch of

@@ -110,7 +110,7 @@ func cmdExec(c *Client, args [][]byte) {
 		return
 	}
 	// Lock the union of the queued commands' keys once, exclusively; the
-	// gate took no lock for EXEC itself (it has no keys).
+	// executor takes no lock for EXEC itself (RunsQueue).
 	global := false
 	c.keys = c.keys[:0]
 	for _, q := range tx.queue {
@@ -123,11 +123,12 @@ func cmdExec(c *Client, args [][]byte) {
 			c.keys = append(c.keys, q.args[i])
 		}
 	}
+	// The executor releases them once EXEC ran (execute's complete),
+	// after emitting the queue's records as one MULTI ... EXEC unit.
 	if !c.callerLocks && (global || len(c.keys) > 0) {
-		if !c.srv.acquire(c, c.guard, global, c.keys, true) {
+		if !c.srv.lockFor(c, c.guard, global, c.keys, true) {
 			return // refused (EXECABORT: BUSY), or parked to run again
 		}
-		defer c.guard.Unlock()
 	}
 	defer c.discardTx()
 	if c.watchedChanged() {
@@ -138,9 +139,8 @@ func cmdExec(c *Client, args [][]byte) {
 	c.w.Array(len(tx.queue))
 	s := c.srv
 	for _, q := range tx.queue {
-		s.execute(c, q.cmd, q.args, monoNow())
+		s.execute(c, q.cmd, q.args, monoNow(), true)
 	}
-	s.emit(c) // one MULTI ... EXEC unit, under the transaction's locks
 }
 
 // execRefusal is the one hook that decides whether the server accepts a

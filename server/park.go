@@ -20,8 +20,9 @@ import (
 //     on with its other connections.
 //  2. When the last lock is granted — on the goroutine of whoever released
 //     it — a task is handed to the client's own loop (Client.invoke). It
-//     runs the command again from the gate's call, with the locks already
-//     held: acquire finds them granted and takes them over. Whatever the
+//     runs the command again through the gate's call and the executor,
+//     with the locks already held: acquire finds them granted and takes
+//     them over. Whatever the
 //     handler checked before locking is checked again, at the time the
 //     command really runs; a command that now wants other locks gives the
 //     granted ones back and asks again.

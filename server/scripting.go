@@ -107,19 +107,16 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	slot := &sc.slots[c.slot]
 	keys := run.Keys
 	if !held {
-		// The hook for the storage tier: declared keys are read before
-		// the locks are taken, so a cold value never loads under them.
-		ec.db.Prefetch(keys)
 		var ok bool
 		if sr.keyed {
 			// Without keys: the global lock, shared, and no key covered.
-			ok = s.acquire(c, g, false, keys, !sr.ro)
+			ok = s.lockFor(c, g, false, keys, !sr.ro)
 			sr.excl = !sr.ro
 			for _, k := range keys {
 				sr.tags = append(sr.tags, lock.Tag(k))
 			}
 		} else {
-			ok = s.acquire(c, g, true, nil, true)
+			ok = s.lockFor(c, g, true, nil, true)
 		}
 		if !ok {
 			return
@@ -142,10 +139,12 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	}
 }
 
-// endScript ends sr's run: it is no longer busy, its writes are emitted
-// as one unit under its locks, the locks are released (unless they are
-// EXEC's), and clients blocked on keys it filled are served. It runs on
-// every way out of the run, a panic included.
+// endScript ends sr's run: it is no longer busy, and, unless its locks
+// are EXEC's, its writes are emitted as one unit under its locks, clients
+// blocked on keys it filled are served and the locks are released (the
+// executor's complete, on the engine client, whose guard holds them).
+// Inside EXEC its writes join the transaction's unit. It runs on every
+// way out of the run, a panic included.
 func (s *Server) endScript(c *Client, sr *scriptRun, held bool) {
 	sc := &s.scripting
 	ec := sr.ec
@@ -158,20 +157,10 @@ func (s *Server) endScript(c *Client, sr *scriptRun, held bool) {
 			sc.busyGlobal.Add(-1)
 		}
 	}
-	// The script's writes are one unit, emitted under its locks (inside
-	// EXEC, with the transaction's).
-	c.takeRecords(ec)
-	// Clients blocked on keys the script filled are served as after any
-	// command (inside EXEC, after the EXEC).
-	if !held {
-		s.emit(c)
-		if s.blocking.ready.Load() {
-			s.serveReady(ec, true)
-		}
-		sr.guard.Unlock()
-		if s.blocking.ready.Load() {
-			s.serveReady(ec, false)
-		}
+	if held {
+		c.takeRecords(ec)
+	} else {
+		s.complete(ec)
 	}
 	ec.mark = 0
 	ec.publishStats()
@@ -274,7 +263,9 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	}
 	ec.w.Proto = proto
 	ec.w.Reset()
-	ec.mark, _, _ = s.execute(ec, cmd, args, start)
+	if end, ran := s.execute(ec, cmd, args, start, true); ran {
+		ec.mark = end
+	}
 	return ec.w.Buf, ""
 }
 

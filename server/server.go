@@ -70,6 +70,7 @@ type Server struct {
 	stats     serverStats
 	blocking  blockState
 	parking   parkState
+	hooks     Hooks // the executor's (hooks.go)
 	watch     watchState
 	scripting scripting
 	persist   persistState
