@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/stream"
@@ -21,8 +22,9 @@ import (
 // The append-only file (appendonly yes): Redis 7.0's multi-part AOF,
 // written through package aof.
 //
-// Commands feed their records (propagate.go) into the stage while they
-// hold their keys' locks. Replies are sent only once the stage is written
+// The AOF is a subscriber of the journal (propagate.go): each unit is
+// written to the stage as it is appended, under the journal's mutex, while
+// the command that appends it holds its keys' locks. Replies are sent only once the stage is written
 // to the file (appendfsync everysec and no) or written and fsynced
 // (always), as Redis writes its AOF buffer before any reply of an event
 // loop iteration: a client's flush holds its output while the stream is
@@ -38,16 +40,18 @@ import (
 
 // aofState is the append-only file's state.
 type aofState struct {
-	// on: writes are fed to the stage.
+	// on: the file is open and the AOF subscribed to the journal.
 	on atomic.Bool
 
-	// mu guards the stage and the feeder. A leaf: taken under tag locks
-	// and keyspace shard mutexes.
+	// mu guards the stage and the feeder. A leaf taken under the
+	// journal's mutex (Write), itself taken under tag locks and keyspace
+	// shard mutexes.
 	mu     sync.Mutex
 	stage  []byte
 	feeder *aof.Feeder
-	// fed is the stream offset of the end of the stage (bytes fed since
-	// start-up); written and synced how far the file has it.
+	// fed is the AOF's own offset of the end of the stage (bytes staged
+	// since start-up, with its SELECTs and timestamps); written and synced
+	// how far the file has it.
 	fed, written, synced atomic.Int64
 
 	// wmu owns the files: the appender, the directory, rotation. Never
@@ -79,29 +83,23 @@ type aofState struct {
 // exitProcess ends the process after a fatal error (tests replace it).
 var exitProcess = os.Exit
 
-// feed appends p's records to the stage, as one MULTI ... EXEC unit when
-// there are several.
-func (a *aofState) feed(p *propState) {
+// Write appends a unit of the journal to the stage: its commands (MULTI
+// ... EXEC around several records) through the AOF's feeder, which adds
+// the SELECTs of the file (its own: a rewrite's new incremental file
+// starts with one) and the timestamps. It is the AOF's journal.Subscriber:
+// called under the journal's mutex, while subscribed (on).
+func (a *aofState) Write(u *journal.Unit) {
 	a.mu.Lock()
-	if a.on.Load() {
-		var now int64
-		if a.feeder.Timestamps {
-			now = time.Now().Unix()
-		}
-		n := len(a.stage)
-		if len(p.recs) > 1 {
-			a.stage = a.feeder.FeedEncoded(a.stage, now, p.recs[0].db, encMulti)
-		}
-		start := 0
-		for _, r := range p.recs {
-			a.stage = a.feeder.FeedEncoded(a.stage, now, r.db, p.buf[start:r.end])
-			start = r.end
-		}
-		if len(p.recs) > 1 {
-			a.stage = a.feeder.FeedEncoded(a.stage, now, p.recs[len(p.recs)-1].db, encExec)
-		}
-		a.fed.Add(int64(len(a.stage) - n))
+	var now int64
+	if a.feeder.Timestamps {
+		now = time.Now().Unix()
 	}
+	n := len(a.stage)
+	for i := range u.Commands() {
+		db, cmd := u.Command(i)
+		a.stage = a.feeder.FeedEncoded(a.stage, now, db, cmd)
+	}
+	a.fed.Add(int64(len(a.stage) - n))
 	a.mu.Unlock()
 }
 
@@ -317,9 +315,9 @@ func (s *Server) aofBaseSize(d *aof.Dir) int64 {
 	return fi.Size()
 }
 
-// startAppender starts writing to f (size bytes long) and turns
-// propagation on. The caller holds wmu and no command runs (start-up, or
-// the exclusive global lock).
+// startAppender starts writing to f (size bytes long) and subscribes the
+// AOF to the journal (which turns propagation on). The caller holds wmu
+// and no command runs (start-up, or the exclusive global lock).
 func (s *Server) startAppender(f *os.File, size int64) {
 	a := &s.aof
 	app := aof.NewAppender(aof.OSFile(f, size), size)
@@ -335,6 +333,7 @@ func (s *Server) startAppender(f *os.File, size int64) {
 	a.synced.Store(off)
 	a.on.Store(true)
 	a.mu.Unlock()
+	s.journal.Subscribe(a)
 }
 
 // applyFsyncPolicy sets the appender's policy from appendfsync.
@@ -624,8 +623,9 @@ func (s *Server) startAOF() error {
 	return s.rewriteAOF(true)
 }
 
-// stopAOF turns the append-only file off (CONFIG SET appendonly no):
-// what is staged is written and fsynced, and the file closed.
+// stopAOF turns the append-only file off (CONFIG SET appendonly no): the
+// AOF leaves the journal, what is staged is written and fsynced, and the
+// file closed.
 func (s *Server) stopAOF() {
 	a := &s.aof
 	a.wmu.Lock()
@@ -633,6 +633,7 @@ func (s *Server) stopAOF() {
 	if !a.on.Load() {
 		return
 	}
+	s.journal.Unsubscribe(a)
 	a.flushLocked(true)
 	a.mu.Lock()
 	a.on.Store(false)

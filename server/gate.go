@@ -240,7 +240,7 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 	if parked {
 		return // EXEC or a script parked for its locks: it runs again
 	}
-	if len(c.prop.recs) > 0 {
+	if c.prop.Len() > 0 {
 		s.emit(c)
 	}
 	if s.blocking.ready.Load() {
