@@ -21,7 +21,9 @@
 // Subscribers see every unit, in stream order, under the journal's mutex:
 // a unit's place in the stream is the order in which Append was called,
 // and a caller that appends while holding the locks of the keys its
-// records write gets, per key, the order the writes ran in.
+// records write gets, per key, the order the writes ran in. What a
+// subscriber builds from the units is guarded by that same mutex, which
+// it takes through Do.
 package journal
 
 import (
@@ -48,13 +50,14 @@ type Subscriber interface {
 type Journal struct {
 	// active: it has a subscriber (written under mu, read without it).
 	active atomic.Bool
-	// offset: bytes of the framed stream so far (written under mu).
-	offset atomic.Int64
 
-	// mu orders the stream. A leaf but for the subscribers' own mutexes,
-	// which are taken under it.
+	// mu orders the stream, and guards what subscribers build in Write
+	// (see Do). A leaf but for the subscribers' own mutexes, if they have
+	// any, which are taken under it.
 	mu   sync.Mutex
 	subs []Subscriber
+	// offset: bytes of the framed stream so far.
+	offset int64
 	// db is the stream's current database, -1 when the next unit starts
 	// with a SELECT whatever its database (Redis's slaveseldb).
 	db   int
@@ -68,7 +71,11 @@ func (j *Journal) Active() bool { return j.active.Load() }
 
 // Offset returns the length in bytes of the framed stream appended since
 // start-up while the stream was active.
-func (j *Journal) Offset() int64 { return j.offset.Load() }
+func (j *Journal) Offset() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.offset
+}
 
 // Subscribe makes s receive the units appended from now on; subscribing
 // it again does nothing. The stream's first subscriber starts it afresh:
@@ -101,6 +108,16 @@ func (j *Journal) Unsubscribe(s Subscriber) {
 	j.active.Store(len(j.subs) > 0)
 }
 
+// Do runs fn under the journal's mutex: no unit is delivered while it
+// runs. A subscriber reaches what its Write builds (a buffer to take, a
+// state to reset) through Do, and needs no mutex of its own on the path of
+// every unit. fn must not block nor call into the journal.
+func (j *Journal) Do(fn func()) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	fn()
+}
+
 // ForceSelect makes the stream's next unit start with a SELECT, as Redis
 // resets slaveseldb when a replica attaches.
 func (j *Journal) ForceSelect() {
@@ -117,8 +134,8 @@ func (j *Journal) Append(b *Batch) {
 		return
 	}
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.appendLocked(b)
+	j.mu.Unlock()
 }
 
 // AppendCommand appends a unit of one record, args run on database db,
@@ -128,10 +145,10 @@ func (j *Journal) AppendCommand(db int, args ...[]byte) {
 		return
 	}
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.one.Reset()
 	j.one.Add(db, args)
 	j.appendLocked(&j.one)
+	j.mu.Unlock()
 }
 
 // appendLocked frames b, advances the offset and delivers it. The caller
@@ -141,15 +158,17 @@ func (j *Journal) appendLocked(b *Batch) {
 		return
 	}
 	u := &j.unit
-	u.b, u.db, u.start = b, j.db, j.offset.Load()
+	u.b, u.db, u.start = b, j.db, j.offset
+	if u.single = b.Len() == 1; u.single {
+		u.oneDB, u.oneCmd = b.Record(0)
+	}
 	n, db := u.framedSize()
 	u.end = u.start + n
-	j.db = db
-	j.offset.Store(u.end)
+	j.db, j.offset = db, u.end
 	for _, s := range j.subs {
 		s.Write(u)
 	}
-	u.b = nil
+	u.b, u.oneCmd = nil, nil
 }
 
 // Unit is a batch as the stream carries it, handed to subscribers. A
@@ -158,6 +177,10 @@ type Unit struct {
 	b          *Batch
 	db         int // the stream's database before the unit (-1: none)
 	start, end int64
+	// A unit of one record: the record (the common case, kept at hand).
+	single bool
+	oneDB  int
+	oneCmd []byte
 }
 
 // Len returns the number of records of the unit.
@@ -187,10 +210,16 @@ func (u *Unit) Commands() int {
 // (aof.Feeder) then places SELECTs as the stream does. cmd must not be
 // modified.
 func (u *Unit) Command(i int) (db int, cmd []byte) {
+	if u.single {
+		return u.oneDB, u.oneCmd
+	}
+	return u.multiCommand(i)
+}
+
+// multiCommand is Command for a unit of several records.
+func (u *Unit) multiCommand(i int) (db int, cmd []byte) {
 	n := u.b.Len()
 	switch {
-	case n == 1:
-		return u.b.Record(0)
 	case i == 0:
 		db, _ = u.b.Record(0)
 		return db, encMulti
@@ -225,6 +254,12 @@ func (u *Unit) AppendFramed(dst []byte) []byte {
 // framedSize returns the length of AppendFramed's bytes and the stream's
 // database after the unit.
 func (u *Unit) framedSize() (n int64, db int) {
+	if u.single {
+		if n = int64(len(u.oneCmd)); u.oneDB != u.db {
+			n += selectLen(u.oneDB)
+		}
+		return n, u.oneDB
+	}
 	db = u.db
 	for i := range u.Commands() {
 		cdb, cmd := u.Command(i)

@@ -43,12 +43,12 @@ type aofState struct {
 	// on: the file is open and the AOF subscribed to the journal.
 	on atomic.Bool
 
-	// mu guards the stage and the feeder. A leaf taken under the
-	// journal's mutex (Write), itself taken under tag locks and keyspace
-	// shard mutexes.
-	mu     sync.Mutex
-	stage  []byte
-	feeder *aof.Feeder
+	// journal is the stream the AOF subscribes to. Its mutex guards the
+	// stage and the feeder: Write runs under it, everything else reaches
+	// them through journal.Do (one mutex per write, not two).
+	journal *journal.Journal
+	stage   []byte
+	feeder  *aof.Feeder
 	// fed is the AOF's own offset of the end of the stage (bytes staged
 	// since start-up, with its SELECTs and timestamps); written and synced
 	// how far the file has it.
@@ -89,7 +89,6 @@ var exitProcess = os.Exit
 // starts with one) and the timestamps. It is the AOF's journal.Subscriber:
 // called under the journal's mutex, while subscribed (on).
 func (a *aofState) Write(u *journal.Unit) {
-	a.mu.Lock()
 	var now int64
 	if a.feeder.Timestamps {
 		now = time.Now().Unix()
@@ -100,7 +99,6 @@ func (a *aofState) Write(u *journal.Unit) {
 		a.stage = a.feeder.FeedEncoded(a.stage, now, db, cmd)
 	}
 	a.fed.Add(int64(len(a.stage) - n))
-	a.mu.Unlock()
 }
 
 // behind reports whether replies must wait for the file: the stream fed
@@ -138,10 +136,12 @@ func (a *aofState) flushLocked(force bool) error {
 	if app == nil {
 		return nil
 	}
-	a.mu.Lock()
-	buf, off := a.stage, a.fed.Load()
-	a.stage = a.spare[:0]
-	a.mu.Unlock()
+	var buf []byte
+	var off int64
+	a.journal.Do(func() {
+		buf, off = a.stage, a.fed.Load()
+		a.stage = a.spare[:0]
+	})
 	app.Append(buf)
 	if cap(buf) <= 1<<20 {
 		a.spare = buf[:0]
@@ -324,16 +324,16 @@ func (s *Server) startAppender(f *os.File, size int64) {
 	app.Log = s.aofLog
 	a.app.Store(app)
 	s.applyFsyncPolicy()
-	a.mu.Lock()
-	a.feeder = aof.NewFeeder()
-	a.feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
-	a.stage = a.stage[:0]
-	off := a.fed.Load()
-	a.written.Store(off)
-	a.synced.Store(off)
-	a.on.Store(true)
-	a.mu.Unlock()
-	s.journal.Subscribe(a)
+	a.journal.Do(func() {
+		a.feeder = aof.NewFeeder()
+		a.feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
+		a.stage = a.stage[:0]
+		off := a.fed.Load()
+		a.written.Store(off)
+		a.synced.Store(off)
+		a.on.Store(true)
+	})
+	a.journal.Subscribe(a)
 }
 
 // applyFsyncPolicy sets the appender's policy from appendfsync.
@@ -510,9 +510,7 @@ func (s *Server) rewriteAOF(held bool) error {
 		}
 		if err == nil {
 			a.app.Load().Reopen(aof.OSFile(f, 0), 0)
-			a.mu.Lock()
-			a.feeder.ForceSelect()
-			a.mu.Unlock()
+			a.journal.Do(func() { a.feeder.ForceSelect() })
 		}
 	}
 	a.wmu.Unlock()
@@ -556,9 +554,7 @@ func (s *Server) installRewrite(d *aof.Dir, tmp string) error {
 	}
 	a.waitRewrite = false
 	if on {
-		a.mu.Lock()
-		a.feeder.ForceSelect()
-		a.mu.Unlock()
+		a.journal.Do(func() { a.feeder.ForceSelect() })
 	}
 	base := s.aofBaseSize(d)
 	a.baseSize.Store(base)
@@ -633,12 +629,12 @@ func (s *Server) stopAOF() {
 	if !a.on.Load() {
 		return
 	}
-	s.journal.Unsubscribe(a)
+	a.journal.Unsubscribe(a)
 	a.flushLocked(true)
-	a.mu.Lock()
-	a.on.Store(false)
-	a.stage = a.stage[:0]
-	a.mu.Unlock()
+	a.journal.Do(func() {
+		a.on.Store(false)
+		a.stage = a.stage[:0]
+	})
 	if app := a.app.Load(); app != nil {
 		app.Sync()
 		app.Close()
@@ -709,9 +705,8 @@ func (s *Server) appendAOFInfo(b []byte) []byte {
 		a.wmu.Lock() // the appender's buffer
 		buffered := app.Buffered()
 		a.wmu.Unlock()
-		a.mu.Lock()
-		staged := len(a.stage)
-		a.mu.Unlock()
+		var staged int
+		a.journal.Do(func() { staged = len(a.stage) })
 		b = fmt.Appendf(b, "aof_current_size:%d\r\naof_base_size:%d\r\naof_pending_rewrite:0\r\n", a.curSize.Load(), a.baseSize.Load())
 		b = fmt.Appendf(b, "aof_buffer_length:%d\r\naof_pending_bio_fsync:%d\r\naof_delayed_fsync:%d\r\n",
 			staged+buffered, app.PendingFsyncs(), app.DelayedFsyncs())

@@ -163,6 +163,7 @@ func New(cfg *config.Config) *Server {
 	s.streamNodeMaxEntries = cfg.Lookup("stream-node-max-entries")
 	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
+	s.aof.journal = &s.journal
 	s.aof.rwLastSecs.Store(-1)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
