@@ -24,11 +24,11 @@ import (
 //
 // The AOF is a subscriber of the journal (propagate.go): each unit is
 // written to the stage as it is appended, under the journal's mutex, while
-// the command that appends it holds its keys' locks. Replies are sent only once the stage is written
-// to the file (appendfsync everysec and no) or written and fsynced
-// (always), as Redis writes its AOF buffer before any reply of an event
-// loop iteration: a client's flush holds its output while the stream is
-// behind (eventloop.Conn.Hold). At the end of the loop's batch one write
+// the command that appends it holds its keys' locks. Replies are sent
+// only once the stage is written to the file (appendfsync everysec and
+// no) or written and fsynced (always), as Redis writes its AOF buffer
+// before any reply of an event loop iteration: a client's flush holds its
+// output while the stream is behind (eventloop.Conn.Hold). At the end of the loop's batch one write
 // (and with always one fsync) covers every client of the batch, and those
 // of the other loops waiting at the same time (group commit: whoever
 // holds wmu writes and fsyncs everything staged).
@@ -55,7 +55,7 @@ type aofState struct {
 	fed, written, synced atomic.Int64
 
 	// wmu owns the files: the appender, the directory, rotation. Never
-	// taken under mu or a key lock (but under the exclusive global lock
+	// taken under the journal's mutex or a key lock (but under the exclusive global lock
 	// when a rewrite starts).
 	wmu    sync.Mutex
 	app    atomic.Pointer[aof.Appender]
@@ -324,9 +324,10 @@ func (s *Server) startAppender(f *os.File, size int64) {
 	app.Log = s.aofLog
 	a.app.Store(app)
 	s.applyFsyncPolicy()
+	feeder := aof.NewFeeder()
+	feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
 	a.journal.Do(func() {
-		a.feeder = aof.NewFeeder()
-		a.feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
+		a.feeder = feeder
 		a.stage = a.stage[:0]
 		off := a.fed.Load()
 		a.written.Store(off)
