@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/stream"
@@ -21,12 +22,13 @@ import (
 // The append-only file (appendonly yes): Redis 7.0's multi-part AOF,
 // written through package aof.
 //
-// Commands feed their records (propagate.go) into the stage while they
-// hold their keys' locks. Replies are sent only once the stage is written
-// to the file (appendfsync everysec and no) or written and fsynced
-// (always), as Redis writes its AOF buffer before any reply of an event
-// loop iteration: a client's flush holds its output while the stream is
-// behind (eventloop.Conn.Hold). At the end of the loop's batch one write
+// The AOF is a subscriber of the journal (propagate.go): each unit is
+// written to the stage as it is appended, under the journal's mutex, while
+// the command that appends it holds its keys' locks. Replies are sent
+// only once the stage is written to the file (appendfsync everysec and
+// no) or written and fsynced (always), as Redis writes its AOF buffer
+// before any reply of an event loop iteration: a client's flush holds its
+// output while the stream is behind (eventloop.Conn.Hold). At the end of the loop's batch one write
 // (and with always one fsync) covers every client of the batch, and those
 // of the other loops waiting at the same time (group commit: whoever
 // holds wmu writes and fsyncs everything staged).
@@ -38,20 +40,22 @@ import (
 
 // aofState is the append-only file's state.
 type aofState struct {
-	// on: writes are fed to the stage.
+	// on: the file is open and the AOF subscribed to the journal.
 	on atomic.Bool
 
-	// mu guards the stage and the feeder. A leaf: taken under tag locks
-	// and keyspace shard mutexes.
-	mu     sync.Mutex
-	stage  []byte
-	feeder *aof.Feeder
-	// fed is the stream offset of the end of the stage (bytes fed since
-	// start-up); written and synced how far the file has it.
+	// journal is the stream the AOF subscribes to. Its mutex guards the
+	// stage and the feeder: Write runs under it, everything else reaches
+	// them through journal.Do (one mutex per write, not two).
+	journal *journal.Journal
+	stage   []byte
+	feeder  *aof.Feeder
+	// fed is the AOF's own offset of the end of the stage (bytes staged
+	// since start-up, with its SELECTs and timestamps); written and synced
+	// how far the file has it.
 	fed, written, synced atomic.Int64
 
 	// wmu owns the files: the appender, the directory, rotation. Never
-	// taken under mu or a key lock (but under the exclusive global lock
+	// taken under the journal's mutex or a key lock (but under the exclusive global lock
 	// when a rewrite starts).
 	wmu    sync.Mutex
 	app    atomic.Pointer[aof.Appender]
@@ -79,30 +83,22 @@ type aofState struct {
 // exitProcess ends the process after a fatal error (tests replace it).
 var exitProcess = os.Exit
 
-// feed appends p's records to the stage, as one MULTI ... EXEC unit when
-// there are several.
-func (a *aofState) feed(p *propState) {
-	a.mu.Lock()
-	if a.on.Load() {
-		var now int64
-		if a.feeder.Timestamps {
-			now = time.Now().Unix()
-		}
-		n := len(a.stage)
-		if len(p.recs) > 1 {
-			a.stage = a.feeder.FeedEncoded(a.stage, now, p.recs[0].db, encMulti)
-		}
-		start := 0
-		for _, r := range p.recs {
-			a.stage = a.feeder.FeedEncoded(a.stage, now, r.db, p.buf[start:r.end])
-			start = r.end
-		}
-		if len(p.recs) > 1 {
-			a.stage = a.feeder.FeedEncoded(a.stage, now, p.recs[len(p.recs)-1].db, encExec)
-		}
-		a.fed.Add(int64(len(a.stage) - n))
+// Write appends a unit of the journal to the stage: its commands (MULTI
+// ... EXEC around several records) through the AOF's feeder, which adds
+// the SELECTs of the file (its own: a rewrite's new incremental file
+// starts with one) and the timestamps. It is the AOF's journal.Subscriber:
+// called under the journal's mutex, while subscribed (on).
+func (a *aofState) Write(u *journal.Unit) {
+	var now int64
+	if a.feeder.Timestamps {
+		now = time.Now().Unix()
 	}
-	a.mu.Unlock()
+	n := len(a.stage)
+	for i := range u.Commands() {
+		db, cmd := u.Command(i)
+		a.stage = a.feeder.FeedEncoded(a.stage, now, db, cmd)
+	}
+	a.fed.Add(int64(len(a.stage) - n))
 }
 
 // behind reports whether replies must wait for the file: the stream fed
@@ -140,10 +136,12 @@ func (a *aofState) flushLocked(force bool) error {
 	if app == nil {
 		return nil
 	}
-	a.mu.Lock()
-	buf, off := a.stage, a.fed.Load()
-	a.stage = a.spare[:0]
-	a.mu.Unlock()
+	var buf []byte
+	var off int64
+	a.journal.Do(func() {
+		buf, off = a.stage, a.fed.Load()
+		a.stage = a.spare[:0]
+	})
 	app.Append(buf)
 	if cap(buf) <= 1<<20 {
 		a.spare = buf[:0]
@@ -317,24 +315,26 @@ func (s *Server) aofBaseSize(d *aof.Dir) int64 {
 	return fi.Size()
 }
 
-// startAppender starts writing to f (size bytes long) and turns
-// propagation on. The caller holds wmu and no command runs (start-up, or
-// the exclusive global lock).
+// startAppender starts writing to f (size bytes long) and subscribes the
+// AOF to the journal (which turns propagation on). The caller holds wmu
+// and no command runs (start-up, or the exclusive global lock).
 func (s *Server) startAppender(f *os.File, size int64) {
 	a := &s.aof
 	app := aof.NewAppender(aof.OSFile(f, size), size)
 	app.Log = s.aofLog
 	a.app.Store(app)
 	s.applyFsyncPolicy()
-	a.mu.Lock()
-	a.feeder = aof.NewFeeder()
-	a.feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
-	a.stage = a.stage[:0]
-	off := a.fed.Load()
-	a.written.Store(off)
-	a.synced.Store(off)
-	a.on.Store(true)
-	a.mu.Unlock()
+	feeder := aof.NewFeeder()
+	feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
+	a.journal.Do(func() {
+		a.feeder = feeder
+		a.stage = a.stage[:0]
+		off := a.fed.Load()
+		a.written.Store(off)
+		a.synced.Store(off)
+		a.on.Store(true)
+	})
+	a.journal.Subscribe(a)
 }
 
 // applyFsyncPolicy sets the appender's policy from appendfsync.
@@ -511,9 +511,7 @@ func (s *Server) rewriteAOF(held bool) error {
 		}
 		if err == nil {
 			a.app.Load().Reopen(aof.OSFile(f, 0), 0)
-			a.mu.Lock()
-			a.feeder.ForceSelect()
-			a.mu.Unlock()
+			a.journal.Do(func() { a.feeder.ForceSelect() })
 		}
 	}
 	a.wmu.Unlock()
@@ -557,9 +555,7 @@ func (s *Server) installRewrite(d *aof.Dir, tmp string) error {
 	}
 	a.waitRewrite = false
 	if on {
-		a.mu.Lock()
-		a.feeder.ForceSelect()
-		a.mu.Unlock()
+		a.journal.Do(func() { a.feeder.ForceSelect() })
 	}
 	base := s.aofBaseSize(d)
 	a.baseSize.Store(base)
@@ -624,8 +620,9 @@ func (s *Server) startAOF() error {
 	return s.rewriteAOF(true)
 }
 
-// stopAOF turns the append-only file off (CONFIG SET appendonly no):
-// what is staged is written and fsynced, and the file closed.
+// stopAOF turns the append-only file off (CONFIG SET appendonly no): the
+// AOF leaves the journal, what is staged is written and fsynced, and the
+// file closed.
 func (s *Server) stopAOF() {
 	a := &s.aof
 	a.wmu.Lock()
@@ -633,11 +630,12 @@ func (s *Server) stopAOF() {
 	if !a.on.Load() {
 		return
 	}
+	a.journal.Unsubscribe(a)
 	a.flushLocked(true)
-	a.mu.Lock()
-	a.on.Store(false)
-	a.stage = a.stage[:0]
-	a.mu.Unlock()
+	a.journal.Do(func() {
+		a.on.Store(false)
+		a.stage = a.stage[:0]
+	})
 	if app := a.app.Load(); app != nil {
 		app.Sync()
 		app.Close()
@@ -708,9 +706,8 @@ func (s *Server) appendAOFInfo(b []byte) []byte {
 		a.wmu.Lock() // the appender's buffer
 		buffered := app.Buffered()
 		a.wmu.Unlock()
-		a.mu.Lock()
-		staged := len(a.stage)
-		a.mu.Unlock()
+		var staged int
+		a.journal.Do(func() { staged = len(a.stage) })
 		b = fmt.Appendf(b, "aof_current_size:%d\r\naof_base_size:%d\r\naof_pending_rewrite:0\r\n", a.curSize.Load(), a.baseSize.Load())
 		b = fmt.Appendf(b, "aof_buffer_length:%d\r\naof_pending_bio_fsync:%d\r\naof_delayed_fsync:%d\r\n",
 			staged+buffered, app.PendingFsyncs(), app.DelayedFsyncs())

@@ -3,7 +3,7 @@ package server
 import (
 	"strconv"
 
-	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/journal"
 )
 
 // Propagation: each write reaches the append-only file (and, later,
@@ -25,42 +25,35 @@ import (
 //     that the replay (which never expires keys itself) removes it at the
 //     same point.
 //
-// Records are only kept while something consumes them (AOF on).
+// The records go to the journal (package journal), which frames them as
+// Redis's replication stream and hands them to its subscribers: the
+// append-only file (aof.go) today. Records are only kept while the journal
+// has a subscriber.
 
 // propState is the records of the command a client is running.
 type propState struct {
-	buf  []byte    // the records, encoded as RESP commands
-	recs []propRec // where each ends in buf, and its database
+	journal.Batch
 	// decided is set by a handler that chose its records itself; the
 	// default rule then adds none.
 	decided bool
 }
 
-type propRec struct {
-	db  int
-	end int
-}
-
-// propagating reports whether writes are recorded.
-func (s *Server) propagating() bool { return s.aof.on.Load() }
+// propagating reports whether writes are recorded: the journal has a
+// subscriber.
+func (s *Server) propagating() bool { return s.journal.Active() }
 
 // propagate records args, run on c's database, as (one of) what the
 // running command propagates, in place of the command itself.
 func (c *Client) propagate(args ...[]byte) {
 	c.prop.decided = true
 	if c.srv.propagating() {
-		c.prop.add(int(c.dbIndex.Load()), args)
+		c.prop.Add(int(c.dbIndex.Load()), args)
 	}
 }
 
 // propagateNothing says the running command propagates nothing (it
 // changed nothing).
 func (c *Client) propagateNothing() { c.prop.decided = true }
-
-func (p *propState) add(db int, args [][]byte) {
-	p.buf = aof.AppendCommand(p.buf, args)
-	p.recs = append(p.recs, propRec{db: db, end: len(p.buf)})
-}
 
 // recordWrite applies the default rule after a command ran on c: a write
 // that did not fail is propagated as sent, unless its handler decided.
@@ -70,63 +63,36 @@ func (c *Client) recordWrite(cmd *Command, args [][]byte, failed bool) {
 		return
 	}
 	if cmd.Flags&Write != 0 && !failed && c.srv.propagating() {
-		c.prop.add(int(c.dbIndex.Load()), args)
+		c.prop.Add(int(c.dbIndex.Load()), args)
 	}
 }
 
 // takeRecords moves the records of from (a script's engine client) to c,
 // to be emitted with c's command.
-func (c *Client) takeRecords(from *Client) {
-	p := &from.prop
-	base := len(c.prop.buf)
-	c.prop.buf = append(c.prop.buf, p.buf...)
-	for _, r := range p.recs {
-		c.prop.recs = append(c.prop.recs, propRec{db: r.db, end: base + r.end})
-	}
-	p.reset()
-}
+func (c *Client) takeRecords(from *Client) { c.prop.Take(&from.prop.Batch) }
 
-func (p *propState) reset() {
-	if cap(p.buf) > 64<<10 {
-		p.buf = nil
-	} else {
-		p.buf = p.buf[:0]
-	}
-	p.recs = p.recs[:0]
-}
-
-// emit writes c's records to the stream, as one MULTI ... EXEC unit when
-// there are several, and clears them. The caller holds the locks of the
-// keys they write.
+// emit appends c's records to the journal as one unit (MULTI ... EXEC
+// when there are several), and clears them. The caller holds the locks of
+// the keys they write. The AOF replay's records are dropped: the file has
+// them already.
 func (s *Server) emit(c *Client) {
 	p := &c.prop
-	if len(p.recs) == 0 {
+	if p.Len() == 0 {
 		return
 	}
-	if c.replaying {
-		p.reset()
-		return
+	if !c.replaying {
+		s.journal.Append(&p.Batch)
 	}
-	s.aof.feed(p)
-	p.reset()
+	p.Reset()
 }
 
 // propagateDel propagates the removal of an expired key of database db;
 // the caller holds the key's lock (or a keyspace shard mutex).
 func (s *Server) propagateDel(db int, key string) {
-	if !s.propagating() {
-		return
+	if s.propagating() {
+		s.journal.AppendCommand(db, argDEL, []byte(key))
 	}
-	var p propState
-	p.add(db, [][]byte{[]byte("DEL"), []byte(key)})
-	s.aof.feed(&p)
 }
-
-// Encoded MULTI and EXEC, for the units.
-var (
-	encMulti = aof.AppendCommandStrings(nil, "MULTI")
-	encExec  = aof.AppendCommandStrings(nil, "EXEC")
-)
 
 // The arguments of the commands writes are propagated as.
 var (

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/script"
@@ -79,7 +80,8 @@ type Server struct {
 	notifyEvents *config.Param
 	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
 	cow          atomic.Pointer[cowSnap] // the last one started
-	aof          aofState
+	journal      journal.Journal         // the write stream (propagate.go)
+	aof          aofState                // a subscriber of the journal
 	slowlog      slowlog
 	lastSave     atomic.Int64 // unix seconds
 
@@ -162,6 +164,7 @@ func New(cfg *config.Config) *Server {
 	s.streamNodeMaxEntries = cfg.Lookup("stream-node-max-entries")
 	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
+	s.aof.journal = &s.journal
 	s.aof.rwLastSecs.Store(-1)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
