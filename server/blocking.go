@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,10 @@ import (
 type blockState struct {
 	count atomic.Int64 // registered waiters; the write path checks only this
 	ready atomic.Bool  // readyKeys is not empty
+	// groupReaders counts the waiters that are XREADGROUPs: while there
+	// are any, every change of a key marks it ready (a stream deleted or
+	// overwritten unblocks them with an error, as in Redis).
+	groupReaders atomic.Int64
 
 	mu        sync.Mutex
 	waiters   map[blockKey][]*waiter
@@ -72,6 +77,8 @@ type waiter struct {
 	// eachTried: a waiter that finds nothing does not stop the serving
 	// of the key's next waiters (stream readers).
 	eachTried bool
+	// groupReader: an XREADGROUP (blockState.groupReaders).
+	groupReader bool
 
 	state atomic.Int32
 	// cmd and args are the blocked command, took how long its first run
@@ -142,6 +149,37 @@ func (s *Server) signalCreated(db int, key string, kind keyspace.Kind) {
 // grows, not only when it is created). The caller holds the key's lock.
 func (s *Server) signalKeyReady(db int, key string) {
 	if s.blocking.count.Load() != 0 {
+		s.markReady(db, key)
+	}
+}
+
+// readyWaited marks ready every key of the databases dbs that a client
+// waits on, after SWAPDB or FLUSHDB/FLUSHALL replaced them wholesale:
+// serving finds which have data now (SWAPDB brought in a list), and which
+// streams are gone (their group readers are unblocked with an error), as
+// Redis's scanDatabaseForReadyKeys and scanDatabaseForDeletedStreams. The
+// caller holds the global lock exclusively.
+func (s *Server) readyWaited(dbs ...int) {
+	bs := &s.blocking
+	if bs.count.Load() == 0 {
+		return
+	}
+	bs.mu.Lock()
+	for bk := range bs.waiters {
+		if slices.Contains(dbs, bk.db) {
+			bs.readyKeys = append(bs.readyKeys, bk)
+			bs.ready.Store(true)
+		}
+	}
+	bs.mu.Unlock()
+}
+
+// keyChanged is the databases' OnModify hook's part for blocked clients:
+// while XREADGROUPs wait, a change of key (a stream deleted, overwritten,
+// turned into another type) marks it ready. The caller holds the key's
+// lock or its shard mutex.
+func (s *Server) keyChanged(db int, key string) {
+	if s.blocking.groupReaders.Load() != 0 {
 		s.markReady(db, key)
 	}
 }
@@ -226,7 +264,7 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 				}
 			}
 		}
-		switch s.serveWaiter(w, g) {
+		switch s.serveWaiter(w, g, bk.key) {
 		case serveEmpty:
 			return true
 		case serveEmptyNext:
@@ -241,7 +279,7 @@ func (s *Server) serveKey(c *Client, bk blockKey, held bool) bool {
 // serveParked serves w, whose keys' locks its guard now holds, and then
 // the rest of bk's waiters.
 func (s *Server) serveParked(w *waiter, bk blockKey) {
-	s.serveWaiter(w, w.guard)
+	s.serveWaiter(w, w.guard, bk.key)
 	s.serveKey(nil, bk, false)
 }
 
@@ -252,11 +290,12 @@ const (
 	serveEmptyNext        // no data for this stream reader; the next may find some
 )
 
-// serveWaiter tries w (in state waiterServing) with g holding its keys'
-// locks (nil: held by the caller), releases g, and finishes w when it was
-// served.
-func (s *Server) serveWaiter(w *waiter, g *lock.Guard) int {
+// serveWaiter tries w (in state waiterServing), for its key ready, with g
+// holding its keys' locks (nil: held by the caller), releases g, and
+// finishes w when it was served.
+func (s *Server) serveWaiter(w *waiter, g *lock.Guard, ready string) int {
 	sc := s.standIn(w)
+	sc.readyKey = ready
 	served := w.serve(sc)
 	s.emit(sc)
 	if g != nil {
@@ -349,6 +388,9 @@ func (s *Server) finish(w *waiter, reply []byte) {
 		}
 	}
 	b.count.Add(-1)
+	if w.groupReader {
+		b.groupReaders.Add(-1)
+	}
 	b.mu.Unlock()
 	if reply == nil {
 		return // the client is gone
@@ -362,7 +404,7 @@ func (s *Server) finish(w *waiter, reply []byte) {
 		c.setBlockedFlag(false)
 		c.w.Raw(reply)
 		if w.cmd != nil {
-			c.stats.count(w.cmd, w.took, reply[0] == '-')
+			c.stats.count(w.cmd, w.took, reply[0] == '-', s.latencyTracking.Bool())
 			s.slowlog.maybeAdd(s, c, w.cmd, w.args, w.took)
 		}
 		c.resume()

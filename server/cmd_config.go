@@ -133,7 +133,8 @@ func cmdConfigRewrite(c *Client, args [][]byte) {
 }
 
 // resetStats zeroes what CONFIG RESETSTAT resets: the server counters, the
-// per-command counters, the lock statistics and the memory peak.
+// per-command counters and latency histograms, the lock statistics and the
+// memory peak.
 func (s *Server) resetStats() {
 	st := &s.stats
 	for _, v := range []interface{ Store(int64) }{
@@ -172,5 +173,8 @@ func (cmd *Command) resetStats() {
 		st.usec.Store(0)
 		st.rejected.Store(0)
 		st.failed.Store(0)
+	}
+	if h := cmd.hist.Load(); h != nil {
+		h.Reset()
 	}
 }

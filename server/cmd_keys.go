@@ -690,6 +690,7 @@ func cmdSwapDB(c *Client, args [][]byte) {
 		c.srv.dbs[a].Swap(c.srv.dbs[b])
 		c.srv.touchWatchedExisting(int(a))
 		c.srv.touchWatchedExisting(int(b))
+		c.srv.readyWaited(int(a), int(b))
 	}
 	c.w.OK()
 }
@@ -710,6 +711,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 	}
 	c.srv.touchWatchedExisting(int(c.dbIndex.Load()))
 	c.db.Flush()
+	c.srv.readyWaited(int(c.dbIndex.Load()))
 	c.w.OK()
 }
 
@@ -719,10 +721,13 @@ func cmdFlushAll(c *Client, args [][]byte) {
 		return
 	}
 	s := c.srv
+	all := make([]int, len(s.dbs))
 	for i, db := range s.dbs {
 		s.touchWatchedExisting(i)
 		db.Flush()
+		all[i] = i
 	}
+	s.readyWaited(all...)
 	// As Redis 7.0: with save points, FLUSHALL also saves the (empty)
 	// dataset, under the global lock it holds.
 	if s.cfg.Lookup("save").String() != "" {

@@ -253,7 +253,9 @@ func (c *Client) listPopRangeWithKey(key []byte, e *keyspace.Entry, front bool, 
 func (c *Client) listFirstNonEmpty(keys [][]byte) (i int, e *keyspace.Entry, ok bool) {
 	for i, k := range keys {
 		e := c.lookupWrite(k)
-		if e == nil {
+		if e == nil || c.servingBlocked && e.Kind != keyspace.KindList {
+			// A blocked client is served only from a list: a key that
+			// became another type leaves it blocked, as in Redis.
 			continue
 		}
 		if !c.checkType(e, keyspace.KindList) {

@@ -171,3 +171,53 @@ func TestListBlockingManyClients(t *testing.T) {
 		t.Errorf("the push to another tag was taken: LLEN %q", got)
 	}
 }
+
+// TestBlockedServedLikeRedis: how a blocked client is woken, against
+// redis-server — a key that becomes another type before it is served
+// leaves it blocked (it gets the next value of its type, not WRONGTYPE),
+// and SWAPDB wakes the clients waiting on keys it brings in.
+func TestBlockedServedLikeRedis(t *testing.T) {
+	if shared.redisErr != nil {
+		newPair(t) // skips or fails as every differential test does
+	}
+	sharedHotKV(t)
+	scenarios := []struct {
+		name  string
+		block []string
+		db    string // the blocked client's database
+		then  [][]string
+	}{
+		{"list becomes a string in MULTI", []string{"BLPOP", "list", "0"}, "0", [][]string{
+			{"MULTI"}, {"LPUSH", "list", "a"}, {"DEL", "list"}, {"SET", "list", "foo"}, {"EXEC"},
+			{"DEL", "list"}, {"LPUSH", "list", "b"}}},
+		{"BLMPOP, list becomes a string", []string{"BLMPOP", "0", "1", "list", "LEFT"}, "0", [][]string{
+			{"MULTI"}, {"LPUSH", "list", "a"}, {"DEL", "list"}, {"SET", "list", "foo"}, {"EXEC"},
+			{"DEL", "list"}, {"LPUSH", "list", "b"}}},
+		{"sorted set becomes a string", []string{"BZPOPMIN", "z", "0"}, "0", [][]string{
+			{"MULTI"}, {"ZADD", "z", "1", "a"}, {"DEL", "z"}, {"SET", "z", "foo"}, {"EXEC"},
+			{"DEL", "z"}, {"ZADD", "z", "2", "b"}}},
+		{"SWAPDB brings a list in", []string{"BRPOP", "k", "5"}, "9", [][]string{
+			{"SELECT", "1"}, {"RPUSH", "k", "hello"}, {"SWAPDB", "1", "9"}}},
+		{"SWAPDB brings a sorted set in", []string{"BZPOPMAX", "k", "5"}, "9", [][]string{
+			{"SELECT", "1"}, {"ZADD", "k", "3", "m"}, {"SWAPDB", "1", "9"}}},
+	}
+	run := func(addr string, blockDB string, block []string, then [][]string) string {
+		c, b := difftest.Dial(t, addr), difftest.Dial(t, addr)
+		c.Do("FLUSHALL")
+		b.Do("SELECT", blockDB)
+		b.Send(difftest.Encode(block...))
+		waitBlocked(t, c, 1)
+		for _, cmd := range then {
+			c.Do(cmd...)
+		}
+		got := b.Read()
+		c.Do("FLUSHALL")
+		return got
+	}
+	for _, sc := range scenarios {
+		want := run(shared.redis, sc.db, sc.block, sc.then)
+		if got := run(shared.hotkv, sc.db, sc.block, sc.then); got != want {
+			t.Errorf("%s: HotKV %q, Redis %q", sc.name, got, want)
+		}
+	}
+}

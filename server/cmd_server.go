@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -638,7 +637,7 @@ func init() {
 		{"modules", "Modules", true, nil},
 		{"commandstats", "Commandstats", false, (*Server).infoCommandStats},
 		{"errorstats", "Errorstats", true, (*Server).infoErrorStats},
-		{"latencystats", "Latencystats", false, nil},
+		{"latencystats", "Latencystats", false, (*Server).infoLatencyStats},
 		{"cluster", "Cluster", true, (*Server).infoCluster},
 		{"keyspace", "Keyspace", true, (*Server).infoKeyspace},
 		{"keylocks", "Keylocks", true, (*Server).infoKeylocks},
@@ -1076,15 +1075,7 @@ func (cmd *Command) commandStats() (calls, usec, rejected, failed int64) {
 // infoCommandStats lists every command (and subcommand, as
 // cmdstat_config|get) that ran or was refused, by name.
 func (s *Server) infoCommandStats(b []byte) []byte {
-	var cmds []*Command
-	for _, cmd := range s.table {
-		cmds = append(cmds, cmd)
-		for _, sc := range cmd.Sub {
-			cmds = append(cmds, sc)
-		}
-	}
-	slices.SortFunc(cmds, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
-	for _, cmd := range cmds {
+	for _, cmd := range s.table.all() {
 		calls, usec, rejected, failed := cmd.commandStats()
 		if calls == 0 && rejected == 0 && failed == 0 {
 			continue

@@ -191,8 +191,12 @@ func cmdXRead(c *Client, args [][]byte) {
 	c.block(bs.keys, bs.keys, timeout,
 		func(sc *Client) bool { return sc.xreadServeBlocked(bs) },
 		func(w *resp.Writer) { w.NullArray() })
-	if c.blocked != nil {
-		c.blocked.eachTried = true // still under the keys' locks: no server has seen it
+	if w := c.blocked; w != nil {
+		w.eachTried = true // still under the keys' locks: no server has seen it
+		if bs.group != nil {
+			w.groupReader = true
+			c.srv.blocking.groupReaders.Add(1)
+		}
 	}
 }
 
@@ -296,9 +300,17 @@ func (c *Client) readNew(key []byte, e *keyspace.Entry, g *stream.Group, sp *xre
 }
 
 // xreadServeBlocked tries a blocked read for its client (sc stands in for
-// it): the first of its keys with something new is served.
+// it): the first of its keys with something new is served. A group
+// reader whose ready key is no longer a stream is unblocked with an
+// error, as Redis's unblockDeletedStreamReadgroupClients.
 func (c *Client) xreadServeBlocked(sp *xreadSpec) bool {
 	c.propagateNothing()
+	if sp.group != nil {
+		if e := c.lookupWrite([]byte(c.readyKey)); e == nil || e.Kind != keyspace.KindStream {
+			c.errorReply(errStreamKeyGone)
+			return true
+		}
+	}
 	for i, key := range sp.keys {
 		e := c.lookupWrite(key)
 		if e == nil || e.Kind != keyspace.KindStream {

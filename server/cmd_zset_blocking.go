@@ -76,6 +76,13 @@ func (c *Client) propagateZPop(key []byte, e *keyspace.Entry, max bool, count in
 // when every key is missing; WRONGTYPE is replied here.
 func (c *Client) zpopFirst(keys [][]byte, max bool, count int64, shape int) bool {
 	for _, key := range keys {
+		if c.servingBlocked {
+			// A blocked client is served only from a sorted set: a key
+			// that became another type leaves it blocked, as in Redis.
+			if e := c.lookupWrite(key); e != nil && e.Kind != keyspace.KindZSet {
+				continue
+			}
+		}
 		e, ok := c.writeZSet(key)
 		if !ok {
 			return true

@@ -14,6 +14,7 @@ func (s *Server) registerCommands() {
 		clientCommands(),
 		configCommands(),
 		introspectionCommands(),
+		latencyCommands(),
 		clusterCommands(),
 		hashCommands(),
 		setCommands(),

@@ -73,8 +73,10 @@ type Client struct {
 	scriptMemo             script.Memo
 	prop                   propState // the records of the running command (propagate.go)
 	subs                   clientSubs
-	// servingBlocked marks a stand-in serving a blocked command (standIn).
+	// servingBlocked marks a stand-in serving a blocked command (standIn),
+	// for the key readyKey.
 	servingBlocked bool
+	readyKey       string
 	watchDirty     atomic.Bool
 	lastCmd        atomic.Pointer[Command]
 	// What the connection's own goroutine last stored in lastCmd and

@@ -128,6 +128,8 @@ const (
 	errDebugNotAllowed      = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
 	errMustBePositive       = "ERR value is out of range, must be positive"
 	errSlowlogCount         = "ERR count should be greater than or equal to -1"
+	errLatencyNoSamples     = "ERR No samples available for event '%s'"
+	errStreamKeyGone        = "UNBLOCKED the stream key no longer exists"
 	errConfigInternal       = "ERR " // + the config package's error text, when it is not a *config.Error
 )
 

@@ -21,7 +21,8 @@ import (
 //     handlers, through lockFor too;
 //  3. the handler;
 //  4. MONITOR, the journal record of what it propagates, its command
-//     statistics and the slow log (a blocked command's when it is
+//     statistics, its latency (histogram, latency monitor) and the slow
+//     log (a blocked command's statistics and slow log entry when it is
 //     answered);
 //  5. unless held, complete: the journal records are emitted under its
 //     locks, the clients blocked on keys it filled are served, and the
@@ -52,15 +53,19 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 	failed := c.errors != errs
 	c.recordWrite(cmd, args, failed)
 	end = monoNow()
+	d := end - start
 	if w := c.blocked; w != nil {
 		// Counted and logged when it is answered (finish), as Redis's
 		// updateStatsOnUnblock.
-		w.cmd, w.args, w.took = cmd, copyArgs(args), end-start
+		w.cmd, w.args, w.took = cmd, copyArgs(args), d
 	} else {
-		c.stats.count(cmd, end-start, failed)
+		c.stats.count(cmd, d, failed, s.latencyTracking.Bool())
 		if !c.replaying { // Redis runs the file's commands without call()
-			s.slowlog.maybeAdd(s, c, cmd, args, end-start)
+			s.slowlog.maybeAdd(s, c, cmd, args, d)
 		}
+	}
+	if t := s.latencyThreshold.Int(); t > 0 && d.Milliseconds() >= t && !c.replaying {
+		s.latencyEvent(cmd, d)
 	}
 	if !held {
 		s.complete(c)

@@ -115,7 +115,9 @@ func (s *Server) activeExpireCycle(hz int) {
 			}
 		}
 	}
-	s.stats.expireCycleCPUMicros.Add(time.Since(start).Microseconds())
+	elapsed := time.Since(start)
+	s.stats.expireCycleCPUMicros.Add(elapsed.Microseconds())
+	s.latencySample("expire-cycle", elapsed)
 	cur := 0.0
 	if totalSampled > 0 {
 		cur = float64(totalExpired) / float64(totalSampled)

@@ -226,9 +226,15 @@ type batchStats struct {
 type cmdBatch struct {
 	cmd                 *Command
 	calls, usec, failed int64
+	// quick counts the calls under a microsecond while latency-tracking
+	// is on: they go to the latency histogram at publish, together.
+	quick int64
 }
 
-func (b *batchStats) count(cmd *Command, d time.Duration, failed bool) {
+// count counts a call of cmd that ran for d; track records its latency
+// in cmd's histogram (latency-tracking), in whole microseconds as Redis
+// does.
+func (b *batchStats) count(cmd *Command, d time.Duration, failed, track bool) {
 	b.commands++
 	var e *cmdBatch
 	for i := len(b.perCmd) - 1; i >= 0; i-- {
@@ -242,7 +248,15 @@ func (b *batchStats) count(cmd *Command, d time.Duration, failed bool) {
 		e = &b.perCmd[len(b.perCmd)-1]
 	}
 	e.calls++
-	e.usec += d.Microseconds()
+	us := d.Microseconds()
+	e.usec += us
+	if track {
+		if us == 0 {
+			e.quick++
+		} else {
+			cmd.histogram().Record(us * 1000)
+		}
+	}
 	if failed {
 		e.failed++
 	} else if cmd.Flags&Write != 0 {
@@ -273,6 +287,9 @@ func (b *batchStats) publish(st *serverStats, slot int) {
 		cs.usec.Add(e.usec)
 		if e.failed != 0 {
 			cs.failed.Add(e.failed)
+		}
+		if e.quick != 0 {
+			e.cmd.histogram().RecordN(1, e.quick) // 0 µs, Redis's lowest value
 		}
 		b.perCmd[i] = cmdBatch{}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/latency"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/script"
 )
@@ -68,14 +69,19 @@ type Server struct {
 	abandonedOnce sync.Once
 	wg            sync.WaitGroup
 
-	stats     serverStats
-	blocking  blockState
-	parking   parkState
-	hooks     Hooks // the executor's (hooks.go)
-	watch     watchState
-	scripting scripting
-	persist   persistState
-	pubsub    pubsubState
+	stats    serverStats
+	blocking blockState
+	parking  parkState
+	hooks    Hooks // the executor's (hooks.go)
+	// latency is the latency monitor's events (cmd_latency.go);
+	// latencyThreshold is latency-monitor-threshold, latencyTracking
+	// latency-tracking.
+	latency                           latency.Monitor
+	latencyThreshold, latencyTracking *config.Param
+	watch                             watchState
+	scripting                         scripting
+	persist                           persistState
+	pubsub                            pubsubState
 	// notifyEvents is notify-keyspace-events (notify.go).
 	notifyEvents *config.Param
 	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
@@ -143,11 +149,16 @@ func New(cfg *config.Config) *Server {
 				s.notifyDB(i, evNew, "new", []byte(key))
 			}
 		}
-		s.dbs[i].OnModify = func(key string) { s.touchWatched(i, key) }
+		s.dbs[i].OnModify = func(key string) {
+			s.touchWatched(i, key)
+			s.keyChanged(i, key)
+		}
 		s.dbs[i].Snapshots = &s.snaps
 		s.dbs[i].OnCapture = func(e *keyspace.Entry) { s.cow.Load().capture(i, e) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
+	s.latencyThreshold = cfg.Lookup("latency-monitor-threshold")
+	s.latencyTracking = cfg.Lookup("latency-tracking")
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")
 	s.queryBufLimit = cfg.Lookup("client-query-buffer-limit")
 	s.requirepass = cfg.Lookup("requirepass")

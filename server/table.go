@@ -1,8 +1,11 @@
 package server
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/hotkv/hotkv/latency"
 )
 
 // Flag is a command flag. Those up to flagLast are Redis's, reported by
@@ -125,6 +128,8 @@ type Command struct {
 
 	parent *Command
 	stats  [statSlots]cmdStats
+	// hist is the latency histogram (made on first use; cmd_latency.go).
+	hist atomic.Pointer[latency.Histogram]
 }
 
 const statSlots = 16
@@ -178,6 +183,31 @@ func (t Table) add(cmds ...*Command) {
 		}
 		t[c.Name] = c
 	}
+}
+
+// all returns every command and subcommand, sorted by full name.
+func (t Table) all() []*Command {
+	var cmds []*Command
+	for _, cmd := range t {
+		cmds = append(cmds, cmd)
+		for _, sc := range cmd.Sub {
+			cmds = append(cmds, sc)
+		}
+	}
+	slices.SortFunc(cmds, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	return cmds
+}
+
+// byFullName finds a command by its full name, "name" or "parent|sub",
+// in any case (Redis's lookupCommandBySds); nil when there is none.
+func (t Table) byFullName(name string) *Command {
+	name = strings.ToLower(name)
+	parent, sub, isSub := strings.Cut(name, "|")
+	cmd := t[parent]
+	if !isSub || cmd == nil {
+		return cmd
+	}
+	return cmd.Sub[sub]
 }
 
 // lookup finds the command for args (resolving a subcommand when the
