@@ -175,35 +175,51 @@ func TestListBlockingManyClients(t *testing.T) {
 // TestBlockedServedLikeRedis: how a blocked client is woken, against
 // redis-server — a key that becomes another type before it is served
 // leaves it blocked (it gets the next value of its type, not WRONGTYPE),
-// and SWAPDB wakes the clients waiting on keys it brings in.
+// SWAPDB wakes the clients waiting on keys it brings in, and a stream
+// that is deleted or overwritten unblocks its XREADGROUP readers with an
+// error (they waited forever) but not its XREAD readers.
 func TestBlockedServedLikeRedis(t *testing.T) {
 	if shared.redisErr != nil {
 		newPair(t) // skips or fails as every differential test does
 	}
 	sharedHotKV(t)
+	group := [][]string{{"XADD", "s", "666", "f", "v"}, {"XGROUP", "CREATE", "s", "g", "$"}}
+	xreadgroup := []string{"XREADGROUP", "GROUP", "g", "Alice", "BLOCK", "0", "STREAMS", "s", ">"}
 	scenarios := []struct {
-		name  string
-		block []string
-		db    string // the blocked client's database
-		then  [][]string
+		name   string
+		before [][]string
+		block  []string
+		db     string // the blocked client's database
+		then   [][]string
 	}{
-		{"list becomes a string in MULTI", []string{"BLPOP", "list", "0"}, "0", [][]string{
+		{"XREADGROUP, stream deleted", group, xreadgroup, "0", [][]string{{"DEL", "s"}}},
+		{"XREADGROUP, stream overwritten by SET", group, xreadgroup, "0", [][]string{{"SET", "s", "x"}}},
+		{"XREADGROUP, stream turned into a set", group, xreadgroup, "0", [][]string{
+			{"MULTI"}, {"DEL", "s"}, {"SADD", "s", "e1"}, {"EXEC"}}},
+		{"XREADGROUP, FLUSHALL", group, xreadgroup, "0", [][]string{{"FLUSHALL"}}},
+		{"XREADGROUP, stream grows", group, xreadgroup, "0", [][]string{{"XADD", "s", "667", "a", "b"}}},
+		{"XREAD, stream deleted then added to", [][]string{{"XADD", "s", "666", "f", "v"}},
+			[]string{"XREAD", "BLOCK", "0", "STREAMS", "s", "$"}, "0", [][]string{{"DEL", "s"}, {"XADD", "s", "667", "f", "v"}}},
+		{"list becomes a string in MULTI", nil, []string{"BLPOP", "list", "0"}, "0", [][]string{
 			{"MULTI"}, {"LPUSH", "list", "a"}, {"DEL", "list"}, {"SET", "list", "foo"}, {"EXEC"},
 			{"DEL", "list"}, {"LPUSH", "list", "b"}}},
-		{"BLMPOP, list becomes a string", []string{"BLMPOP", "0", "1", "list", "LEFT"}, "0", [][]string{
+		{"BLMPOP, list becomes a string", nil, []string{"BLMPOP", "0", "1", "list", "LEFT"}, "0", [][]string{
 			{"MULTI"}, {"LPUSH", "list", "a"}, {"DEL", "list"}, {"SET", "list", "foo"}, {"EXEC"},
 			{"DEL", "list"}, {"LPUSH", "list", "b"}}},
-		{"sorted set becomes a string", []string{"BZPOPMIN", "z", "0"}, "0", [][]string{
+		{"sorted set becomes a string", nil, []string{"BZPOPMIN", "z", "0"}, "0", [][]string{
 			{"MULTI"}, {"ZADD", "z", "1", "a"}, {"DEL", "z"}, {"SET", "z", "foo"}, {"EXEC"},
 			{"DEL", "z"}, {"ZADD", "z", "2", "b"}}},
-		{"SWAPDB brings a list in", []string{"BRPOP", "k", "5"}, "9", [][]string{
+		{"SWAPDB brings a list in", nil, []string{"BRPOP", "k", "5"}, "9", [][]string{
 			{"SELECT", "1"}, {"RPUSH", "k", "hello"}, {"SWAPDB", "1", "9"}}},
-		{"SWAPDB brings a sorted set in", []string{"BZPOPMAX", "k", "5"}, "9", [][]string{
+		{"SWAPDB brings a sorted set in", nil, []string{"BZPOPMAX", "k", "5"}, "9", [][]string{
 			{"SELECT", "1"}, {"ZADD", "k", "3", "m"}, {"SWAPDB", "1", "9"}}},
 	}
-	run := func(addr string, blockDB string, block []string, then [][]string) string {
+	run := func(addr string, before [][]string, blockDB string, block []string, then [][]string) string {
 		c, b := difftest.Dial(t, addr), difftest.Dial(t, addr)
 		c.Do("FLUSHALL")
+		for _, cmd := range before {
+			c.Do(cmd...)
+		}
 		b.Do("SELECT", blockDB)
 		b.Send(difftest.Encode(block...))
 		waitBlocked(t, c, 1)
@@ -215,8 +231,8 @@ func TestBlockedServedLikeRedis(t *testing.T) {
 		return got
 	}
 	for _, sc := range scenarios {
-		want := run(shared.redis, sc.db, sc.block, sc.then)
-		if got := run(shared.hotkv, sc.db, sc.block, sc.then); got != want {
+		want := run(shared.redis, sc.before, sc.db, sc.block, sc.then)
+		if got := run(shared.hotkv, sc.before, sc.db, sc.block, sc.then); got != want {
 			t.Errorf("%s: HotKV %q, Redis %q", sc.name, got, want)
 		}
 	}
