@@ -20,13 +20,21 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 }
 
 // applyReplyMode applies CLIENT REPLY OFF/SKIP, which silence every reply,
-// rejections included, to the reply a command wrote after mark.
+// rejections included, to the reply a command wrote after mark — but for
+// pub/sub confirmations (c.pushing), which go out whatever the mode, as
+// Redis's CLIENT_PUSHING replies do.
 func (c *Client) applyReplyMode(mark int) {
+	keep := c.pushing
+	c.pushing = false
 	switch c.replyMode {
 	case replyOff:
-		c.w.Buf = c.w.Buf[:mark]
+		if !keep {
+			c.w.Buf = c.w.Buf[:mark]
+		}
 	case replySkip:
-		c.w.Buf = c.w.Buf[:mark]
+		if !keep {
+			c.w.Buf = c.w.Buf[:mark]
+		}
 		c.replyMode = replyOn
 	case replySkipNext: // set by CLIENT REPLY SKIP: silence the next one
 		c.replyMode = replySkip

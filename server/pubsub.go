@@ -129,6 +129,7 @@ func pubsubCommands() []*Command {
 // name is Redis's null (UNSUBSCRIBE with nothing subscribed).
 func (c *Client) confirm(what string, name []byte, count int64) {
 	writeConfirm(&c.w, what, name, count)
+	c.pushing = true // sent even under CLIENT REPLY OFF/SKIP
 }
 
 func writeConfirm(w *resp.Writer, what string, name []byte, count int64) {

@@ -226,3 +226,58 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 		t.Errorf("the slow subscriber is still there: %q\n%s", got, c.Do("CLIENT", "LIST"))
 	}
 }
+
+// TestPubSubReplyOff: (un)subscribe confirmations and messages reach a
+// client whatever CLIENT REPLY says (Redis's CLIENT_PUSHING), in RESP2
+// and RESP3; its other replies stay silenced. Against redis-server.
+func TestPubSubReplyOff(t *testing.T) {
+	p := newPair(t)
+	pub := newPair(t)
+	for _, proto := range []string{"2", "3"} {
+		for _, mode := range []string{"OFF", "SKIP"} {
+			steps := [][]string{
+				{"SUBSCRIBE", "channel"},
+				{"PSUBSCRIBE", "ch*"},
+				{"PING"}, // silenced under OFF; under SKIP the SKIP is used up
+				{"UNSUBSCRIBE", "channel"},
+				{"PUNSUBSCRIBE", "ch*"},
+				{"UNSUBSCRIBE"},
+			}
+			for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+				c.Do("HELLO", proto)
+				c.Send(difftest.Encode("CLIENT", "REPLY", mode))
+			}
+			for _, st := range steps {
+				if st[0] == "PING" && mode == "OFF" {
+					for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+						c.Send(difftest.Encode(st...))
+					}
+					continue
+				}
+				want := p.Redis.Do(st...)
+				if got := p.HotKV.Do(st...); got != want {
+					t.Errorf("RESP%s, CLIENT REPLY %s, %v: %q, Redis %q", proto, mode, st, got, want)
+				}
+				if st[0] == "PSUBSCRIBE" {
+					pub.Do("PUBLISH channel hello")
+					want, got := p.Redis.Read(), p.HotKV.Read()
+					if got != want {
+						t.Errorf("RESP%s, CLIENT REPLY %s, message: %q, Redis %q", proto, mode, got, want)
+					}
+					want, got = p.Redis.Read(), p.HotKV.Read()
+					if got != want {
+						t.Errorf("RESP%s, CLIENT REPLY %s, pmessage: %q, Redis %q", proto, mode, got, want)
+					}
+				}
+			}
+			for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+				if mode == "OFF" {
+					c.Send(difftest.Encode("CLIENT", "REPLY", "ON"))
+					if got := c.Read(); got != "+OK\r\n" {
+						t.Fatalf("CLIENT REPLY ON: %q", got)
+					}
+				}
+			}
+		}
+	}
+}
