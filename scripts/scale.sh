@@ -24,6 +24,9 @@ THREADS=${THREADS:-8}
 KEYSPACE=${KEYSPACE:-1000000}
 REDIS_IO=${REDIS_IO:-"1 8"}   # redis-server io-threads set-ups to measure
 HOL_LOOPS=${HOL_LOOPS-8}     # the loop count of the head-of-line rows ("" for none)
+# SPARE: cores HotKV gets beyond one per loop (its default sizing leaves
+# one for the Go runtime and the kernel: io-threads is cores - 1).
+SPARE=${SPARE:-0}
 REDIS_SERVER=${REDIS_SERVER:-redis-server}
 REDIS_BENCHMARK=${REDIS_BENCHMARK:-redis-benchmark}
 REDIS_CLI=${REDIS_CLI:-redis-cli}
@@ -68,6 +71,7 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 bench() {
   local b=(taskset -c "$CLIENT_CPUS" $REDIS_BENCHMARK -p "$PORT" --threads "$THREADS"
     -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv)
+  local cmd=()
   case "$2" in
   evalsha_kl)
     local body=$COUNTER
@@ -75,14 +79,15 @@ bench() {
 $body"
     local sha
     sha=$(cli script load "$body")
-    b+=(EVALSHA "$sha" 1 "user:__rand_int__:quota" 1000000000) ;;
+    cmd=(EVALSHA "$sha" 1 "user:__rand_int__:quota" 1000000000) ;;
   *) b+=(-t "$2") ;;
   esac
+  # Options go before a command's arguments: after them they are its own.
   local cal n
-  cal=$("${b[@]}" -n $((CAL * $3)) 2>/dev/null | csv_rps)
+  cal=$("${b[@]}" -n $((CAL * $3)) "${cmd[@]}" 2>/dev/null | csv_rps)
   n=$(awk -v r="${cal:-0}" -v s="$SECS" 'BEGIN {printf "%.0f", r * s}')
   [ "$n" -gt 0 ] 2>/dev/null || return 0
-  "${b[@]}" -n "$n" 2>/dev/null | csv_rps
+  "${b[@]}" -n "$n" "${cmd[@]}" 2>/dev/null | csv_rps
 }
 
 declare -A rps hol
@@ -104,7 +109,7 @@ for io in $REDIS_IO; do
   stop
 done
 for l in $LOOPS; do
-  start "0-$((l - 1))" $HOTKV --port "$PORT" --save '' --dir "$tmp/d" --io-threads "$l" || exit 1
+  start "0-$((l - 1 + SPARE))" $HOTKV --port "$PORT" --save '' --dir "$tmp/d" --io-threads "$l" || exit 1
   measure hotkv "hotkv-$l"
   if [ "$l" = "$HOL_LOOPS" ]; then
     for op in script sort; do
