@@ -404,7 +404,8 @@ func (s *Server) finish(w *waiter, reply []byte) {
 		c.setBlockedFlag(false)
 		c.w.Raw(reply)
 		if w.cmd != nil {
-			c.stats.count(w.cmd, w.took, reply[0] == '-', s.latencyTracking.Bool())
+			failed := reply[0] == '-'
+			c.stats.count(w.cmd, w.took, failed, b2i(!failed && w.cmd.Flags&Write != 0), s.latencyTracking.Bool())
 			s.slowlog.maybeAdd(s, c, w.cmd, w.args, w.took)
 		}
 		c.resume()

@@ -267,9 +267,8 @@ parsed:
 	}
 	if added+updated > 0 {
 		c.propagate(zargs...)
-	} else {
-		c.propagateNothing()
 	}
+	c.dirty(added + updated)
 	if ch {
 		c.w.Int(int64(added + updated))
 	} else {

@@ -126,6 +126,7 @@ func hashSetPairs(c *Client, args [][]byte, name string) (created int64, ok bool
 		}
 	}
 	c.hashStore(key, e, h, "hset")
+	c.dirty((len(args) - 2) / 2) // every field set counts, as in Redis
 	return created, true
 }
 
@@ -151,6 +152,7 @@ func cmdHsetNX(c *Client, args [][]byte) {
 		return
 	}
 	if h.Exists(args[2]) {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -197,6 +199,7 @@ func cmdHdel(c *Client, args [][]byte) {
 	key := args[1]
 	e := c.lookupWrite(key)
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -205,6 +208,7 @@ func cmdHdel(c *Client, args [][]byte) {
 	}
 	h := e.Obj.(*hash.Hash)
 	var deleted int64
+	defer func() { c.dirty(int(deleted)) }()
 	for _, f := range args[2:] {
 		if h.Delete(f) {
 			deleted++

@@ -76,9 +76,7 @@ func cmdDel(c *Client, args [][]byte) {
 			n++
 		}
 	}
-	if n == 0 {
-		c.propagateNothing()
-	}
+	c.dirty(int(n))
 	c.w.Int(n)
 }
 
@@ -205,7 +203,7 @@ func (c *Client) expireGeneric(args [][]byte, name string, basetime int64, secon
 		c.notify(evGeneric, "expire", key)
 	default:
 		c.db.SetExpire(key, when)
-		if c.srv.propagating() {
+		if c.recording() {
 			c.propagate(argPEXPIREAT, key, intBytes(when)) // relative times replay as absolute
 		}
 		c.notify(evGeneric, "expire", key)
@@ -363,11 +361,13 @@ func cmdCopy(c *Client, args [][]byte) {
 	}
 	e := c.lookupRead(key)
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
 	if dst.Get(newkey) != nil {
 		if !replace {
+			c.dirty(0)
 			c.w.Int(0)
 			return
 		}
@@ -710,6 +710,8 @@ func cmdFlushDB(c *Client, args [][]byte) {
 		return
 	}
 	c.srv.touchWatchedExisting(int(c.dbIndex.Load()))
+	c.dirty(c.db.Len()) // the keys removed, as Redis counts them
+	c.propagate(args...) // even when there were none
 	c.db.Flush()
 	c.srv.readyWaited(int(c.dbIndex.Load()))
 	c.w.OK()
@@ -722,17 +724,23 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	}
 	s := c.srv
 	all := make([]int, len(s.dbs))
+	removed := 0
 	for i, db := range s.dbs {
 		s.touchWatchedExisting(i)
+		removed += db.Len()
 		db.Flush()
 		all[i] = i
 	}
 	s.readyWaited(all...)
+	c.propagate(args...) // even when there were no keys
 	// As Redis 7.0: with save points, FLUSHALL also saves the (empty)
-	// dataset, under the global lock it holds.
+	// dataset, under the global lock it holds, and no change is left
+	// unsaved.
 	if s.cfg.Lookup("save").String() != "" {
 		s.writeSnapshot(s.copyDataset(), c.encodeOptions())
+		removed = 0
 	}
+	c.dirty(removed)
 	c.w.OK()
 }
 

@@ -129,6 +129,7 @@ func (c *Client) listPush(args [][]byte, front, onlyExisting bool) {
 		return
 	}
 	if e == nil && onlyExisting {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -151,6 +152,7 @@ func (c *Client) listPush(args [][]byte, front, onlyExisting bool) {
 		c.db.Updated(key, e)
 	}
 	c.notify(evList, pushEvent(front), key)
+	c.dirty(len(args) - 2)
 	c.w.Int(int64(l.Len()))
 }
 
@@ -182,9 +184,11 @@ func (c *Client) listPop(args [][]byte, front bool) {
 	e := c.lookupWrite(key)
 	switch {
 	case e == nil && hasCount:
+		c.dirty(0)
 		c.w.NullArray()
 		return
 	case e == nil:
+		c.dirty(0)
 		c.w.Null()
 		return
 	case !c.checkType(e, keyspace.KindList):
@@ -236,6 +240,7 @@ func (c *Client) listPopRange(key []byte, e *keyspace.Entry, front bool, count i
 	}
 	listTrim(l, front, n)
 	c.listChanged(key, e, popEvent(front))
+	c.dirty(n)
 }
 
 // listPopRangeWithKey is Redis's listPopRangeAndReplyWithKey, the reply of
@@ -424,12 +429,14 @@ func cmdLInsert(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
 	l := listOf(e)
 	m := list.NewMatcher(args[3])
 	if !l.Insert(&m, args[4], after) {
+		c.dirty(0)
 		c.w.Int(-1)
 		return
 	}
@@ -450,6 +457,7 @@ func cmdLRem(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -467,6 +475,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	if n > 0 {
 		c.listChanged(key, e, "lrem")
 	}
+	c.dirty(n)
 	c.w.Int(int64(n))
 }
 
@@ -486,12 +495,14 @@ func cmdLTrim(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
+		c.dirty(0)
 		c.w.OK()
 		return
 	}
 	l := listOf(e)
 	llen := l.Len()
 	from, n := listRange(start, stop, llen)
+	c.dirty(llen - n)
 	if n == 0 {
 		l.Clear()
 	} else {
@@ -611,6 +622,7 @@ func cmdLMove(c *Client, args [][]byte) {
 		return
 	}
 	if !c.listMove(args[1], args[2], fromFront, toFront) {
+		c.dirty(0)
 		c.w.Null()
 	}
 }
@@ -618,6 +630,7 @@ func cmdLMove(c *Client, args [][]byte) {
 // RPOPLPUSH source destination
 func cmdRPopLPush(c *Client, args [][]byte) {
 	if !c.listMove(args[1], args[2], false, true) {
+		c.dirty(0)
 		c.w.Null()
 	}
 }

@@ -125,6 +125,9 @@ func (c *Client) storeSet(key []byte, s *set.Set, event string) {
 func (c *Client) deleteStored(key []byte) {
 	if c.db.Delete(key) {
 		c.notify(evGeneric, "del", key)
+		c.dirty(1)
+	} else {
+		c.dirty(0)
 	}
 }
 
@@ -167,6 +170,7 @@ func cmdSAdd(c *Client, args [][]byte) {
 	if added > 0 {
 		c.notify(evSet, "sadd", key)
 	}
+	c.dirty(added)
 	c.w.Int(int64(added))
 }
 
@@ -177,6 +181,7 @@ func cmdSRem(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -192,6 +197,7 @@ func cmdSRem(c *Client, args [][]byte) {
 	if deleted > 0 {
 		c.setChanged(args[1], e, s, "srem")
 	}
+	c.dirty(deleted)
 	c.w.Int(int64(deleted))
 }
 
@@ -201,6 +207,7 @@ func cmdSMove(c *Client, args [][]byte) {
 	src := c.lookupWrite(srcKey)
 	dst := c.lookupWrite(dstKey)
 	if src == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -209,6 +216,7 @@ func cmdSMove(c *Client, args [][]byte) {
 	}
 	srcSet := src.Obj.(*set.Set)
 	if src == dst {
+		c.dirty(0)
 		if srcSet.Contains(m) {
 			c.w.Int(1)
 		} else {
@@ -217,10 +225,12 @@ func cmdSMove(c *Client, args [][]byte) {
 		return
 	}
 	if !srcSet.Remove(m) {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
 	c.setChanged(srcKey, src, srcSet, "srem")
+	c.dirty(2) // as Redis: the removal and the addition
 	if dst == nil {
 		s := set.NewFor(m)
 		s.Add(m, c.maxIntset())
@@ -345,6 +355,7 @@ func spopWithCount(c *Client, args [][]byte) {
 		return
 	}
 	size := int64(s.Len())
+	c.dirty(int(min(n, size)))
 	if n >= size {
 		// The whole set, as SUNION of the one key replies it.
 		c.replySet(set.Union([]*set.Set{s}, c.maxIntset()))

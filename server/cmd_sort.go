@@ -476,9 +476,7 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 	}
 	dst := args[o.store]
 	if outLen == 0 {
-		if c.db.Delete(dst) {
-			c.notify(evGeneric, "del", dst)
-		}
+		c.deleteStored(dst)
 		c.w.Int(0)
 		return
 	}
@@ -494,6 +492,7 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 	}
 	c.db.Set(dst, keyspace.NewObject(keyspace.KindList, l))
 	c.notify(evList, "sortstore", dst)
+	c.dirty(outLen)
 	c.w.Int(int64(outLen))
 }
 

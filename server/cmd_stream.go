@@ -606,7 +606,7 @@ type pendingState struct {
 // propagateXClaim records the XCLAIM Redis propagates for a PEL entry
 // (streamPropagateXCLAIM).
 func (c *Client) propagateXClaim(key, group, id []byte, consumer string, time int64, count uint64, lastID stream.ID) {
-	if !c.srv.propagating() {
+	if !c.recording() {
 		return // the arguments cost allocations
 	}
 	c.propagate([]byte("XCLAIM"), key, group, []byte(consumer), []byte("0"), id,
@@ -626,7 +626,7 @@ func (c *Client) propagateClaimOf(key, group, idArg []byte, g *stream.Group, id 
 // propagateGroupID records XGROUP SETID with the group's state
 // (streamPropagateGroupID).
 func (c *Client) propagateGroupID(key, group []byte, g *stream.Group) {
-	if !c.srv.propagating() {
+	if !c.recording() {
 		return // the arguments cost allocations
 	}
 	c.propagate([]byte("XGROUP"), []byte("SETID"), key, group, idBytes(g.LastID()),

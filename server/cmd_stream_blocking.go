@@ -284,7 +284,7 @@ func (c *Client) readNew(key []byte, e *keyspace.Entry, g *stream.Group, sp *xre
 	s := streamOf(e)
 	cons := c.readConsumer(key, g, sp, now)
 	es := s.ReadNew(g, cons, sp.count, sp.noack, now)
-	if len(es) > 0 && c.srv.propagating() {
+	if len(es) > 0 && c.recording() {
 		for _, en := range es {
 			if p := g.Pending(en.ID); p != nil && !sp.noack {
 				c.propagateXClaim(key, sp.group, idBytes(en.ID), p.Consumer().Name(), p.DeliveryTime(), p.DeliveryCount(), en.ID)

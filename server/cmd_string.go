@@ -213,7 +213,7 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 	if at != 0 {
 		c.db.SetExpire(key, at)
 		c.notify(evGeneric, "expire", key)
-		if flags&setPXAT == 0 && c.srv.propagating() {
+		if flags&setPXAT == 0 && c.recording() {
 			c.propagate(argSET, key, val, argPXAT, intBytes(at)) // relative times replay as absolute
 		}
 	}
@@ -299,7 +299,7 @@ func cmdGetEx(c *Client, args [][]byte) {
 		c.notify(evGeneric, "del", key)
 	case expArg != nil:
 		c.db.SetExpire(key, at)
-		if c.srv.propagating() {
+		if c.recording() {
 			c.propagate(argPEXPIREAT, key, intBytes(at))
 		}
 		c.notify(evGeneric, "expire", key)
@@ -333,6 +333,7 @@ func cmdMset(c *Client, args [][]byte) {
 		c.db.SetString(args[i], args[i+1], false)
 		c.notify(evString, "set", args[i])
 	}
+	c.dirty((len(args) - 1) / 2)
 	c.w.OK()
 }
 
@@ -353,6 +354,7 @@ func cmdMsetNX(c *Client, args [][]byte) {
 		c.db.SetString(args[i], args[i+1], false)
 		c.notify(evString, "set", args[i])
 	}
+	c.dirty((len(args) - 1) / 2)
 	c.w.Int(1)
 }
 
@@ -535,6 +537,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 	e := c.lookupWrite(key)
 	if e == nil {
 		if len(val) == 0 {
+			c.dirty(0)
 			c.w.Int(0)
 			return
 		}
@@ -554,6 +557,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		return
 	}
 	if len(val) == 0 {
+		c.dirty(0)
 		c.w.Int(int64(len(e.Str)))
 		return
 	}

@@ -247,6 +247,7 @@ options:
 		}
 		c.zsetChanged(key, e, event, added+updated > 0)
 	}
+	c.dirty(added + updated)
 	switch {
 	case !incr && ch:
 		c.w.Int(int64(added + updated))
@@ -267,6 +268,7 @@ func cmdZRem(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -281,6 +283,7 @@ func cmdZRem(c *Client, args [][]byte) {
 		}
 	}
 	c.zsetChanged(key, e, "zrem", deleted > 0)
+	c.dirty(deleted)
 	c.w.Int(int64(deleted))
 }
 

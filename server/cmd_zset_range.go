@@ -327,6 +327,7 @@ func (c *Client) zremrange(args [][]byte, typ int) {
 		return
 	}
 	if e == nil {
+		c.dirty(0)
 		c.w.Int(0)
 		return
 	}
@@ -345,6 +346,7 @@ func (c *Client) zremrange(args [][]byte, typ int) {
 			start = 0
 		}
 		if start > end || start >= n {
+			c.dirty(0)
 			c.w.Int(0)
 			return
 		}
@@ -356,5 +358,6 @@ func (c *Client) zremrange(args [][]byte, typ int) {
 	}
 	deleted := z.DeleteRange(lo, hi)
 	c.zsetChanged(key, e, [...]string{zrangeRank: "zremrangebyrank", zrangeScore: "zremrangebyscore", zrangeLex: "zremrangebylex"}[typ], deleted > 0)
+	c.dirty(deleted)
 	c.w.Int(int64(deleted))
 }

@@ -51,7 +51,7 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 		s.feedMonitors(c, args) // once it ran, as Redis's call()
 	}
 	failed := c.errors != errs
-	c.recordWrite(cmd, args, failed)
+	changes := c.recordWrite(cmd, args, failed)
 	end = monoNow()
 	d := end - start
 	if w := c.blocked; w != nil {
@@ -59,7 +59,7 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 		// updateStatsOnUnblock.
 		w.cmd, w.args, w.took = cmd, copyArgs(args), d
 	} else {
-		c.stats.count(cmd, d, failed, s.latencyTracking.Bool())
+		c.stats.count(cmd, d, failed, changes, s.latencyTracking.Bool())
 		if !c.replaying { // Redis runs the file's commands without call()
 			s.slowlog.maybeAdd(s, c, cmd, args, d)
 		}

@@ -239,10 +239,11 @@ type cmdBatch struct {
 	quick int64
 }
 
-// count counts a call of cmd that ran for d; track records its latency
-// in cmd's histogram (latency-tracking), in whole microseconds as Redis
+// count counts a call of cmd that ran for d and made changes changes to
+// the dataset (changes since the last save); track records its latency in
+// cmd's histogram (latency-tracking), in whole microseconds as Redis
 // does.
-func (b *batchStats) count(cmd *Command, d time.Duration, failed, track bool) {
+func (b *batchStats) count(cmd *Command, d time.Duration, failed bool, changes int, track bool) {
 	b.commands++
 	var e *cmdBatch
 	for i := len(b.perCmd) - 1; i >= 0; i-- {
@@ -267,9 +268,8 @@ func (b *batchStats) count(cmd *Command, d time.Duration, failed, track bool) {
 	}
 	if failed {
 		e.failed++
-	} else if cmd.Flags&Write != 0 {
-		b.dirty++ // a write that ran: a change since the last save
 	}
+	b.dirty += int64(changes)
 }
 
 // publish adds the batch to the server's counters (slot is the client's).

@@ -34,8 +34,13 @@ import (
 type propState struct {
 	journal.Batch
 	// decided is set by a handler that chose its records itself; the
-	// default rule then adds none.
-	decided bool
+	// default rule then adds none. changed says it changed the dataset
+	// (it propagated something, or would have with the journal active).
+	decided, changed bool
+	// changes is the count of changes a handler reported (dirty), when
+	// counted: Redis's server.dirty grows by it.
+	changes int
+	counted bool
 }
 
 // propagating reports whether writes are recorded: the journal has a
@@ -45,26 +50,57 @@ func (s *Server) propagating() bool { return s.journal.Active() }
 // propagate records args, run on c's database, as (one of) what the
 // running command propagates, in place of the command itself.
 func (c *Client) propagate(args ...[]byte) {
-	c.prop.decided = true
+	c.prop.decided, c.prop.changed = true, true
 	if c.srv.propagating() {
 		c.prop.Add(int(c.dbIndex.Load()), args)
 	}
 }
 
 // propagateNothing says the running command propagates nothing (it
-// changed nothing).
+// changed nothing), unless it calls propagate afterwards.
 func (c *Client) propagateNothing() { c.prop.decided = true }
 
+// dirty reports that the running command made n changes (Redis's
+// server.dirty += n: elements added, removed, fields set, keys deleted).
+// A write that made none propagates nothing, as in Redis.
+func (c *Client) dirty(n int) {
+	c.prop.counted = true
+	c.prop.changes += n
+}
+
+// recording says the running command changed the dataset and reports
+// whether its records are kept: a handler that builds a rewritten record
+// only when they are (it costs allocations) asks this, then propagates.
+func (c *Client) recording() bool {
+	c.prop.decided, c.prop.changed = true, true
+	return c.srv.propagating()
+}
+
 // recordWrite applies the default rule after a command ran on c: a write
-// that did not fail is propagated as sent, unless its handler decided.
-func (c *Client) recordWrite(cmd *Command, args [][]byte, failed bool) {
-	if c.prop.decided {
-		c.prop.decided = false
-		return
+// that did not fail, and did not report that it changed nothing, is
+// propagated as sent, unless its handler decided. It returns how many
+// changes the command made (Redis's server.dirty grows by it): what the
+// handler reported (dirty), else one for a write that changed something.
+func (c *Client) recordWrite(cmd *Command, args [][]byte, failed bool) (changes int) {
+	p := &c.prop
+	decided, changed := p.decided, p.changed
+	if p.counted {
+		changes = p.changes
+		decided = decided || changes == 0
+	} else if decided {
+		changes = b2i(changed)
 	}
-	if cmd.Flags&Write != 0 && !failed && c.srv.propagating() {
-		c.prop.Add(int(c.dbIndex.Load()), args)
+	p.decided, p.changed, p.counted, p.changes = false, false, false, 0
+	if decided {
+		return changes
 	}
+	if cmd.Flags&Write == 0 || failed {
+		return changes
+	}
+	if c.srv.propagating() {
+		p.Add(int(c.dbIndex.Load()), args)
+	}
+	return max(changes, 1)
 }
 
 // takeRecords moves the records of from (a script's engine client) to c,
