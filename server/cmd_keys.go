@@ -710,7 +710,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 		return
 	}
 	c.srv.touchWatchedExisting(int(c.dbIndex.Load()))
-	c.dirty(c.db.Len()) // the keys removed, as Redis counts them
+	c.dirty(c.db.Len())  // the keys removed, as Redis counts them
 	c.propagate(args...) // even when there were none
 	c.db.Flush()
 	c.srv.readyWaited(int(c.dbIndex.Load()))
