@@ -34,7 +34,9 @@ const (
 	ReadChunk = 16 * 1024
 
 	initialBufSize = 16 * 1024
-	shrinkAbove    = 256 * 1024
+	// resizeAbove is Redis's PROTO_RESIZE_THRESHOLD: a buffer larger
+	// than this and twice its recent peak is cut back (Shrink).
+	resizeAbove = 32 * 1024
 )
 
 // ProtocolError is a malformed request. Its text is what Redis puts after
@@ -69,6 +71,8 @@ type Reader struct {
 	buf  []byte
 	r, w int // unparsed data is buf[r:w]
 	need int // bytes buf[r:] must hold before a parse can succeed
+	// peak is the most input held at once since the last Shrink.
+	peak int
 
 	// A multibulk request that arrives in pieces is parsed once: mbLeft
 	// bulks are still to come, from offset mbPos of the request; spans
@@ -109,6 +113,50 @@ func (r *Reader) Buffered() bool { return r.r < r.w }
 // the free room in the buffer (free).
 func (r *Reader) QueryBuf() (used, free int) {
 	return r.last + r.w - r.r, len(r.buf) - r.w
+}
+
+// QueryBufBetween reports the query buffer as CLIENT LIST shows it
+// between commands: the unparsed input (used) and the room the buffer has
+// besides it (free), as Redis's buffer once the commands it held ran.
+func (r *Reader) QueryBufBetween() (used, free int) {
+	used = r.w - r.r
+	return used, len(r.buf) - used
+}
+
+// Shrink gives back the room a large command left, as Redis's
+// clientsCronResizeQueryBuffer does: a buffer over 32 KB and more than
+// twice the most input held since the last Shrink (the peak) is cut to
+// that peak, or to the input held now, or to the bulk being read, the
+// largest. The peak restarts from the input held now. It reports whether
+// the buffer was cut.
+func (r *Reader) Shrink() bool {
+	held := r.w - r.r
+	cut := false
+	if len(r.buf) > resizeAbove && len(r.buf)/2 > r.peak {
+		size := max(held, r.peak)
+		if r.need != math.MaxInt {
+			size = max(size, r.need)
+		}
+		if size < len(r.buf) {
+			nb := make([]byte, size)
+			copy(nb, r.buf[r.r:r.w])
+			r.buf, r.r, r.w = nb, 0, held
+			cut = true
+		}
+	}
+	r.peak = held
+	return cut
+}
+
+// Release frees the buffer of a Reader holding no unparsed input (an idle
+// client's, as Redis's clientsCronResizeQueryBuffer frees it) and reports
+// whether it did; the next read allocates a fresh one.
+func (r *Reader) Release() bool {
+	if r.r != r.w || r.mbLeft != 0 || r.buf == nil {
+		return false
+	}
+	r.buf, r.r, r.w, r.last = nil, 0, 0, 0
+	return true
 }
 
 // ReadCommand returns the next non-empty command. The returned slices alias
@@ -204,7 +252,7 @@ func (r *Reader) Drain(wouldBlock error) error {
 func (r *Reader) fill() error {
 	if r.r == r.w {
 		r.r, r.w = 0, 0
-		if len(r.buf) > shrinkAbove {
+		if r.buf == nil { // released (Release)
 			r.buf = make([]byte, initialBufSize)
 		}
 	}
@@ -215,7 +263,7 @@ func (r *Reader) fill() error {
 		} else {
 			// Grow by doubling, as data arrives: a huge declared length
 			// never allocates up front.
-			nb := make([]byte, 2*len(r.buf))
+			nb := make([]byte, max(2*len(r.buf), initialBufSize))
 			copy(nb, r.buf[r.r:r.w])
 			r.buf = nb
 		}
@@ -234,6 +282,7 @@ func (r *Reader) fill() error {
 		r.w += n
 		r.BytesRead += int64(n)
 		if n > 0 {
+			r.peak = max(r.peak, r.w-r.r)
 			if r.MaxQueryBuffer > 0 && int64(r.w-r.r) > r.MaxQueryBuffer {
 				return ErrQueryBufferLimit
 			}

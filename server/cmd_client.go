@@ -204,6 +204,8 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 		obl = len(c.w.Buf)
 	} else {
 		argvMem = int(cl.argvMem.Load())
+		q := cl.qbuf.Load()
+		qbuf, qbufFree = int(q>>32), int(uint32(q))
 	}
 	// Output the socket has not taken yet (the event loop's queue) is
 	// what Redis reports as its reply list.

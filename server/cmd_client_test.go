@@ -633,3 +633,55 @@ func TestClientMonitorClose(t *testing.T) {
 		t.Fatalf("PING: %q", r)
 	}
 }
+
+// TestQueryBufferResized: another client's CLIENT LIST shows a client's
+// query buffer (qbuf + qbuf-free) as Redis does: 16 KB when it is fresh,
+// freed once the client is idle for over 2 seconds, grown by a large
+// command and cut back to the recent peak by the cron when smaller ones
+// follow.
+func TestQueryBufferResized(t *testing.T) {
+	_, addr := startServer(t)
+	c, probe := difftest.Dial(t, addr), difftest.Dial(t, addr)
+	c.Do("CLIENT", "SETNAME", "test_client")
+	size := func() int {
+		for _, line := range strings.Split(probe.Do("CLIENT", "LIST"), "\n") {
+			if strings.Contains(line, "name=test_client ") {
+				q, _ := strconv.Atoi(cliField(line, "qbuf"))
+				f, _ := strconv.Atoi(cliField(line, "qbuf-free"))
+				return q + f
+			}
+		}
+		t.Fatal("test_client not in CLIENT LIST")
+		return 0
+	}
+	if n := size(); n < 16384 || n >= 32768 {
+		t.Errorf("fresh client's query buffer: %d", n)
+	}
+	deadline := time.Now().Add(6 * time.Second)
+	for size() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("idle client's query buffer not freed: %d", size())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.Do("SET", "x", strings.Repeat("A", 400000))
+	big := size()
+	if big <= 32768 {
+		t.Errorf("after a 400 KB SET: %d", big)
+	}
+	// Smaller commands let the cron cut it back to their peak, not to 0.
+	deadline = time.Now().Add(3 * time.Second)
+	for {
+		c.Do("SET", "x", strings.Repeat("A", 100))
+		if n := size(); n < big {
+			if n == 0 {
+				t.Errorf("shrunk to 0 while in use")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("query buffer of %d not shrunk", big)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -94,8 +94,11 @@ type Client struct {
 	keys          [][]byte
 	nameBuf       [64]byte
 	argvMem       atomic.Int64
-	errors        int64 // error replies sent, for failed_calls
-	inReported    int64 // input bytes already added to the stats
+	// qbuf is the query buffer as the connection's goroutine last saw it,
+	// for other clients' CLIENT LIST: used<<32 | free (publishQueryBuf).
+	qbuf       atomic.Uint64
+	errors     int64 // error replies sent, for failed_calls
+	inReported int64 // input bytes already added to the stats
 	// mark is monoNow when the previous command of the batch ended; 0
 	// between batches.
 	mark time.Duration
@@ -166,6 +169,36 @@ func (s *Server) serveConn(conn net.Conn) {
 
 // invoke runs fn on c's own connection goroutine or loop.
 func (c *Client) invoke(fn func()) { c.conn.Invoke(fn) }
+
+// publishQueryBuf publishes c's query buffer sizes for other clients'
+// CLIENT LIST (qbuf, qbuf-free). It runs on c's goroutine.
+func (c *Client) publishQueryBuf() {
+	if c.rd == nil {
+		return
+	}
+	used, free := c.rd.QueryBufBetween()
+	if v := uint64(used)<<32 | uint64(uint32(free)); c.qbuf.Load() != v {
+		c.qbuf.Store(v)
+	}
+}
+
+// releaseQueryBuf frees the query buffer of c, idle, as Redis's
+// clientsCronResizeQueryBuffer does for clients idle over 2 seconds: the
+// next command allocates a fresh one. It runs on c's goroutine.
+func (c *Client) releaseQueryBuf() {
+	if c.rd != nil && c.rd.Release() {
+		c.publishQueryBuf()
+	}
+}
+
+// shrinkQueryBuf cuts c's query buffer back to its recent peak when a
+// large command left it much bigger (resp.Reader.Shrink). It runs on c's
+// goroutine.
+func (c *Client) shrinkQueryBuf() {
+	if c.rd != nil && c.rd.Shrink() {
+		c.publishQueryBuf()
+	}
+}
 
 // resume goes on with the commands that waited while c was blocked. On
 // the goroutine transport serveConn's loop does that by itself.
@@ -304,6 +337,7 @@ func (c *Client) flush() error {
 		c.busy.Store(false)
 	}
 	c.publishStats()
+	c.publishQueryBuf()
 	if c.subs.used {
 		c.writePushes() // the messages queued before these replies
 	}

@@ -443,10 +443,12 @@ func (s *Server) cron() {
 			s.activeExpireCycle(hz)
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
 			s.sampleInstantaneous(start)
-			if start.Sub(lastClientsCheck) >= time.Second {
+			everySecond := start.Sub(lastClientsCheck) >= time.Second
+			if everySecond {
 				lastClientsCheck = start
 				s.closeIdleClients(start)
 			}
+			s.resizeQueryBufs(start, everySecond)
 			s.savePoints(start)
 			s.aofCron()
 			s.cronTicks.Add(1)
@@ -508,6 +510,34 @@ func (s *Server) closeIdleClients(now time.Time) {
 	for _, c := range idle {
 		s.log.Debug("Closing idle client", "id", c.id)
 		c.kill()
+	}
+}
+
+// resizeQueryBufs gives back query-buffer memory as Redis's
+// clientsCronResizeQueryBuffer does: a buffer over 32 KB is cut back to
+// its recent peak (every tick), and, once a second, the buffer of a client
+// idle for more than 2 seconds that holds no input and wastes over 4 KB is
+// freed. Each client resizes its own buffer, on its goroutine.
+func (s *Server) resizeQueryBufs(now time.Time, idleCheck bool) {
+	nowSec := now.Unix()
+	var shrink, release []*Client
+	s.mu.Lock()
+	for _, c := range s.mu.clients {
+		q := c.qbuf.Load()
+		used, free := q>>32, uint64(uint32(q))
+		switch {
+		case idleCheck && used == 0 && free > 4096 && nowSec-c.lastActive.Load()/1000 > 2:
+			release = append(release, c)
+		case used+free > 32*1024:
+			shrink = append(shrink, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range release {
+		c.invoke(c.releaseQueryBuf)
+	}
+	for _, c := range shrink {
+		c.invoke(c.shrinkQueryBuf)
 	}
 }
 
