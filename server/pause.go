@@ -153,11 +153,11 @@ func (s *Server) unpauseClients() {
 
 // pauseTimeout is the pause timer's function: it ends the pause once its
 // end time has passed (a later pause may have moved it: then it waits
-// again).
+// again). A server shutting down resumes no one.
 func (s *Server) pauseTimeout() {
 	ps := &s.pause
 	ps.mu.Lock()
-	if ps.mode.Load() == pauseOff {
+	if ps.mode.Load() == pauseOff || s.closing.Load() {
 		ps.mu.Unlock()
 		return
 	}
@@ -191,15 +191,14 @@ func (s *Server) endPauseLocked() []*postponement {
 
 // paused reports whether the pause applies to cmd sent by c (the gate):
 // a pause is in effect, c is a connection's client, and the pause is ALL
-// or cmd may write or propagate.
+// or cmd may write or propagate. A command MULTI refuses (no_multi) is
+// refused at once, as Redis checks that before the pause.
 func (s *Server) paused(c *Client, cmd *Command, args [][]byte) bool {
-	switch s.pause.mode.Load() {
-	case pauseOff:
+	mode := s.pause.mode.Load()
+	if mode == pauseOff || c.conn == nil || c.tx.active && cmd.Flags&(NoMulti|TxControl) == NoMulti {
 		return false
-	case pauseAll:
-		return c.conn != nil
 	}
-	return c.conn != nil && s.mayReplicate(c, cmd, args)
+	return mode == pauseAll || s.mayReplicate(c, cmd, args)
 }
 
 // mayReplicate is processCommand's is_may_replicate_command: cmd may

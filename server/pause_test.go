@@ -97,6 +97,7 @@ func TestClientPauseWhatWaits(t *testing.T) {
 		{"ALL", nil, "CLIENT UNPAUSE", true},
 		{"ALL", nil, "SET foo", false},
 		{"ALL", []string{"MULTI"}, "GET foo", true},
+		{"ALL", []string{"MULTI"}, "SAVE", false}, // no_multi: refused at once
 	}
 	sides := pauseSides(t)
 	for _, row := range rows {
