@@ -263,6 +263,12 @@ type DB struct {
 	// say when keys expired. Set before serving, or under the exclusive
 	// global lock (DEBUG LOADAOF), while the cron may read it.
 	KeepExpired atomic.Bool
+	// HoldExpired keeps expired keys in the database while they read as
+	// missing: lazy expiry (Get, Peek, Random) removes nothing and calls
+	// no hook, as Redis 7.0's expireIfNeeded while clients are paused
+	// (CLIENT PAUSE keeps the dataset still). Writes that replace an
+	// expired key still remove it.
+	HoldExpired atomic.Bool
 	// OnExpire, when set, is called (under the shard lock; it must not
 	// call back into the DB) with each key removed lazily by expiry: on
 	// access, or when a write (SET, DEL) meets the expired key. Keys the
@@ -388,8 +394,12 @@ func (db *DB) Peek(key []byte) *Entry {
 	return e
 }
 
-// expireIfSame removes the expired entry e if it is still in the shard.
+// expireIfSame removes the expired entry e if it is still in the shard
+// (not while HoldExpired).
 func (db *DB) expireIfSame(s *shard, e *Entry) {
+	if db.HoldExpired.Load() {
+		return
+	}
 	s.mu.Lock()
 	if db.removeLocked(s, e) {
 		if db.OnExpire != nil {
@@ -639,13 +649,15 @@ func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
 func (db *DB) Random(rand func(n int) int) (string, bool) {
 	now := db.expiryNow()
 	// Like Redis, remove the expired keys met on the way: each try either
-	// finds a live key or removes one, so this ends.
-	for {
+	// finds a live key or removes one, so this ends. While HoldExpired
+	// nothing is removed: after 100 expired keys one of them is returned,
+	// as Redis 7.2's dbRandomKey does (7.0 loops forever there).
+	for tries := 0; ; tries++ {
 		k, e, exp, s, ok := db.randomEntry(rand)
 		if !ok {
 			return "", false
 		}
-		if exp == 0 || exp > now {
+		if exp == 0 || exp > now || tries >= 100 && db.HoldExpired.Load() {
 			return k, true
 		}
 		db.expireIfSame(s, e)

@@ -127,3 +127,12 @@ func parseOptions(opts []string, unknown string) (Flags, error) {
 	}
 	return f, nil
 }
+
+// ShebangFlags returns the flags the first line of an EVAL script declares
+// (Compat without a shebang), without compiling it, as Redis's
+// evalExtractShebangFlags; ok is false when the line is malformed (EVAL
+// will refuse the script).
+func ShebangFlags(body string) (f Flags, ok bool) {
+	f, _, err := parseShebang(body)
+	return f, err == nil
+}

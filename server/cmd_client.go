@@ -23,6 +23,8 @@ func clientCommands() []*Command {
 			"info":     {Arity: 2, Flags: conn, Handler: cmdClientInfo},
 			"kill":     {Arity: -3, Flags: Admin | conn, Handler: cmdClientKill},
 			"unblock":  {Arity: -3, Flags: Admin | conn, Handler: cmdClientUnblock},
+			"pause":    {Arity: -3, Flags: Admin | conn, Handler: cmdClientPause},
+			"unpause":  {Arity: 2, Flags: Admin | conn, Handler: cmdClientUnpause},
 			"reply":    {Arity: 3, Flags: conn, Handler: cmdClientReply},
 			"setinfo":  {Arity: 4, Flags: conn, Handler: cmdClientSetInfo},
 			"no-evict": {Arity: 3, Flags: Admin | conn, Handler: cmdClientNoEvict},
@@ -424,8 +426,8 @@ func cmdClientSetInfo(c *Client, args [][]byte) {
 }
 
 // clientHelp is Redis 7.0.15's CLIENT HELP text, which lists subcommands
-// HotKV does not implement yet (CACHING, GETREDIR, PAUSE, UNPAUSE,
-// UNBLOCK, TRACKING, TRACKINGINFO) and not the 7.2 ones it does (SETINFO,
+// HotKV does not implement yet (CACHING, GETREDIR, TRACKING,
+// TRACKINGINFO) and not the 7.2 ones it does (SETINFO,
 // NO-TOUCH).
 var clientHelp = []string{
 	"CACHING (YES|NO)",

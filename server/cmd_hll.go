@@ -13,7 +13,7 @@ func hllCommands() []*Command {
 		{Name: "pfadd", Arity: -2, Flags: Write | DenyOOM | Fast, First: 1, Last: 1, Step: 1, Handler: cmdPfadd},
 		// PFCOUNT is read-only for Redis, yet writes the cached cardinality
 		// into the value: it locks its keys exclusively.
-		{Name: "pfcount", Arity: -2, Flags: Readonly | Exclusive, First: 1, Last: -1, Step: 1, Handler: cmdPfcount},
+		{Name: "pfcount", Arity: -2, Flags: Readonly | MayReplicate | Exclusive, First: 1, Last: -1, Step: 1, Handler: cmdPfcount},
 		{Name: "pfmerge", Arity: -2, Flags: Write | DenyOOM, First: 1, Last: -1, Step: 1, Handler: cmdPfmerge},
 	}
 }

@@ -14,11 +14,11 @@ func scriptingCommands() []*Command {
 	const evalFlags = NoScript | Stale | SkipMonitor | NoMandatoryKeys | Scripting
 	keys := numkeysKeys(2, 0)
 	return []*Command{
-		{Name: "eval", Arity: -3, Flags: evalFlags, Keys: keys, Handler: cmdEval},
-		{Name: "evalsha", Arity: -3, Flags: evalFlags, Keys: keys, Handler: cmdEvalSHA},
+		{Name: "eval", Arity: -3, Flags: evalFlags | MayReplicate, Keys: keys, Handler: cmdEval},
+		{Name: "evalsha", Arity: -3, Flags: evalFlags | MayReplicate, Keys: keys, Handler: cmdEvalSHA},
 		{Name: "eval_ro", Arity: -3, Flags: evalFlags | Readonly, Keys: keys, Handler: cmdEvalRO},
 		{Name: "evalsha_ro", Arity: -3, Flags: evalFlags | Readonly, Keys: keys, Handler: cmdEvalSHARO},
-		{Name: "fcall", Arity: -3, Flags: evalFlags, Keys: keys, Handler: cmdFCall},
+		{Name: "fcall", Arity: -3, Flags: evalFlags | MayReplicate, Keys: keys, Handler: cmdFCall},
 		{Name: "fcall_ro", Arity: -3, Flags: evalFlags | Readonly, Keys: keys, Handler: cmdFCallRO},
 		{Name: "script", Arity: -2, Sub: map[string]*Command{
 			"load":   {Arity: 3, Flags: NoScript | Stale, Handler: cmdScriptLoad},

@@ -782,7 +782,9 @@ func (s *Server) infoClients(b []byte) []byte {
 	b = fmt.Appendf(b, "maxclients:%d\r\n", s.cfg.Lookup("maxclients").Int())
 	b = append(b, "client_recent_max_input_buffer:0\r\n"+
 		"client_recent_max_output_buffer:0\r\n"...)
-	b = fmt.Appendf(b, "blocked_clients:%d\r\n", s.blockedCount())
+	// Postponed clients count as blocked, as in Redis (BLOCKED_POSTPONE),
+	// but are in no timeout table.
+	b = fmt.Appendf(b, "blocked_clients:%d\r\n", s.blockedCount()+s.pause.count.Load())
 	return fmt.Appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:%d\r\n", s.blockedCount())
 }
 

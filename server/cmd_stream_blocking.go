@@ -82,7 +82,7 @@ func cmdXRead(c *Client, args [][]byte) {
 			i++
 			ms, ok := parseInt(args[i])
 			if !ok {
-				c.errorReply("ERR timeout is not an integer or out of range")
+				c.errorReply(errTimeoutNotInt)
 				return
 			}
 			if ms < 0 {

@@ -53,9 +53,12 @@ type Client struct {
 	watched []blockKey
 	// parked is the command waiting for its locks (park.go); curCmd and
 	// curArgs are the command the gate is running, for acquire to park.
-	parked  *parking
-	curCmd  *Command
-	curArgs [][]byte
+	parked *parking
+	// postponed is the command waiting for the end of a CLIENT PAUSE
+	// (pause.go).
+	postponed *postponement
+	curCmd    *Command
+	curArgs   [][]byte
 	// gone is set when the connection was removed (its own goroutine).
 	gone bool
 	// engine is the client a script's commands run on; scripted marks
@@ -150,7 +153,7 @@ func (s *Server) serveConn(conn net.Conn) {
 	c.rd.BeforeBlock = c.flush
 	defer s.removeClient(c)
 	for !s.closing.Load() {
-		if c.blocked != nil || c.parked != nil {
+		if c.waiting() {
 			// A blocked client waits for its reply; a disconnect is
 			// noticed only once it is served or times out.
 			select {
@@ -166,6 +169,10 @@ func (s *Server) serveConn(conn net.Conn) {
 		}
 	}
 }
+
+// waiting reports whether c runs no more of its input for now: blocked,
+// parked for locks, or postponed by a pause.
+func (c *Client) waiting() bool { return c.blocked != nil || c.parked != nil || c.postponed != nil }
 
 // invoke runs fn on c's own connection goroutine or loop.
 func (c *Client) invoke(fn func()) { c.conn.Invoke(fn) }
@@ -216,7 +223,7 @@ func (c *Client) resume() {
 // connection ends. It flushes the replies and reports whether the
 // connection stays open.
 func (s *Server) serveInput(c *Client) bool {
-	if c.blocked != nil || c.parked != nil {
+	if c.waiting() {
 		// Commands wait while the client is blocked, but its input is
 		// read so that a disconnect is noticed.
 		return c.rd.Drain(errWouldBlock) == nil
@@ -264,7 +271,7 @@ func (s *Server) serveInput(c *Client) bool {
 			c.flushLast()
 			return false
 		}
-		if c.blocked != nil || c.parked != nil {
+		if c.waiting() {
 			c.flush()
 			return true
 		}
@@ -377,6 +384,7 @@ func (s *Server) removeClient(c *Client) {
 	c.conn.Close()
 	c.unblockOnClose()
 	c.unparkOnClose()
+	c.unpostponeOnClose()
 	c.unwatchAll()
 	c.unsubscribeAll()
 	s.mu.Lock()

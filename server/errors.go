@@ -29,6 +29,8 @@ const (
 	errGTLTNX            = "ERR GT, LT, and/or NX options at the same time are not compatible"
 	errCountPositive     = "ERR COUNT must be > 0"
 	errTimeoutNegative   = "ERR timeout is negative"
+	errTimeoutNotInt     = "ERR timeout is not an integer or out of range"
+	errPauseMode         = "ERR CLIENT PAUSE mode must be WRITE or ALL"
 	errTimeoutNotFloat   = "ERR timeout is not a float or out of range"
 	errNoScript          = "ERR This Redis command is not allowed from script"
 	errInvalidClientName = "ERR Client names cannot contain spaces, newlines or special characters."

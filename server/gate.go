@@ -9,12 +9,12 @@ import (
 
 // dispatch is the gate every command a client sends passes through:
 // table lookup, arity, authentication, OOM, MISCONF, subscribed-context
-// and busy-script checks, MULTI's queue, then the executor (exec.go),
+// and busy-script checks, CLIENT PAUSE's postponement, MULTI's queue, then the executor (exec.go),
 // which EXEC's queue and redis.call enter directly.
 func (s *Server) dispatch(c *Client, args [][]byte) {
 	mark := len(c.w.Buf)
 	s.dispatchCommand(c, args)
-	if c.parked == nil { // else when it runs (resumeParked)
+	if c.parked == nil && c.postponed == nil { // else when it runs (resumeParked, resumePostponed)
 		c.applyReplyMode(mark)
 	}
 }
@@ -75,6 +75,11 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 	// refused too, so that the EXEC aborts).
 	if cmd.Flags&AllowBusy == 0 && s.scripting.busyGlobal.Load() > 0 {
 		s.refuse(c, cmd, s.scripting.busyReply())
+		return
+	}
+	// While clients are paused the command waits for the end of the
+	// pause (pause.go), queued in MULTI or not, as in Redis.
+	if s.paused(c, cmd, args) && s.postpone(c, cmd, args) {
 		return
 	}
 	if c.tx.active && cmd.Flags&TxControl == 0 {

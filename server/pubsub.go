@@ -112,8 +112,8 @@ func pubsubCommands() []*Command {
 		{Name: "unsubscribe", Arity: -1, Flags: ps, Handler: cmdUnsubscribe(subChannel)},
 		{Name: "punsubscribe", Arity: -1, Flags: ps, Handler: cmdUnsubscribe(subPattern)},
 		{Name: "sunsubscribe", Arity: -1, Flags: ps, First: 1, Last: -1, Step: 1, Handler: cmdUnsubscribe(subShard)},
-		{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, Handler: cmdPublish(subChannel)},
-		{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, First: 1, Last: 1, Step: 1, Handler: cmdPublish(subShard)},
+		{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, Handler: cmdPublish(subChannel)},
+		{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, First: 1, Last: 1, Step: 1, Handler: cmdPublish(subShard)},
 		{Name: "pubsub", Arity: -2, Sub: map[string]*Command{
 			"channels":      {Arity: -2, Flags: PubSub | Loading | Stale, Handler: cmdPubsubChannels(subChannel)},
 			"shardchannels": {Arity: -2, Flags: PubSub | Loading | Stale, Handler: cmdPubsubChannels(subShard)},

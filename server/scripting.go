@@ -235,7 +235,10 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 		return sr.reject(cmd, errNoScript)
 	}
 	write := cmd.Flags&Write != 0
-	if write && sr.ro {
+	// May-replicate commands (PUBLISH, PFCOUNT) count as writes for a
+	// read-only script, as in Redis: such a script runs during CLIENT
+	// PAUSE WRITE.
+	if cmd.Flags&(Write|MayReplicate) != 0 && sr.ro {
 		return sr.reject(cmd, errScriptReadOnly)
 	}
 	if cmd.Flags&DenyOOM != 0 && sr.oom && sr.flags&script.AllowOOM == 0 && !sr.dirty.Load() {

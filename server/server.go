@@ -72,7 +72,8 @@ type Server struct {
 	stats    serverStats
 	blocking blockState
 	parking  parkState
-	hooks    Hooks // the executor's (hooks.go)
+	pause    pauseState // CLIENT PAUSE (pause.go)
+	hooks    Hooks      // the executor's (hooks.go)
 	// latency is the latency monitor's events (cmd_latency.go);
 	// latencyThreshold is latency-monitor-threshold, latencyTracking
 	// latency-tracking.

@@ -133,6 +133,9 @@ func Dial(tb testing.TB, addr string) *Conn {
 	return &Conn{tb: tb, c: c, r: bufio.NewReader(c)}
 }
 
+// Close closes the connection.
+func (c *Conn) Close() error { return c.c.Close() }
+
 // Addr returns the address the connection is connected to.
 func (c *Conn) Addr() string { return c.c.RemoteAddr().String() }
 
