@@ -711,6 +711,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 	}
 	c.srv.touchWatchedExisting(int(c.dbIndex.Load()))
 	c.db.Flush()
+	c.srv.trackingFlush()
 	c.srv.readyWaited(int(c.dbIndex.Load()))
 	c.w.OK()
 }
@@ -727,6 +728,7 @@ func cmdFlushAll(c *Client, args [][]byte) {
 		db.Flush()
 		all[i] = i
 	}
+	s.trackingFlush()
 	s.readyWaited(all...)
 	// As Redis 7.0: with save points, FLUSHALL also saves the (empty)
 	// dataset, under the global lock it holds.
