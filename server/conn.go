@@ -80,9 +80,9 @@ type Client struct {
 	readyKey       string
 	// pushing: the running command wrote pub/sub confirmations, which
 	// CLIENT REPLY OFF/SKIP do not silence (applyReplyMode).
-	pushing bool
-	watchDirty     atomic.Bool
-	lastCmd        atomic.Pointer[Command]
+	pushing    bool
+	watchDirty atomic.Bool
+	lastCmd    atomic.Pointer[Command]
 	// What the connection's own goroutine last stored in lastCmd and
 	// lastActive (in seconds).
 	lastCmdSeen   *Command

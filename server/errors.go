@@ -3,7 +3,7 @@ package server
 // Every error text HotKV replies with lives here, spelled as Redis 7 spells
 // it (without the leading '-'). Texts that take arguments are fmt formats.
 const (
-	errSyntax            = "ERR syntax error"
+	errSyntax = "ERR syntax error"
 
 	// CLIENT TRACKING and CLIENT CACHING (networking.c, tracking.c).
 	errTrackingRedirectTwice     = "ERR A client can only redirect to a single other client"

@@ -80,11 +80,11 @@ type Server struct {
 	latencyThreshold, latencyTracking *config.Param
 	// trackingMaxKeys is tracking-table-max-keys.
 	trackingMaxKeys *config.Param
-	watch                             watchState
-	scripting                         scripting
-	persist                           persistState
-	pubsub                            pubsubState
-	tracking                          trackingState // client-side caching (tracking.go)
+	watch           watchState
+	scripting       scripting
+	persist         persistState
+	pubsub          pubsubState
+	tracking        trackingState // client-side caching (tracking.go)
 	// notifyEvents is notify-keyspace-events (notify.go).
 	notifyEvents *config.Param
 	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
