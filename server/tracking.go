@@ -55,9 +55,8 @@ type clientTracking struct {
 	// on mirrors trkOn for the read path (a plain load); used is set once
 	// tracking was ever on: the client's queue may hold messages.
 	on, used bool
-	// caching is CLIENT CACHING's mark for the next command; cachingNow
-	// that the running command set it.
-	caching, cachingNow bool
+	// caching is CLIENT CACHING's mark for the next command.
+	caching bool
 	prefixes            []string // BCAST prefixes, sorted
 	// q is the invalidations not yet appended to the reply buffer.
 	q struct {
@@ -330,13 +329,12 @@ func (c *Client) trackingDrain() {
 
 // trackingAfter runs after each command c sent: the invalidations queued
 // meanwhile follow its reply, and CLIENT CACHING's mark ends with the
-// command after it (unless inside MULTI), as Redis's resetClient.
+// command after it, unless that is inside MULTI or another CLIENT
+// command, as Redis's resetClient.
 func (c *Client) trackingAfter() {
 	c.trackingDrain()
-	if c.trk.caching {
-		if c.trk.cachingNow {
-			c.trk.cachingNow = false
-		} else if !c.tx.active {
+	if c.trk.caching && !c.tx.active {
+		if cmd := c.curCmd; cmd == nil || cmd.parent == nil || cmd.parent.Name != "client" {
 			c.trk.caching = false
 		}
 	}
@@ -539,7 +537,7 @@ func (s *Server) disableTracking(c *Client) {
 	t.mu.Unlock()
 	c.trk.prefixes = nil
 	c.trk.flags.Store(0)
-	c.trk.on, c.trk.caching, c.trk.cachingNow = false, false, false
+	c.trk.on, c.trk.caching = false, false
 }
 
 // trackingStats returns INFO's tracking_total_keys, _items and
@@ -653,7 +651,7 @@ func cmdClientCaching(c *Client, args [][]byte) {
 		c.errorReply(errSyntax)
 		return
 	}
-	c.trk.caching, c.trk.cachingNow = true, true
+	c.trk.caching = true
 	c.w.OK()
 }
 
