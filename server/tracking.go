@@ -56,8 +56,8 @@ type clientTracking struct {
 	// tracking was ever on: the client's queue may hold messages.
 	on, used bool
 	// caching is CLIENT CACHING's mark for the next command.
-	caching bool
-	prefixes            []string // BCAST prefixes, sorted
+	caching  bool
+	prefixes []string // BCAST prefixes, sorted
 	// q is the invalidations not yet appended to the reply buffer.
 	q struct {
 		sync.Mutex

@@ -433,3 +433,117 @@ func TestTrackingClientList(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackingConcurrent: tracking clients on several event loops read
+// every key, then writers on other connections change every key once,
+// in parallel, on different tags; each tracking client gets exactly one
+// invalidation per key, before the reply to the PING it sends once the
+// writers are done. Three rounds. Run with -race.
+func TestTrackingConcurrent(t *testing.T) {
+	_, addr := startServer(t)
+	const readers, writers, tags, perTag, rounds = 6, 4, 8, 25, 3
+	var keys []string
+	for tg := range tags {
+		for i := range perTag {
+			keys = append(keys, fmt.Sprintf("{t%d}k%d", tg, i))
+		}
+	}
+	rs := make([]*difftest.Conn, readers)
+	for i := range rs {
+		rs[i] = difftest.Dial(t, addr)
+		rs[i].Do("HELLO", "3")
+		if got := rs[i].Do("CLIENT", "TRACKING", "on"); got != "+OK\r\n" {
+			t.Fatalf("CLIENT TRACKING on: %q", got)
+		}
+	}
+	ws := make([]*difftest.Conn, writers)
+	for i := range ws {
+		ws[i] = difftest.Dial(t, addr)
+	}
+	for round := range rounds {
+		parallel(t, readers, func(i int) error {
+			for _, k := range keys {
+				rs[i].Send(difftest.Encode("GET", k))
+			}
+			for range keys {
+				if r, err := rs[i].ReadErr(10 * time.Second); err != nil || r[0] == '>' {
+					return fmt.Errorf("reader %d: GET: %q %v", i, r, err)
+				}
+			}
+			return nil
+		})
+		parallel(t, writers, func(i int) error {
+			// Writer i changes the keys of the tags i, i+writers, ...
+			n := 0
+			for tg := i; tg < tags; tg += writers {
+				for k := range perTag {
+					ws[i].Send(difftest.Encode("SET", fmt.Sprintf("{t%d}k%d", tg, k), fmt.Sprint(round)))
+					n++
+				}
+			}
+			for range n {
+				if r, err := ws[i].ReadErr(10 * time.Second); err != nil || r != "+OK\r\n" {
+					return fmt.Errorf("writer %d: SET: %q %v", i, r, err)
+				}
+			}
+			return nil
+		})
+		parallel(t, readers, func(i int) error {
+			got := map[string]int{}
+			rs[i].Send(difftest.Encode("PING"))
+			for {
+				r, err := rs[i].ReadErr(10 * time.Second)
+				if err != nil {
+					return fmt.Errorf("reader %d: %v (after %d invalidations)", i, err, len(got))
+				}
+				if r == "+PONG\r\n" {
+					break
+				}
+				for _, k := range invalidatedKeys(r) {
+					got[k]++
+				}
+			}
+			for _, k := range keys {
+				if got[k] != 1 {
+					return fmt.Errorf("round %d, reader %d: %d invalidations of %s", round, i, got[k], k)
+				}
+			}
+			if len(got) != len(keys) {
+				return fmt.Errorf("round %d, reader %d: invalidations of %d keys, want %d", round, i, len(got), len(keys))
+			}
+			return nil
+		})
+	}
+}
+
+// parallel runs fn(0..n-1) on n goroutines and fails t with their errors.
+func parallel(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- fn(i) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}
+
+// invalidatedKeys returns the keys of a raw RESP3 invalidate push.
+func invalidatedKeys(raw string) []string {
+	const head = ">2\r\n$10\r\ninvalidate\r\n*"
+	rest, ok := strings.CutPrefix(raw, head)
+	if !ok {
+		return []string{"unexpected:" + raw}
+	}
+	lines := strings.Split(rest, "\r\n")
+	var out []string
+	for i := 2; i < len(lines); i += 2 {
+		out = append(out, lines[i])
+	}
+	return out
+}
