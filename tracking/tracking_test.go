@@ -11,7 +11,7 @@ import (
 // "remember ID KEY", "invalidate KEY => IDS", "evict" (a random key),
 // "forget", "follow ID PREFIX", "unfollow ID PREFIX",
 // "match KEY => PREFIXES", "followers PREFIX => IDS", and
-// "counts => KEYS ITEMS PREFIXES". '' is the empty prefix.
+// "counts => KEYS ITEMS PREFIXES". ” is the empty prefix.
 func TestTable(t *testing.T) {
 	tests := []struct{ name, script string }{
 		{"remember and invalidate", `
