@@ -278,6 +278,15 @@ var trackingScenarios = []struct {
 		b SET foo bar2
 		a read
 		a CLIENT REPLY ON`},
+	{"blocked client served", `
+		a !HELLO 3
+		a RPUSH list2{t} a
+		a CLIENT TRACKING on
+		a LRANGE list2{t} 0 -1
+		a send BLMOVE list1{t} list2{t} left left 0
+		b RPUSH list1{t} foo
+		a read
+		a read`},
 	{"RESP2 without redirect", `
 		a CLIENT TRACKING on
 		b SET k 1
@@ -546,4 +555,46 @@ func invalidatedKeys(raw string) []string {
 		out = append(out, lines[i])
 	}
 	return out
+}
+
+// TestTrackingTableMaxKeys: past tracking-table-max-keys, keys are
+// evicted from the tracking table with an invalidation each, as Redis's
+// trackingLimitUsedSlots (100 keys, then 200, ... per try), until the
+// table is under the limit; INFO counts the table.
+func TestTrackingTableMaxKeys(t *testing.T) {
+	_, addr := startServer(t)
+	a, b := difftest.Dial(t, addr), difftest.Dial(t, addr)
+	a.Do("HELLO", "3")
+	a.Do("CLIENT", "TRACKING", "on")
+	const n = 250
+	for i := range n {
+		a.Do("GET", fmt.Sprint("key", i))
+	}
+	info := b.Do("INFO", "stats")
+	if !strings.Contains(info, fmt.Sprintf("tracking_total_keys:%d\r\n", n)) || !strings.Contains(info, fmt.Sprintf("tracking_total_items:%d\r\n", n)) {
+		t.Errorf("INFO stats: %q", info)
+	}
+	if got := b.Do("INFO", "clients"); !strings.Contains(got, "tracking_clients:1\r\n") {
+		t.Errorf("INFO clients: %q", got)
+	}
+	b.Do("CONFIG", "SET", "tracking-table-max-keys", "1")
+	got := map[string]bool{}
+	for len(got) < n-1 {
+		r, err := a.ReadErr(5 * time.Second)
+		if err != nil {
+			t.Fatalf("after %d invalidations: %v", len(got), err)
+		}
+		for _, k := range invalidatedKeys(r) {
+			if got[k] {
+				t.Errorf("%s invalidated twice", k)
+			}
+			got[k] = true
+		}
+	}
+	if r := a.Do("PING"); r != "+PONG\r\n" {
+		t.Errorf("PING after the evictions: %q", r)
+	}
+	if info := b.Do("INFO", "stats"); !strings.Contains(info, "tracking_total_keys:1\r\n") {
+		t.Errorf("INFO stats after the evictions: %q", info)
+	}
 }
