@@ -30,6 +30,11 @@ func clientCommands() []*Command {
 			"no-evict": {Arity: 3, Flags: Admin | conn, Handler: cmdClientNoEvict},
 			"no-touch": {Arity: 3, Flags: conn, Handler: cmdClientNoTouch},
 			"help":     {Arity: 2, Flags: Loading | Stale, Handler: cmdClientHelp},
+			// Client-side caching: tracking.go.
+			"tracking":     {Arity: -3, Flags: conn, Handler: cmdClientTracking},
+			"caching":      {Arity: 3, Flags: conn, Handler: cmdClientCaching},
+			"getredir":     {Arity: 2, Flags: conn, Handler: cmdClientGetRedir},
+			"trackinginfo": {Arity: 2, Flags: conn, Handler: cmdClientTrackingInfo},
 		}},
 		// MONITOR belongs to Redis's "server" group; its handler is in
 		// monitor.go.
@@ -220,20 +225,22 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	totMem := clientBaseMem + replyBufferMem + qbuf + qbufFree + argvMem + obl + omem
 
 	flags := make([]byte, 0, 4)
+	// In Redis's order (catClientInfoString).
 	if monitor {
 		flags = append(flags, 'O')
+	}
+	if cl.subscribed() {
+		flags = append(flags, 'P')
 	}
 	if cl.isBlocked.Load() {
 		flags = append(flags, 'b')
 	}
+	flags = trackingFlags(flags, cl)
 	if noEvict {
 		flags = append(flags, 'e')
 	}
 	if noTouch {
 		flags = append(flags, 'T') // Redis 7.2
-	}
-	if cl.subscribed() {
-		flags = append(flags, 'P')
 	}
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
@@ -249,8 +256,8 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 		name, nowSec-cl.created.Unix(), nowSec-cl.lastActive.Load()/1000, flags, cl.dbIndex.Load())
 	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0",
 		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), qbuf, qbufFree, argvMem)
-	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
-		replyBufferMem, replyBufferMem, obl, oll, omem, totMem, cmd, proto)
+	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=%d resp=%d",
+		replyBufferMem, replyBufferMem, obl, oll, omem, totMem, cmd, cl.trackingRedir(), proto)
 	return dst
 }
 
@@ -426,9 +433,8 @@ func cmdClientSetInfo(c *Client, args [][]byte) {
 }
 
 // clientHelp is Redis 7.0.15's CLIENT HELP text, which lists subcommands
-// HotKV does not implement yet (CACHING, GETREDIR, TRACKING,
-// TRACKINGINFO) and not the 7.2 ones it does (SETINFO,
-// NO-TOUCH).
+// HotKV implements all of, but for the 7.2 subcommands it also has
+// (SETINFO, NO-TOUCH), which it does not list.
 var clientHelp = []string{
 	"CACHING (YES|NO)",
 	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",

@@ -222,6 +222,7 @@ func (c *Client) setName(name []byte) bool {
 func cmdReset(c *Client, args [][]byte) {
 	c.discardTx()
 	c.unsubscribeAll()
+	c.srv.disableTracking(c)
 	if c.monitor {
 		c.srv.stopMonitor(c)
 	}

@@ -713,6 +713,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 	c.dirty(c.db.Len())  // the keys removed, as Redis counts them
 	c.propagate(args...) // even when there were none
 	c.db.Flush()
+	c.srv.trackingFlush()
 	c.srv.readyWaited(int(c.dbIndex.Load()))
 	c.w.OK()
 }
@@ -731,6 +732,7 @@ func cmdFlushAll(c *Client, args [][]byte) {
 		db.Flush()
 		all[i] = i
 	}
+	s.trackingFlush()
 	s.readyWaited(all...)
 	c.propagate(args...) // even when there were no keys
 	// As Redis 7.0: with save points, FLUSHALL also saves the (empty)

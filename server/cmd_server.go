@@ -212,6 +212,7 @@ func (s *Server) emptyData() {
 		s.touchWatchedExisting(i)
 		db.Flush()
 	}
+	s.trackingFlush()
 	s.scripting.engine.FlushLibraries()
 }
 
@@ -785,7 +786,7 @@ func (s *Server) infoClients(b []byte) []byte {
 	// Postponed clients count as blocked, as in Redis (BLOCKED_POSTPONE),
 	// but are in no timeout table.
 	b = fmt.Appendf(b, "blocked_clients:%d\r\n", s.blockedCount()+s.pause.count.Load())
-	return fmt.Appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:%d\r\n", s.blockedCount())
+	return fmt.Appendf(b, "tracking_clients:%d\r\nclients_in_timeout_table:%d\r\n", s.tracking.clients.Load(), s.blockedCount())
 }
 
 // bytesToHuman formats n as Redis's bytesToHuman does.
@@ -1032,10 +1033,9 @@ func (s *Server) infoStats(b []byte) []byte {
 		"active_defrag_key_hits:0\r\n"+
 		"active_defrag_key_misses:0\r\n"+
 		"total_active_defrag_time:0\r\n"+
-		"current_active_defrag_time:0\r\n"+
-		"tracking_total_keys:0\r\n"+
-		"tracking_total_items:0\r\n"+
-		"tracking_total_prefixes:0\r\n"...)
+		"current_active_defrag_time:0\r\n"...)
+	tkeys, titems, tprefixes := s.trackingStats()
+	b = fmt.Appendf(b, "tracking_total_keys:%d\r\ntracking_total_items:%d\r\ntracking_total_prefixes:%d\r\n", tkeys, titems, tprefixes)
 	b = fmt.Appendf(b, "unexpected_error_replies:%d\r\n", st.unexpectedErrors.Load())
 	b = fmt.Appendf(b, "total_error_replies:%d\r\n", st.totalErrorReplies.Load())
 	b = append(b, "dump_payload_sanitizations:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"...)

@@ -76,6 +76,7 @@ type Client struct {
 	scriptMemo             script.Memo
 	prop                   propState // the records of the running command (propagate.go)
 	subs                   clientSubs
+	trk                    clientTracking // CLIENT TRACKING (tracking.go)
 	// servingBlocked marks a stand-in serving a blocked command (standIn),
 	// for the key readyKey.
 	servingBlocked bool
@@ -260,7 +261,13 @@ func (s *Server) serveInput(c *Client) bool {
 		} else if c.rd.Buffered() {
 			c.prefetchAhead()
 		}
+		if c.trk.used {
+			c.trackingDrain() // invalidations before this command's reply
+		}
 		s.dispatch(c, args)
+		if c.trk.used {
+			c.trackingAfter()
+		}
 		if c.conn.HandedOff() {
 			// The command ran long and its loop went on without it
 			// (eventloop's watchdog): the loop goes on with the rest.
@@ -348,6 +355,9 @@ func (c *Client) flush() error {
 	if c.subs.used {
 		c.writePushes() // the messages queued before these replies
 	}
+	if c.trk.used {
+		c.trackingDrain() // invalidations after these replies
+	}
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
@@ -387,6 +397,7 @@ func (s *Server) removeClient(c *Client) {
 	c.unpostponeOnClose()
 	c.unwatchAll()
 	c.unsubscribeAll()
+	s.disableTracking(c)
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()

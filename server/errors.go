@@ -3,7 +3,22 @@ package server
 // Every error text HotKV replies with lives here, spelled as Redis 7 spells
 // it (without the leading '-'). Texts that take arguments are fmt formats.
 const (
-	errSyntax            = "ERR syntax error"
+	errSyntax = "ERR syntax error"
+
+	// CLIENT TRACKING and CLIENT CACHING (networking.c, tracking.c).
+	errTrackingRedirectTwice     = "ERR A client can only redirect to a single other client"
+	errTrackingRedirectNoClient  = "ERR The client ID you want redirect to does not exist"
+	errTrackingPrefixNeedsBcast  = "ERR PREFIX option requires BCAST mode to be enabled"
+	errTrackingSwitchBcast       = "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."
+	errTrackingOptBcast          = "ERR OPTIN and OPTOUT are not compatible with BCAST"
+	errTrackingOptinOptout       = "ERR You can't specify both OPTIN mode and OPTOUT mode"
+	errTrackingSwitchOpt         = "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."
+	errTrackingPrefixOverlap     = "ERR Prefix '%s' overlaps with an existing prefix '%s'. Prefixes for a single client must not overlap."
+	errTrackingPrefixOverlapArgs = "ERR Prefix '%s' overlaps with another provided prefix '%s'. Prefixes for a single client must not overlap."
+	errCachingNotTracking        = "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"
+	errCachingYes                = "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode."
+	errCachingNo                 = "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode."
+
 	errNotInt            = "ERR value is not an integer or out of range"
 	errNotFloat          = "ERR value is not a valid float"
 	errOverflow          = "ERR increment or decrement would overflow"

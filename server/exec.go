@@ -50,6 +50,12 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 	if s.monitors.Load() > 0 && cmd.monitored() && !c.replaying {
 		s.feedMonitors(c, args) // once it ran, as Redis's call()
 	}
+	if cmd.Flags&(Readonly|Scripting) == Readonly && (c.trk.on || c.scripted) {
+		// Client-side caching: the keys it read (trackingRemember). The
+		// *_RO script commands are read-only, but what their scripts read
+		// is counted by their commands.
+		s.trackingRemember(c, cmd, args)
+	}
 	failed := c.errors != errs
 	changes := c.recordWrite(cmd, args, failed)
 	end = monoNow()
@@ -124,6 +130,11 @@ func (s *Server) complete(c *Client) {
 	s.emit(c)
 	if s.blocking.ready.Load() {
 		s.serveReady(c, true)
+	}
+	if s.tracking.fired.Load() {
+		// The invalidations of the keys it changed, while its locks say
+		// which those are.
+		s.trackingClaim(c.trackingActor(), c.guard)
 	}
 	c.guard.Unlock()
 	if s.blocking.ready.Load() {

@@ -158,6 +158,7 @@ func (s *Server) expireSample(dbi int, cursor *int, n int) (sampled, expired int
 				expired++
 				s.propagateDel(dbi, string(st.key))
 				s.notifyDB(dbi, evExpired, "expired", st.key)
+				s.trackingClaim(nil, st.guard)
 			}
 			st.guard.Unlock()
 		}

@@ -79,10 +79,13 @@ type Server struct {
 	// latency-tracking.
 	latency                           latency.Monitor
 	latencyThreshold, latencyTracking *config.Param
-	watch                             watchState
-	scripting                         scripting
-	persist                           persistState
-	pubsub                            pubsubState
+	// trackingMaxKeys is tracking-table-max-keys.
+	trackingMaxKeys *config.Param
+	watch           watchState
+	scripting       scripting
+	persist         persistState
+	pubsub          pubsubState
+	tracking        trackingState // client-side caching (tracking.go)
 	// notifyEvents is notify-keyspace-events (notify.go).
 	notifyEvents *config.Param
 	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
@@ -140,6 +143,7 @@ func New(cfg *config.Config) *Server {
 	for i := range s.dbs {
 		s.dbs[i] = keyspace.New()
 		s.dbs[i].OnExpire = func(key string) {
+			s.trackingTouched(key, true)
 			s.countExpired(key)
 			s.propagateDel(i, key)
 			s.notifyDB(i, evExpired, "expired", []byte(key))
@@ -152,12 +156,14 @@ func New(cfg *config.Config) *Server {
 		}
 		s.dbs[i].OnModify = func(key string) {
 			s.touchWatched(i, key)
+			s.trackingTouched(key, false)
 			s.keyChanged(i, key)
 		}
 		s.dbs[i].Snapshots = &s.snaps
 		s.dbs[i].OnCapture = func(e *keyspace.Entry) { s.cow.Load().capture(i, e) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
+	s.trackingMaxKeys = cfg.Lookup("tracking-table-max-keys")
 	s.latencyThreshold = cfg.Lookup("latency-monitor-threshold")
 	s.latencyTracking = cfg.Lookup("latency-tracking")
 	s.protoMaxBulk = cfg.Lookup("proto-max-bulk-len")
@@ -206,6 +212,7 @@ func New(cfg *config.Config) *Server {
 		return nil
 	})
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
+	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
@@ -442,6 +449,7 @@ func (s *Server) cron() {
 			start := time.Now()
 			keyspace.Tick(start.UnixMilli())
 			s.activeExpireCycle(hz)
+			s.trackingCron()
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
 			s.sampleInstantaneous(start)
 			everySecond := start.Sub(lastClientsCheck) >= time.Second
