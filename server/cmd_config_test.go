@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -345,5 +346,47 @@ func TestConfigRewrite(t *testing.T) {
 	_, f := srvInfo(t, c.Do("INFO", "server"))
 	if f["config_file"] != path {
 		t.Errorf("config_file %q, want %q", f["config_file"], path)
+	}
+}
+
+// TestConfigSetRebinds: CONFIG SET port and bind move the listeners at
+// once, and a port or address that cannot be listened on is refused with
+// Redis's error, every parameter of the CONFIG SET rolled back and the
+// server still listening where it was.
+func TestConfigSetRebinds(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	p2 := strconv.Itoa(difftest.FreePort(t))
+	if got := c.Do("CONFIG", "SET", "port", p2); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET port: %q", got)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Error("the old port still accepts connections")
+	}
+	c2 := difftest.Dial(t, "127.0.0.1:"+p2)
+	if got := c2.Do("PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING on the new port: %q", got)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	p3 := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	want := "-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port\r\n"
+	if got := c2.Do("CONFIG", "SET", "maxmemory", "10000001", "port", p3, "client-query-buffer-limit", "10m"); got != want {
+		t.Errorf("CONFIG SET of a port in use: %q", got)
+	}
+	for _, kv := range [][2]string{{"maxmemory", "0"}, {"port", p2}, {"client-query-buffer-limit", "1073741824"}} {
+		if got := c2.Do("CONFIG", "GET", kv[0]); !strings.HasSuffix(got, "$"+strconv.Itoa(len(kv[1]))+"\r\n"+kv[1]+"\r\n") {
+			t.Errorf("%s not rolled back: %q", kv[0], got)
+		}
+	}
+	want = "-ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses.\r\n"
+	if got := c2.Do("CONFIG", "SET", "bind", "192.0.2.1"); got != want {
+		t.Errorf("CONFIG SET bind to an address not ours: %q", got)
+	}
+	if got := difftest.Dial(t, "127.0.0.1:"+p2).Do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after the refused changes: %q", got)
 	}
 }

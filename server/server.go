@@ -5,10 +5,8 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -49,7 +47,7 @@ type Server struct {
 	listMaxListpackSize, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries         *config.Param
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
 
-	listeners []net.Listener
+	listen    listenState // listen.go
 	loops     *loops // the event loops serving clients (Linux)
 	started   time.Time
 	nextID    atomic.Uint64
@@ -214,6 +212,7 @@ func New(cfg *config.Config) *Server {
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
 	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
+	s.listenHooks(cfg)
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
 	return s
@@ -256,56 +255,22 @@ func (s *Server) scriptLog(level int, msg string) {
 // Config returns the server's configuration.
 func (s *Server) Config() *config.Config { return s.cfg }
 
-// Listen opens the listening sockets named by the bind and port
-// directives. A bind address prefixed with '-' is optional: failing to
-// bind it is not an error, as in Redis.
-func (s *Server) Listen() error {
-	port := s.cfg.Lookup("port").Int()
-	if port == 0 {
-		return errors.New("port 0: no TCP listener configured")
-	}
-	for _, addr := range strings.Fields(s.cfg.Lookup("bind").String()) {
-		optional := strings.HasPrefix(addr, "-")
-		addr = strings.TrimPrefix(addr, "-")
-		if addr == "*" {
-			addr = ""
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.FormatInt(port, 10)))
-		if err != nil {
-			if optional {
-				continue
-			}
-			return err
-		}
-		s.listeners = append(s.listeners, ln)
-	}
-	if len(s.listeners) == 0 {
-		return errors.New("could not bind any address")
-	}
-	return nil
-}
-
-// Addr returns the address of the first listener (after Listen).
-func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
-
-// Serve accepts connections on the listeners opened by Listen until
-// Shutdown. It returns nil after a clean shutdown.
+// Serve accepts connections on the listeners opened by Listen (and those
+// CONFIG SET port or bind opens later) until Shutdown. It returns nil
+// after a clean shutdown, or the first error an accept loop ended with.
 func (s *Server) Serve() error {
 	if err := s.startTransport(); err != nil {
 		return err
 	}
 	s.wg.Add(1)
 	go s.cron()
-	errc := make(chan error, len(s.listeners))
-	for _, ln := range s.listeners {
-		go func(ln net.Listener) { errc <- s.acceptLoop(ln) }(ln)
+	s.listen.mu.Lock()
+	for _, ln := range s.listen.lns {
+		s.startAccepting(ln)
 	}
-	var err error
-	for range s.listeners {
-		if e := <-errc; e != nil && err == nil && !s.closing.Load() {
-			err = e
-		}
-	}
+	s.listen.mu.Unlock()
+	<-s.done
+	s.listen.wg.Wait()
 	waited := make(chan struct{})
 	go func() { s.wg.Wait(); close(waited) }()
 	select {
@@ -314,7 +279,9 @@ func (s *Server) Serve() error {
 		s.logf("Exiting with a busy script still running (SHUTDOWN NOSAVE).")
 	}
 	s.closeAOF() // no command runs any more (or one that is abandoned)
-	return err
+	s.listen.mu.Lock()
+	defer s.listen.mu.Unlock()
+	return s.listen.err
 }
 
 // abandon makes Serve return without waiting for the clients whose
@@ -329,34 +296,6 @@ func (s *Server) ListenAndServe() error {
 	return s.Serve()
 }
 
-func (s *Server) acceptLoop(ln net.Listener) error {
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if s.closing.Load() {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
-			}
-			return err
-		}
-		maxClients := s.cfg.Lookup("maxclients").Int()
-		s.mu.Lock()
-		full := int64(len(s.mu.clients)) >= maxClients
-		s.mu.Unlock()
-		if full {
-			s.stats.rejectedConns.Add(1)
-			conn.Write([]byte("-ERR max number of clients reached\r\n"))
-			conn.Close()
-			continue
-		}
-		s.stats.connections.Add(1)
-		s.serveAccepted(conn)
-	}
-}
 
 // Shutdown stops accepting, closes every client connection and waits for
 // their goroutines (and the cron) to end.
@@ -365,9 +304,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	close(s.done)
-	for _, ln := range s.listeners {
-		ln.Close()
-	}
+	s.closeListeners()
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
 		c.conn.Close()
