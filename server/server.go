@@ -47,10 +47,10 @@ type Server struct {
 	listMaxListpackSize, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries         *config.Param
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
 
-	listen    listenState // listen.go
-	loops     *loops // the event loops serving clients (Linux)
-	started   time.Time
-	nextID    atomic.Uint64
+	listen  listenState // listen.go
+	loops   *loops      // the event loops serving clients (Linux)
+	started time.Time
+	nextID  atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -295,7 +295,6 @@ func (s *Server) ListenAndServe() error {
 	}
 	return s.Serve()
 }
-
 
 // Shutdown stops accepting, closes every client connection and waits for
 // their goroutines (and the cron) to end.
