@@ -279,6 +279,8 @@ type vm struct {
 	e   *Engine
 	L   *lua.LState
 	run *Run
+	// hook is interruptHook, bound once (a method value allocates).
+	hook func(*lua.LState)
 	// proto is the script's RESP version (redis.setresp) for this run.
 	proto       int
 	errHandler  *lua.LFunction
@@ -425,7 +427,10 @@ func (v *vm) invoke(run *Run, fn *lua.LFunction, nargs int, name string, w *resp
 	v.run = run
 	v.proto = 2
 	if run.Interrupt != nil {
-		L.SetCountHook(v.interruptHook, hookEvery)
+		if v.hook == nil {
+			v.hook = v.interruptHook
+		}
+		L.SetCountHook(v.hook, hookEvery)
 	}
 	L.Insert(fn, L.GetTop()-nargs+1)
 	err := L.PCall(nargs, 1, v.errHandler)

@@ -89,7 +89,9 @@ func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10
 // numkeys argument at index numkeysIdx, preceded by a destination key at
 // index dst when dst > 0 (ZUNIONSTORE). Like Redis's getkeys procedures it
 // reads numkeys as atoi does and finds no keys when the count is out of
-// range (the command then fails before touching any key).
+// range (the command then fails before touching any key). Without a
+// destination a few consecutive positions come from a shared table,
+// without allocating (EVALSHA runs it per call): callers only read them.
 func numkeysKeys(numkeysIdx, dst int) func(args [][]byte) []int {
 	return func(args [][]byte) []int {
 		if numkeysIdx >= len(args) {
@@ -98,6 +100,9 @@ func numkeysKeys(numkeysIdx, dst int) func(args [][]byte) []int {
 		n := cAtoi(args[numkeysIdx])
 		if n < 1 || n > len(args)-numkeysIdx-1 {
 			return nil
+		}
+		if first := numkeysIdx + 1; dst == 0 && first+n <= len(positions) {
+			return positions[first : first+n : first+n]
 		}
 		keys := make([]int, 0, n+1)
 		if dst > 0 {
@@ -109,6 +114,16 @@ func numkeysKeys(numkeysIdx, dst int) func(args [][]byte) []int {
 		return keys
 	}
 }
+
+// positions is 0, 1, 2, ...: argument positions numkeysKeys hands out
+// without allocating.
+var positions = func() []int {
+	p := make([]int, 64)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}()
 
 // cAtoi is C's atoi as glibc implements it: (int)strtol(s, NULL, 10),
 // with leading white space, a sign, saturation at the long limits and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/internal/difftest"
+	"github.com/hotkv/hotkv/script"
 )
 
 // pipeConn is a transport that serves a fixed input again and again and
@@ -38,11 +39,19 @@ func (p *pipeConn) Fd() int                     { return -1 }
 
 // benchPipeline runs b.N commands through serveInput in pipelines of 16.
 func benchPipeline(b *testing.B, cmds ...[]string) {
+	benchPipelineOn(b, nil, cmds...)
+}
+
+// benchPipelineOn is benchPipeline on a server prepare readied.
+func benchPipelineOn(b *testing.B, prepare func(s *Server), cmds ...[]string) {
 	cfg, err := config.Load("", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := New(cfg)
+	if prepare != nil {
+		prepare(s)
+	}
 	var in []byte
 	for i := 0; i < 16; i++ {
 		in = append(in, difftest.Encode(cmds[i%len(cmds)]...)...)
@@ -66,4 +75,19 @@ func BenchmarkPipelineSET(b *testing.B) {
 
 func BenchmarkPipelineINCR(b *testing.B) {
 	benchPipeline(b, []string{"INCR", "counter"})
+}
+
+// counterScript is the key-locked counter of the key-based-locking spec
+// (make bench's evalsha_kl row); its SHA1 is counterSHA.
+const counterScript = "#!lua flags=allow-key-locking\nlocal current = tonumber(redis.call('GET', KEYS[1]) or \"0\")\nif current >= tonumber(ARGV[1]) then\n  return 0\nend\nredis.call('INCR', KEYS[1])\nreturn 1"
+
+// BenchmarkPipelineEVALSHA runs the counter by its SHA1, as make bench's
+// evalsha_kl row does.
+func BenchmarkPipelineEVALSHA(b *testing.B) {
+	load := func(s *Server) {
+		if _, err := s.scripting.engine.Load(counterScript); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchPipelineOn(b, load, []string{"EVALSHA", script.SHA1Hex(counterScript), "1", "user:1:quota", "1000000000"})
 }

@@ -153,9 +153,17 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 		ro = ro || flags&script.NoWrites != 0
 	}
 	// The engine client's run is reused: a client runs one script at a
-	// time, and a finished run is referenced from nowhere.
+	// time, and a finished run is referenced from nowhere. So are the
+	// callbacks bound to it (a method value allocates).
 	sr := &c.scriptClient().sr
+	call, interrupt, onError := sr.callFn, sr.interruptFn, sr.onErrorFn
+	if call == nil {
+		call, interrupt, onError = sr.call, sr.interrupt, c.scriptError
+	}
 	*sr = scriptRun{
+		callFn:      call,
+		interruptFn: interrupt,
+		onErrorFn:   onError,
 		s:      s,
 		caller: c,
 		ec:     c.engine,
@@ -175,7 +183,7 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 // buffer, which stays as it is until the command returns (nothing else
 // reads c's connection meanwhile, even once its loop went on without it).
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
-	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.call, Interrupt: sr.interrupt, Shard: c.slot, OnError: c.scriptError}
+	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.callFn, Interrupt: sr.interruptFn, Shard: c.slot, OnError: sr.onErrorFn}
 	c.srv.runScript(c, sr, c.tx.inExec || c.callerLocks)
 }
 

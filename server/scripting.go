@@ -72,6 +72,11 @@ type scriptRun struct {
 	fn     *script.Function // or a function
 	run    script.Run
 	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
+	// callFn, interruptFn and onErrorFn are call, interrupt and the
+	// caller's scriptError, bound once for the engine client's reused run.
+	callFn      func(args [][]byte, proto int) ([]byte, string)
+	interruptFn func() bool
+	onErrorFn   func(msg string, counted bool)
 	killed atomic.Bool
 	timed  atomic.Bool // past busy-reply-threshold
 }

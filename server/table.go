@@ -114,7 +114,8 @@ type Command struct {
 	First, Last, Step int
 	// Keys, when set, finds the key positions of commands whose keys move
 	// (a numkeys argument, options). It must not fail on malformed args:
-	// the handler reports syntax errors.
+	// the handler reports syntax errors. The slice it returns may be
+	// shared: callers copy it and never change it.
 	Keys func(args [][]byte) []int
 	// GlobalFor, when set, reports whether this call must take the global
 	// lock exclusively instead of its keys' locks: SORT's BY and GET
