@@ -77,8 +77,8 @@ type scriptRun struct {
 	callFn      func(args [][]byte, proto int) ([]byte, string)
 	interruptFn func() bool
 	onErrorFn   func(msg string, counted bool)
-	killed atomic.Bool
-	timed  atomic.Bool // past busy-reply-threshold
+	killed      atomic.Bool
+	timed       atomic.Bool // past busy-reply-threshold
 }
 
 // scriptClient returns c's engine client: the client a script's
