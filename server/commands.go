@@ -27,6 +27,7 @@ func (s *Server) registerCommands() {
 		transactionCommands(),
 		scriptingCommands(),
 		dumpCommands(),
+		migrateCommands(),
 		streamCommands(),
 	} {
 		s.table.add(group...)
