@@ -20,12 +20,17 @@ func denseSet(r []byte, i int, count uint8) bool {
 	if count <= denseGet(r, i) {
 		return false
 	}
-	b, fb := i*regBits/8, uint(i*regBits&7)
-	r[b] = r[b]&^(regMax<<fb) | count<<fb
-	if b+1 < len(r) {
-		r[b+1] = r[b+1]&^(regMax>>(8-fb)) | count>>(8-fb)
-	}
+	setRegister(r, i, count)
 	return true
+}
+
+// setRegister sets register i of r to val, whatever it held.
+func setRegister(r []byte, i int, val uint8) {
+	b, fb := i*regBits/8, uint(i*regBits&7)
+	r[b] = r[b]&^(regMax<<fb) | val<<fb
+	if b+1 < len(r) {
+		r[b+1] = r[b+1]&^(regMax>>(8-fb)) | val>>(8-fb)
+	}
 }
 
 // unpack4 returns the four registers packed in the three bytes b0 b1 b2

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"fmt"
+
 	"github.com/hotkv/hotkv/hll"
 	"github.com/hotkv/hotkv/keyspace"
 )
 
 // HyperLogLog: PFADD, PFCOUNT and PFMERGE on strings in Redis's HLL
-// format (package hll), so values move between HotKV and Redis.
+// format (package hll), so values move between HotKV and Redis; PFDEBUG
+// and PFSELFTEST look inside.
 
 func hllCommands() []*Command {
 	return []*Command{
@@ -15,7 +18,84 @@ func hllCommands() []*Command {
 		// into the value: it locks its keys exclusively.
 		{Name: "pfcount", Arity: -2, Flags: Readonly | MayReplicate | Exclusive, First: 1, Last: -1, Step: 1, Handler: cmdPfcount},
 		{Name: "pfmerge", Arity: -2, Flags: Write | DenyOOM, First: 1, Last: -1, Step: 1, Handler: cmdPfmerge},
+		{Name: "pfdebug", Arity: 3, Flags: Write | DenyOOM | Admin, First: 2, Last: 2, Step: 1, Handler: cmdPfdebug},
+		{Name: "pfselftest", Arity: 1, Flags: Admin, Handler: cmdPfselftest},
 	}
+}
+
+// PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key
+func cmdPfdebug(c *Client, args [][]byte) {
+	key := args[2]
+	e := c.lookupWrite(key)
+	if e == nil {
+		c.errorReply(errPfdebugNoKey)
+		return
+	}
+	if !c.checkType(e, keyspace.KindString) {
+		return
+	}
+	if err := hll.Validate(e.Str); err != nil {
+		c.hllError(err)
+		return
+	}
+	// Only a conversion to dense changes the value (and is propagated).
+	toDense := func() bool {
+		v, converted, err := hll.ToDense(e.Str)
+		if err != nil {
+			c.hllError(err)
+			return false
+		}
+		if converted {
+			c.storeHLL(key, e, v, true)
+			c.dirty(1)
+		} else {
+			c.dirty(0)
+		}
+		return true
+	}
+	switch sub := args[1]; {
+	case equalFold(sub, "getreg"):
+		if !toDense() {
+			return
+		}
+		regs := hll.Registers(e.Str)
+		c.w.Array(len(regs))
+		for _, r := range regs {
+			c.w.Int(int64(r))
+		}
+	case equalFold(sub, "decode"):
+		c.dirty(0)
+		s, err := hll.Decode(e.Str)
+		if err != nil {
+			c.hllError(err)
+			return
+		}
+		c.w.BulkString(s)
+	case equalFold(sub, "encoding"):
+		c.dirty(0)
+		if hll.Sparse(e.Str) {
+			c.w.Simple("sparse")
+		} else {
+			c.w.Simple("dense")
+		}
+	case equalFold(sub, "todense"):
+		sparse := hll.Sparse(e.Str)
+		if toDense() {
+			c.w.Int(b2i64(sparse))
+		}
+	default:
+		c.dirty(0)
+		c.errorReply(fmt.Sprintf(errPfdebugUnknown, cString(sub)))
+	}
+}
+
+// PFSELFTEST: the HyperLogLog implementation's self test (hll.SelfTest).
+func cmdPfselftest(c *Client, args [][]byte) {
+	if err := hll.SelfTest(); err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	c.w.OK()
 }
 
 // hllError replies with an hll error (Redis's text).

@@ -67,3 +67,36 @@ CONFIG SET hll-sparse-max-bytes 3000
 	p.Do("GET both")
 	p.Do("PFCOUNT both big h1")
 }
+
+// TestPfdebugLikeRedis: PFDEBUG's views of sparse and dense values, its
+// conversion and its errors, and PFSELFTEST, against redis-server.
+func TestPfdebugLikeRedis(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+		PFADD h a b c d e f g
+		PFDEBUG ENCODING h
+		PFDEBUG DECODE h
+		PFDEBUG TODENSE h
+		PFDEBUG ENCODING h
+		PFDEBUG TODENSE h
+		PFDEBUG DECODE h
+		PFDEBUG GETREG h
+		PFCOUNT h
+		PFADD s x y
+		PFDEBUG GETREG s
+		PFDEBUG ENCODING s
+		PFDEBUG FOO h
+		PFDEBUG GETREG nokey
+		PFDEBUG GETREG
+		PFDEBUG GETREG h extra
+		SET str notanhll
+		PFDEBUG ENCODING str
+		RPUSH l a
+		PFDEBUG ENCODING l
+		PFADD e
+		PFDEBUG DECODE e
+		PFSELFTEST
+		PFSELFTEST extra
+		DEL h s str l e
+	`)
+}

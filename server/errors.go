@@ -147,6 +147,8 @@ const (
 	errSlowlogCount         = "ERR count should be greater than or equal to -1"
 	errLatencyNoSamples     = "ERR No samples available for event '%s'"
 	errStreamKeyGone        = "UNBLOCKED the stream key no longer exists"
+	errPfdebugNoKey         = "ERR The specified key does not exist"
+	errPfdebugUnknown       = "ERR Unknown PFDEBUG subcommand '%s'"
 	errMigrateKeysNotEmpty  = "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"
 	errMigrateConnect       = "IOERR error or timeout connecting to the client"
 	errMigrateIO            = "IOERR error or timeout %s to target instance" // writing, reading
