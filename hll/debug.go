@@ -133,4 +133,3 @@ func SelfTest() error {
 	}
 	return nil
 }
-
