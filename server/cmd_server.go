@@ -490,7 +490,8 @@ func cmdMemoryStats(c *Client, args [][]byte) {
 	}
 	rss := rssBytes()
 	w := &c.w
-	w.Map(18 + len(dbs))
+	al := readAllocator(rss)
+	w.Map(27 + len(dbs))
 	mapInt := func(k string, v int64) { w.BulkString(k); w.Int(v) }
 	mapInt("peak.allocated", peak)
 	mapInt("total.allocated", used)
@@ -521,9 +522,56 @@ func cmdMemoryStats(c *Client, args [][]byte) {
 	w.Double(percent(dataset, used-baseMemory))
 	w.BulkString("peak.percentage")
 	w.Double(percent(used, peak))
+	mapInt("allocator.allocated", al.allocated)
+	mapInt("allocator.active", al.active)
+	mapInt("allocator.resident", al.resident)
+	w.BulkString("allocator-fragmentation.ratio")
+	w.Double(ratio(al.active, al.allocated))
+	mapInt("allocator-fragmentation.bytes", al.active-al.allocated)
+	w.BulkString("allocator-rss.ratio")
+	w.Double(ratio(al.resident, al.active))
+	mapInt("allocator-rss.bytes", al.resident-al.active)
+	w.BulkString("rss-overhead.ratio")
+	w.Double(ratio(rss, al.resident))
+	mapInt("rss-overhead.bytes", rss-al.resident)
 	w.BulkString("fragmentation")
 	w.Double(ratio(rss, used))
 	mapInt("fragmentation.bytes", rss-used)
+}
+
+// allocatorStats are Redis's allocator figures (jemalloc's allocated,
+// active and resident) for Go's heap: what live and not yet swept objects
+// take, what the spans holding them take, and what the runtime holds from
+// the system, less what it returned.
+type allocatorStats struct{ allocated, active, resident int64 }
+
+// allocatorSamples are the runtime/metrics readAllocator reads.
+var allocatorSamples = []string{
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+}
+
+// readAllocator reads the allocator figures (rss is the process's, for
+// nothing but a resident figure never above it).
+func readAllocator(rss int64) allocatorStats {
+	s := make([]metrics.Sample, len(allocatorSamples))
+	for i, name := range allocatorSamples {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	v := func(i int) int64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(s[i].Value.Uint64())
+	}
+	a := allocatorStats{allocated: v(0), active: v(0) + v(1), resident: v(2) - v(3)}
+	if rss > 0 {
+		a.resident = min(a.resident, rss)
+	}
+	return a
 }
 
 func percent(a, b int64) float64 {
@@ -875,6 +923,9 @@ func (s *Server) infoMemory(b []byte) []byte {
 	b = fmt.Appendf(b, "used_memory_startup:%d\r\n", baseMemory)
 	b = fmt.Appendf(b, "used_memory_dataset:%d\r\n", dataset)
 	b = fmt.Appendf(b, "used_memory_dataset_perc:%.2f%%\r\n", percent(dataset, used-baseMemory))
+	al := readAllocator(rss)
+	b = fmt.Appendf(b, "allocator_allocated:%d\r\nallocator_active:%d\r\nallocator_resident:%d\r\n",
+		al.allocated, al.active, al.resident)
 	b = fmt.Appendf(b, "total_system_memory:%d\r\ntotal_system_memory_human:%s\r\n", sys, bytesToHuman(uint64(sys)))
 	// Scripting: the Lua states are an estimate (script.MemoryStats);
 	// scripts and libraries count their source and a little overhead.
@@ -892,6 +943,9 @@ func (s *Server) infoMemory(b []byte) []byte {
 		funcMem, evalMem+funcMem, bytesToHuman(uint64(evalMem+funcMem)))
 	b = fmt.Appendf(b, "maxmemory:%d\r\nmaxmemory_human:%s\r\n", mm, bytesToHuman(mm))
 	b = fmt.Appendf(b, "maxmemory_policy:%s\r\n", s.cfg.Lookup("maxmemory-policy").String())
+	b = fmt.Appendf(b, "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%d\r\n", ratio(al.active, al.allocated), al.active-al.allocated)
+	b = fmt.Appendf(b, "allocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%d\r\n", ratio(al.resident, al.active), al.resident-al.active)
+	b = fmt.Appendf(b, "rss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%d\r\n", ratio(rss, al.resident), rss-al.resident)
 	b = fmt.Appendf(b, "mem_fragmentation_ratio:%.2f\r\n", ratio(rss, used))
 	b = fmt.Appendf(b, "mem_fragmentation_bytes:%d\r\n", rss-used)
 	b = append(b, "mem_not_counted_for_evict:0\r\n"+
