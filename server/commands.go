@@ -28,6 +28,7 @@ func (s *Server) registerCommands() {
 		scriptingCommands(),
 		dumpCommands(),
 		migrateCommands(),
+		lolwutCommands(),
 		streamCommands(),
 	} {
 		s.table.add(group...)
