@@ -406,7 +406,7 @@ func debugLoadAOF(c *Client) {
 	} else {
 		var err error
 		if d, err = s.aofDir(); err != nil {
-			s.logf("DEBUG LOADAOF: %v", err)
+			s.warnf("DEBUG LOADAOF: %v", err)
 			c.errorReply(errDebugLoadAOFNone)
 			return
 		}
@@ -577,7 +577,7 @@ func (s *Server) rewriteDone(err error) {
 	if err != nil {
 		a.rwLastOK.Store(false)
 		a.rwFailures.Add(1)
-		s.logf("Background AOF rewrite failed: %v", err)
+		s.warnf("Background AOF rewrite failed: %v", err)
 	} else {
 		a.rwLastOK.Store(true)
 		a.rwFailures.Store(0)
@@ -610,7 +610,7 @@ func (s *Server) startAOF() error {
 	}
 	if err != nil {
 		a.wmu.Unlock()
-		s.logf("AOF: could not turn on the append-only file: %v", err)
+		s.warnf("AOF: could not turn on the append-only file: %v", err)
 		return err
 	}
 	a.dir = d

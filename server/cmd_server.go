@@ -120,7 +120,7 @@ func cmdShutdown(c *Client, args [][]byte) {
 		c.errorReply(errShutdownFailed)
 		return
 	}
-	s.logf("User requested shutdown (client id=%d)", c.id)
+	s.warnf("User requested shutdown...")
 	if s.scripting.busy.Load() > 0 {
 		s.abandon() // as Redis, exit with the script still running
 	}
@@ -187,7 +187,7 @@ func cmdDebug(c *Client, args [][]byte) {
 		}
 		c.w.OK()
 	case equalFold(sub, "log") && len(args) == 3:
-		c.srv.log.Warn("DEBUG LOG: " + string(args[2]))
+		c.srv.warnf("DEBUG LOG: %s", args[2])
 		c.w.OK()
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
 		debugPopulate(c, args)
@@ -226,7 +226,7 @@ func debugReload(c *Client) {
 	}
 	s.emptyData()
 	if err := s.LoadSnapshot(); err != nil {
-		s.logf("DEBUG RELOAD: %v", err)
+		s.warnf("DEBUG RELOAD: %v", err)
 		c.errorReply(errDebugReloadLoad)
 		return
 	}

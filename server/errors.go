@@ -228,4 +228,14 @@ const (
 	errDiscardWithoutMulti = "ERR DISCARD without MULTI"
 	errExecAbort           = "EXECABORT Transaction discarded because of previous errors."
 	errExecAbortBecause    = "EXECABORT Transaction discarded because of: "
+
+	// Startup (OpenLog, Listen, WritePidFile): Redis's config.c and
+	// server.c wording; errSyslog is HotKV's own (Redis's openlog cannot
+	// fail).
+	errLogFile    = "Can't open the log file: %v"
+	errSyslog     = "Can't open the system log: %v"
+	errPidFile    = "Failed to write PID file: %v"
+	errUnixSocket = "Failed opening Unix socket: %v"
+	// HotKV's own: a directive CheckStartup refuses.
+	errUnsupportedDirective = "Unsupported directive '%s %s': %s"
 )
