@@ -3,8 +3,8 @@ package server
 import (
 	"errors"
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +21,7 @@ type listenState struct {
 	mu      sync.Mutex
 	lns     []net.Listener
 	unix    net.Listener // nil without unixsocket
-	bind    string // what lns listen on
+	bind    string       // what lns listen on
 	port    int64
 	serving bool                  // Serve runs: a new listener gets an accept loop
 	retired map[net.Listener]bool // closed by a rebind: its loop ends quietly
