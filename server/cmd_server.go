@@ -153,6 +153,12 @@ var debugHelp = []string{
 	"    Flush the AOF buffers on disk and reload the AOF in memory.",
 	"LOG <message>",
 	"    Write <message> to the server log.",
+	"OBJECT <key>",
+	"    Show low level info about the `key` and associated value.",
+	"PROTOCOL <type>",
+	"    Reply with a test value of the specified type. <type> can be: string,",
+	"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+	"    true, false.",
 	"POPULATE <count> [<prefix>] [<size>]",
 	"    Create <count> string keys named key:<num>. If <prefix> is specified then",
 	"    it is used instead of the 'key' prefix. These are not propagated to",
@@ -168,9 +174,9 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, POPULATE, RELOAD, SET-ACTIVE-EXPIRE
-// and SLEEP; other
-// subcommands get Redis's unknown-subcommand error.
+// HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL, RELOAD,
+// SET-ACTIVE-EXPIRE and SLEEP; other subcommands get Redis's
+// unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
 		c.errorReply(errDebugNotAllowed)
@@ -189,6 +195,10 @@ func cmdDebug(c *Client, args [][]byte) {
 	case equalFold(sub, "log") && len(args) == 3:
 		c.srv.warnf("DEBUG LOG: %s", args[2])
 		c.w.OK()
+	case equalFold(sub, "object") && len(args) == 3:
+		debugObject(c, args[2])
+	case equalFold(sub, "protocol") && len(args) == 3:
+		debugProtocol(c, args[2])
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
 		debugPopulate(c, args)
 	case equalFold(sub, "reload") && len(args) == 2:

@@ -24,6 +24,8 @@ const (
 	errOverflow          = "ERR increment or decrement would overflow"
 	errIncrFloatNaN      = "ERR increment would produce NaN or Infinity"
 	errWrongType         = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errRESP2NotSupported = "ERR RESP2 is not supported by this command"
+	errDebugProtocolType = "ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false"
 	errNoSuchKey         = "ERR no such key"
 	errNoAuth            = "NOAUTH Authentication required."
 	errWrongPass         = "WRONGPASS invalid username-password pair or user is disabled."
