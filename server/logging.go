@@ -60,6 +60,7 @@ func (s *Server) OpenLog() error {
 func (s *Server) setLogger(l *rlog.Logger) {
 	s.logger = l
 	s.log = slog.New(l.Handler())
+	s.aof.log = l
 }
 
 // Logger returns the server's log, for the lines cmd/hotkv writes.
