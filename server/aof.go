@@ -14,9 +14,9 @@ import (
 
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/journal"
-	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
+	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/stream"
 )
 
