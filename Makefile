@@ -1,6 +1,7 @@
 # HotKV: `make run` starts the server with embedded defaults, `make test`
 # runs every test (installing redis-server for the differential tests when
-# it is missing), `make bench` compares HotKV with redis-server.
+# it is missing), `make bench` compares HotKV with redis-server, `make
+# conformance` runs Redis's own test suite against HotKV (REDIS_MIRROR=...).
 
 GO      ?= go
 BIN     := bin/hotkv
@@ -9,7 +10,7 @@ BIN     := bin/hotkv
 # input, golang/go#75804).
 FUZZTIME ?= 150000x
 
-.PHONY: all build run test unit race fuzz clients deps bench clean
+.PHONY: all build run test unit race fuzz clients deps bench conformance clean
 
 all: build
 
@@ -54,6 +55,14 @@ fuzz:
 
 bench: deps build
 	./scripts/bench.sh
+
+# conformance runs Redis's own test suite (7.0.15) against HotKV in both of its modes
+# (scripts/conformance.sh; not part of `make test`: it needs REDIS_MIRROR, a git clone of
+# redis/redis, and tclsh). MODE=external|normal|both, UNITS="unit/keyspace ..." narrows it.
+MODE  ?= both
+UNITS ?=
+conformance: build
+	./scripts/conformance.sh $(MODE) $(UNITS)
 
 clean:
 	rm -rf bin

@@ -221,3 +221,7 @@ func AppendRepr(dst, b []byte) []byte {
 	}
 	return append(dst, '"')
 }
+
+// Attribute writes an attribute header of n key-value pairs (RESP3 only:
+// RESP2 has no attributes, so the caller writes none there).
+func (w *Writer) Attribute(n int) { w.line('|', int64(n)) }

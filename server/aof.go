@@ -16,6 +16,7 @@ import (
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
+	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/stream"
 )
 
@@ -40,6 +41,9 @@ import (
 
 // aofState is the append-only file's state.
 type aofState struct {
+	// log is the server's log (fatal errors are written there).
+	log *rlog.Logger
+
 	// on: the file is open and the AOF subscribed to the journal.
 	on atomic.Bool
 
@@ -157,7 +161,7 @@ func (a *aofState) flushLocked(force bool) error {
 	a.failed.Store(app.Err() != nil)
 	if err != nil {
 		if app.Policy == aof.FsyncAlways {
-			logFatal("Can't recover from AOF write error when the AOF fsync policy is 'always': %v. Exiting...", err)
+			a.logFatal("Can't recover from AOF write error when the AOF fsync policy is 'always': %v. Exiting...", err)
 		}
 		return err
 	}
@@ -171,9 +175,9 @@ func (a *aofState) flushLocked(force bool) error {
 	return nil
 }
 
-// logFatal logs a fatal error and ends the process.
-func logFatal(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
+// logFatal logs a fatal error at warning level and ends the process.
+func (a *aofState) logFatal(format string, args ...any) {
+	a.log.Logf(rlog.Warning, format, args...)
 	exitProcess(1)
 }
 
@@ -406,7 +410,7 @@ func debugLoadAOF(c *Client) {
 	} else {
 		var err error
 		if d, err = s.aofDir(); err != nil {
-			s.logf("DEBUG LOADAOF: %v", err)
+			s.warnf("DEBUG LOADAOF: %v", err)
 			c.errorReply(errDebugLoadAOFNone)
 			return
 		}
@@ -418,7 +422,7 @@ func debugLoadAOF(c *Client) {
 	s.emptyData()
 	res, err := s.loadAOF(d, c.guard)
 	if err != nil {
-		logFatal("DEBUG LOADAOF: %v", err)
+		s.aof.logFatal("DEBUG LOADAOF: %v", err)
 		return
 	}
 	if !a.on.Load() {
@@ -577,7 +581,7 @@ func (s *Server) rewriteDone(err error) {
 	if err != nil {
 		a.rwLastOK.Store(false)
 		a.rwFailures.Add(1)
-		s.logf("Background AOF rewrite failed: %v", err)
+		s.warnf("Background AOF rewrite failed: %v", err)
 	} else {
 		a.rwLastOK.Store(true)
 		a.rwFailures.Store(0)
@@ -610,7 +614,7 @@ func (s *Server) startAOF() error {
 	}
 	if err != nil {
 		a.wmu.Unlock()
-		s.logf("AOF: could not turn on the append-only file: %v", err)
+		s.warnf("AOF: could not turn on the append-only file: %v", err)
 		return err
 	}
 	a.dir = d

@@ -590,23 +590,25 @@ const sharedRefcount = math.MaxInt32
 
 // OBJECT REFCOUNT key
 func cmdObjectRefcount(c *Client, args [][]byte) {
-	e := c.objectLookup(args[2])
-	if e == nil {
-		return
+	if e := c.objectLookup(args[2]); e != nil {
+		c.w.Int(objectRefcount(c, e))
 	}
-	// Redis shares the integers 0..9999 unless maxmemory is set with an
-	// LRU or LFU policy.
+}
+
+// objectRefcount is the refcount Redis would report for e's value: Redis
+// shares the integers 0..9999 unless maxmemory is set with an LRU or LFU
+// policy; every other value is referenced once.
+func objectRefcount(c *Client, e *keyspace.Entry) int64 {
 	if e.Kind == keyspace.KindString && len(e.Str) <= 4 {
 		if n, ok := parseInt(e.Str); ok && n >= 0 && n < 10000 {
 			p := c.maxmemoryPolicy()
 			lruLFU := p == "allkeys-lru" || p == "volatile-lru" || isLFUPolicy(p)
 			if c.srv.maxmemory.Int() == 0 || !lruLFU {
-				c.w.Int(sharedRefcount)
-				return
+				return sharedRefcount
 			}
 		}
 	}
-	c.w.Int(1)
+	return 1
 }
 
 // OBJECT IDLETIME key

@@ -120,7 +120,7 @@ func cmdShutdown(c *Client, args [][]byte) {
 		c.errorReply(errShutdownFailed)
 		return
 	}
-	s.logf("User requested shutdown (client id=%d)", c.id)
+	s.warnf("User requested shutdown...")
 	if s.scripting.busy.Load() > 0 {
 		s.abandon() // as Redis, exit with the script still running
 	}
@@ -153,11 +153,17 @@ var debugHelp = []string{
 	"    Flush the AOF buffers on disk and reload the AOF in memory.",
 	"LOG <message>",
 	"    Write <message> to the server log.",
+	"OBJECT <key>",
+	"    Show low level info about `key` and associated value.",
 	"POPULATE <count> [<prefix>] [<size>]",
 	"    Create <count> string keys named key:<num>. If <prefix> is specified then",
 	"    it is used instead of the 'key' prefix. These are not propagated to",
 	"    replicas. Cluster slots are not respected so keys not belonging to the",
 	"    current node can be created in cluster mode.",
+	"PROTOCOL <type>",
+	"    Reply with a test value of the specified type. <type> can be: string,",
+	"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+	"    true, false.",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Setting it to 0 disables expiring keys in background when they are not",
 	"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -168,9 +174,9 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, POPULATE, RELOAD, SET-ACTIVE-EXPIRE
-// and SLEEP; other
-// subcommands get Redis's unknown-subcommand error.
+// HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL, RELOAD,
+// SET-ACTIVE-EXPIRE and SLEEP; other subcommands get Redis's
+// unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
 		c.errorReply(errDebugNotAllowed)
@@ -187,8 +193,12 @@ func cmdDebug(c *Client, args [][]byte) {
 		}
 		c.w.OK()
 	case equalFold(sub, "log") && len(args) == 3:
-		c.srv.log.Warn("DEBUG LOG: " + string(args[2]))
+		c.srv.warnf("DEBUG LOG: %s", args[2])
 		c.w.OK()
+	case equalFold(sub, "object") && len(args) == 3:
+		debugObject(c, args[2])
+	case equalFold(sub, "protocol") && len(args) == 3:
+		debugProtocol(c, args[2])
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
 		debugPopulate(c, args)
 	case equalFold(sub, "reload") && len(args) == 2:
@@ -226,7 +236,7 @@ func debugReload(c *Client) {
 	}
 	s.emptyData()
 	if err := s.LoadSnapshot(); err != nil {
-		s.logf("DEBUG RELOAD: %v", err)
+		s.warnf("DEBUG RELOAD: %v", err)
 		c.errorReply(errDebugReloadLoad)
 		return
 	}

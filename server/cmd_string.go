@@ -213,8 +213,10 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 	if at != 0 {
 		c.db.SetExpire(key, at)
 		c.notify(evGeneric, "expire", key)
-		if flags&setPXAT == 0 && c.recording() {
-			c.propagate(argSET, key, val, argPXAT, intBytes(at)) // relative times replay as absolute
+		if c.recording() {
+			// As Redis, always rewritten: relative times replay as
+			// absolute, and the options (GET, NX, XX) are dropped.
+			c.propagate(argSET, key, val, argPXAT, intBytes(at))
 		}
 	}
 	if flags&setGet == 0 {

@@ -24,6 +24,8 @@ const (
 	errOverflow          = "ERR increment or decrement would overflow"
 	errIncrFloatNaN      = "ERR increment would produce NaN or Infinity"
 	errWrongType         = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errRESP2NotSupported = "ERR RESP2 is not supported by this command"
+	errDebugProtocolType = "ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false"
 	errNoSuchKey         = "ERR no such key"
 	errNoAuth            = "NOAUTH Authentication required."
 	errWrongPass         = "WRONGPASS invalid username-password pair or user is disabled."
@@ -234,4 +236,14 @@ const (
 	errDiscardWithoutMulti = "ERR DISCARD without MULTI"
 	errExecAbort           = "EXECABORT Transaction discarded because of previous errors."
 	errExecAbortBecause    = "EXECABORT Transaction discarded because of: "
+
+	// Startup (OpenLog, Listen, WritePidFile): Redis's config.c and
+	// server.c wording; errSyslog is HotKV's own (Redis's openlog cannot
+	// fail).
+	errLogFile    = "Can't open the log file: %v"
+	errSyslog     = "Can't open the system log: %v"
+	errPidFile    = "Failed to write PID file: %v"
+	errUnixSocket = "Failed opening Unix socket: %v"
+	// HotKV's own: a directive CheckStartup refuses.
+	errUnsupportedDirective = "Unsupported directive '%s %s': %s"
 )

@@ -315,7 +315,7 @@ func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.stats.panics.Add(1)
-			s.logf("panic in command %q from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
+			s.warnf("panic in command %q from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
 			c.w.Buf = c.w.Buf[:mark]
 			c.errorReply(fmt.Sprintf(errInternal, cmd.Name, r))
 		}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,13 +13,15 @@ import (
 	"github.com/hotkv/hotkv/config"
 )
 
-// listenState is the server's TCP listeners: those the bind and port
+// listenState is the server's listeners: the TCP ones the bind and port
 // directives name, opened by Listen and replaced at run time by CONFIG
-// SET port or bind (rebind), as Redis's changeListener does.
+// SET port or bind (rebind), as Redis's changeListener does, and the unix
+// socket unixsocket names (immutable).
 type listenState struct {
 	mu      sync.Mutex
 	lns     []net.Listener
-	bind    string // what lns listen on
+	unix    net.Listener // nil without unixsocket
+	bind    string       // what lns listen on
 	port    int64
 	serving bool                  // Serve runs: a new listener gets an accept loop
 	retired map[net.Listener]bool // closed by a rebind: its loop ends quietly
@@ -32,22 +36,55 @@ var (
 )
 
 // Listen opens the listening sockets named by the bind and port
-// directives. A bind address prefixed with '-' is optional: failing to
-// bind it is not an error, as in Redis.
+// directives, and the unix socket named by unixsocket (a file left there
+// is replaced; unixsocketperm, when not 0, is its mode). A bind address
+// prefixed with '-' is optional: failing to bind it is not an error, as
+// in Redis. Port 0 opens no TCP listener, which needs a unix socket.
 func (s *Server) Listen() error {
 	port := s.cfg.Lookup("port").Int()
-	if port == 0 {
+	path := s.cfg.Lookup("unixsocket").String()
+	if port == 0 && path == "" {
 		return errors.New("port 0: no TCP listener configured")
 	}
 	bind := s.cfg.Lookup("bind").String()
-	lns, err := openListeners(bind, port)
-	if err != nil {
-		return err
+	var lns []net.Listener
+	if port != 0 {
+		var err error
+		if lns, err = openListeners(bind, port); err != nil {
+			return err
+		}
+	}
+	var unix net.Listener
+	if path != "" {
+		var err error
+		if unix, err = openUnixListener(path, s.cfg.Lookup("unixsocketperm").Int()); err != nil {
+			for _, ln := range lns {
+				ln.Close()
+			}
+			return fmt.Errorf(errUnixSocket, err)
+		}
 	}
 	s.listen.mu.Lock()
-	s.listen.lns, s.listen.bind, s.listen.port = lns, bind, port
+	s.listen.lns, s.listen.bind, s.listen.port, s.listen.unix = lns, bind, port, unix
 	s.listen.mu.Unlock()
 	return nil
+}
+
+// openUnixListener listens on the unix socket at path, removing a file
+// left there first (as Redis's anetUnixServer), with mode perm when not 0.
+func openUnixListener(path string, perm int64) (net.Listener, error) {
+	os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if perm != 0 {
+		if err := os.Chmod(path, os.FileMode(perm)); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	return ln, nil
 }
 
 // openListeners opens a listener on port for each address of bind, all
@@ -101,11 +138,11 @@ func (s *Server) rebind(failure error) error {
 		lns, err = nil, nil
 	}
 	if err != nil {
-		s.logf("Failed to listen on port %d: %v", port, err)
+		s.warnf("Failed to listen on port %d: %v", port, err)
 		lns = nil
 		if ls.port != 0 {
 			if lns, err = openListeners(ls.bind, ls.port); err != nil {
-				s.logf("Failed to listen again on port %d: %v", ls.port, err)
+				s.warnf("Failed to listen again on port %d: %v", ls.port, err)
 			}
 		}
 		s.acceptOn(lns)
@@ -166,12 +203,19 @@ func (s *Server) closeListeners() {
 	for _, ln := range s.listen.lns {
 		ln.Close()
 	}
+	if s.listen.unix != nil {
+		s.listen.unix.Close()
+	}
 }
 
-// Addr returns the address of the first listener (after Listen).
+// Addr returns the address of the first TCP listener (after Listen), or
+// of the unix socket when there is none.
 func (s *Server) Addr() net.Addr {
 	s.listen.mu.Lock()
 	defer s.listen.mu.Unlock()
+	if len(s.listen.lns) == 0 {
+		return s.listen.unix.Addr()
+	}
 	return s.listen.lns[0].Addr()
 }
 

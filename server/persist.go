@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
@@ -160,7 +161,7 @@ func (s *Server) writeSnapshot(snap *snapshot, opts rdb.EncodeOptions) error {
 		os.Remove(tmp)
 		ps.lastOK.Store(false)
 		ps.failed.Add(1)
-		s.logf("Failed saving the DB: %v", err)
+		s.warnf("Failed saving the DB: %v", err)
 		return err
 	}
 	ps.lastOK.Store(true)
@@ -257,11 +258,28 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())
 }
 
-// SaveOnSignal is the save a SIGTERM or SIGINT makes before the process
-// exits, as Redis's: a snapshot when save points are configured.
-func (s *Server) SaveOnSignal() error {
+// SaveOnSignal is the save a SIGTERM (sigint false) or SIGINT makes before
+// the process exits, as Redis's: a snapshot when save points are
+// configured, unless shutdown-on-sigterm (shutdown-on-sigint) says
+// "save" (always) or "nosave" (never). It reports whether the process may
+// exit: a failed save stops it unless the flags say "force", as in Redis.
+func (s *Server) SaveOnSignal(sigint bool) (exit bool) {
+	name := "shutdown-on-sigterm"
+	if sigint {
+		name = "shutdown-on-sigint"
+	}
+	flags := s.cfg.Lookup(name).Int()
 	c := s.newInternalClient(backgroundClient, 0, 0)
-	return s.saveForShutdown(c, false, false)
+	s.warnf("User requested shutdown...")
+	if err := s.saveForShutdown(c, flags&config.ShutdownSave != 0, flags&config.ShutdownNoSave != 0); err != nil {
+		if flags&config.ShutdownForce != 0 {
+			s.warnf("Error trying to save the DB. Exit anyway.")
+			return true
+		}
+		s.warnf("Error trying to save the DB, can't exit.")
+		return false
+	}
+	return true
 }
 
 // LoadSnapshot loads the snapshot file (dir/dbfilename) into the empty
@@ -284,7 +302,8 @@ func (s *Server) LoadSnapshot() error {
 	}
 	s.persist.loadedKeys.Store(counts.loaded)
 	s.persist.expiredAt.Store(counts.expired)
-	s.logf("DB loaded from disk: %.3f seconds, %d keys (%d expired)", time.Since(start).Seconds(), counts.loaded, counts.expired)
+	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
+	s.logf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
 	return nil
 }
 

@@ -345,7 +345,7 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		c.subs.softSince.Store(0)
 	}
 	if over && !c.killed.Load() {
-		c.srv.logf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
+		c.srv.warnf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
 		c.kill()
 	}
 }

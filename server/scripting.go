@@ -211,7 +211,7 @@ func (sr *scriptRun) interrupt() bool {
 			sc.mu.Unlock()
 			sc.busy.Add(1)
 			sr.s.refuseParked(sr, busyError(sr.eval))
-			sr.s.logf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",
+			sr.s.warnf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command.",
 				ran.Milliseconds(), map[bool]string{true: "SCRIPT KILL", false: "FUNCTION KILL"}[sr.eval])
 		}
 	}

@@ -5,9 +5,7 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -21,6 +19,7 @@ import (
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/latency"
 	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/script"
 )
 
@@ -37,7 +36,9 @@ type Server struct {
 	dbs   []*keyspace.DB
 	locks *lock.Manager
 	table Table
-	log   *slog.Logger
+	log   *slog.Logger // logger through log/slog
+	// logger is the server's log (logging.go).
+	logger *rlog.Logger
 
 	// Hot configuration, read with one atomic load per use (Config.Lookup
 	// is a map lookup by name): what the gate and the connections read,
@@ -130,11 +131,12 @@ func New(cfg *config.Config) *Server {
 		cfg:       cfg,
 		locks:     lock.NewManager(),
 		table:     make(Table),
-		log:       slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		started:   time.Now(),
 		done:      make(chan struct{}),
 		abandoned: make(chan struct{}),
 	}
+	s.setLogger(newLogger(cfg))
+	s.logHooks(cfg)
 	s.mu.clients = make(map[uint64]*Client)
 	n := int(cfg.Lookup("databases").Int())
 	s.dbs = make([]*keyspace.DB, n)
@@ -244,11 +246,13 @@ func versionNum(v string) int {
 func (s *Server) scriptLog(level int, msg string) {
 	switch level {
 	case script.LogWarning:
-		s.log.Warn(msg)
+		s.logger.Log(rlog.Warning, msg)
 	case script.LogNotice:
-		s.log.Info(msg)
+		s.logger.Log(rlog.Notice, msg)
+	case script.LogVerbose:
+		s.logger.Log(rlog.Verbose, msg)
 	default:
-		s.log.Debug(msg)
+		s.logger.Log(rlog.Debug, msg)
 	}
 }
 
@@ -267,6 +271,9 @@ func (s *Server) Serve() error {
 	s.listen.mu.Lock()
 	for _, ln := range s.listen.lns {
 		s.startAccepting(ln)
+	}
+	if s.listen.unix != nil {
+		s.startAccepting(s.listen.unix)
 	}
 	s.listen.mu.Unlock()
 	<-s.done
@@ -453,7 +460,7 @@ func (s *Server) closeIdleClients(now time.Time) {
 	}
 	s.mu.Unlock()
 	for _, c := range idle {
-		s.log.Debug("Closing idle client", "id", c.id)
+		s.verbosef("Closing idle client")
 		c.kill()
 	}
 }
@@ -530,9 +537,4 @@ func (e *errorStats) reset() {
 	e.mu.Lock()
 	e.counts = nil
 	e.mu.Unlock()
-}
-
-// Logf logs at warning level (used for recovered panics and bad clients).
-func (s *Server) logf(format string, args ...any) {
-	s.log.Warn(fmt.Sprintf(format, args...))
 }

@@ -115,5 +115,8 @@ func peerString(a net.Addr) string {
 	if a == nil {
 		return ""
 	}
+	if u, ok := a.(*net.UnixAddr); ok {
+		return u.Name + ":0" // Redis's form for unix socket peers
+	}
 	return a.String()
 }

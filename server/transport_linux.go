@@ -56,7 +56,7 @@ func (s *Server) serveAccepted(conn net.Conn) {
 	if err != nil {
 		s.wg.Done()
 		conn.Close()
-		s.logf("cannot serve connection from %v: %v", conn.RemoteAddr(), err)
+		s.warnf("cannot serve connection from %v: %v", conn.RemoteAddr(), err)
 	}
 }
 

@@ -451,7 +451,7 @@ func TestAOFAlwaysWriteFailureExits(t *testing.T) {
 			t.Errorf("exit: %v, want exit status 1\n%s", err, p.out)
 		}
 		if out := p.out.String(); !strings.Contains(out, alwaysFatal) || !strings.Contains(out, "file too large") {
-			t.Errorf("stderr lacks the fatal error:\n%s", out)
+			t.Errorf("the log lacks the fatal error:\n%s", out)
 		}
 	})
 
@@ -463,7 +463,7 @@ func TestAOFAlwaysWriteFailureExits(t *testing.T) {
 		addr := "127.0.0.1:" + strconv.Itoa(difftest.FreePort(t))
 		cmd := exec.Command(bin, "--port", strings.TrimPrefix(addr, "127.0.0.1:"), "--dir", dir,
 			"--appendonly", "yes", "--appendfsync", "always", "--save", "")
-		cmd.Stderr = &out
+		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -505,7 +505,7 @@ func TestAOFAlwaysWriteFailureExits(t *testing.T) {
 			t.Errorf("exit: %v, want exit status 1\n%s", err, out.String())
 		}
 		if !strings.Contains(out.String(), alwaysFatal) {
-			t.Errorf("stderr lacks the fatal error:\n%s", out.String())
+			t.Errorf("the log lacks the fatal error:\n%s", out.String())
 		}
 		if !sent {
 			t.Logf("the server exited before SET could be sent:\n%s", out.String())

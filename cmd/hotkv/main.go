@@ -4,6 +4,13 @@
 // "--directive value" pairs that override it:
 //
 //	hotkv [/path/to/hotkv.conf] [--port 6380] [--dir /tmp/x] ...
+//
+// It starts, logs and stops as redis-server does (server.c main), so that
+// it can stand in for src/redis-server under Redis's own test suite: the
+// log is in Redis's format on standard output (or logfile), with Redis's
+// startup lines ("Redis is starting", the logo or "Running mode", "Ready
+// to accept connections"); SIGTERM and SIGINT save as configured and exit
+// with "Redis is now ready to exit, bye bye...".
 package main
 
 import (
@@ -17,18 +24,26 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/server"
 )
 
 func main() {
-	args := os.Args[1:]
+	os.Exit(run(os.Args[1:]))
+}
+
+// run is main without the exit, so that deferred calls (the CPU profile)
+// run first.
+func run(args []string) int {
+	const notice, warning = rlog.Notice, rlog.Warning
 	if len(args) == 1 && (args[0] == "-v" || args[0] == "--version") {
-		fmt.Printf("HotKV v=%s (Redis %s compatible)\n", server.Version, server.RedisVersion)
-		return
+		fmt.Println(server.VersionLine())
+		return 0
 	}
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Println("Usage: hotkv [/path/to/hotkv.conf] [--directive value ...]")
-		return
+		fmt.Println("       hotkv -v or --version")
+		return 0
 	}
 	path := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "--") {
@@ -37,12 +52,12 @@ func main() {
 	cfg, err := config.Load(path, args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
 	if dir := cfg.Lookup("dir").String(); dir != "" {
 		if err := os.Chdir(dir); err != nil {
 			fmt.Fprintf(os.Stderr, "Can't chdir to '%s': %v\n", dir, err)
-			os.Exit(1)
+			return 1
 		}
 	}
 	if path := os.Getenv("HOTKV_CPUPROFILE"); path != "" {
@@ -53,36 +68,94 @@ func main() {
 		}
 	}
 	srv := server.New(cfg)
-	if err := srv.LoadData(); err != nil {
-		fmt.Fprintf(os.Stderr, "Fatal error loading the DB: %v. Exiting.\n", err)
-		os.Exit(1)
+	if err := srv.OpenLog(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	log := srv.Logger()
+	srv.LogStarting(path)
+	if err := srv.CheckStartup(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			log.Log(warning, line)
+			fmt.Fprintln(os.Stderr, line)
+		}
+		return 1
 	}
 	if err := srv.Listen(); err != nil {
-		fmt.Fprintf(os.Stderr, "Could not create server TCP listening socket: %v\n", err)
-		os.Exit(1)
+		if strings.HasPrefix(err.Error(), "Failed opening Unix socket") {
+			log.Log(warning, err.Error())
+		} else {
+			log.Logf(warning, "Failed listening on port %d (TCP), aborting.", cfg.Lookup("port").Int())
+			log.Logf(warning, "Could not create server TCP listening socket: %v", err)
+		}
+		return 1
 	}
-	fmt.Fprintf(os.Stderr, "HotKV %s ready to accept connections on %s\n", server.Version, srv.Addr())
+	srv.WritePidFile()
+	fi, _ := os.Stdout.Stat()
+	srv.LogBanner(fi != nil && fi.Mode()&os.ModeCharDevice != 0)
+	if err := srv.LoadData(); err != nil {
+		log.Logf(warning, "Fatal error loading the DB: %v. Exiting.", err)
+		srv.RemovePidFile()
+		return 1
+	}
+	if cfg.Lookup("port").Int() != 0 {
+		log.Log(notice, "Ready to accept connections")
+	}
+	if sock := cfg.Lookup("unixsocket").String(); sock != "" {
+		log.Logf(notice, "The server is now ready to accept connections at %s", sock)
+	}
 
-	sig := make(chan os.Signal, 1)
+	go handleSignals(srv)
+	if err := srv.Serve(); err != nil {
+		log.Log(warning, err.Error())
+		return 1
+	}
+	srv.RemovePidFile()
+	log.Log(warning, "Redis is now ready to exit, bye bye...")
+	return 0
+}
+
+// handleSignals shuts the server down on SIGTERM or SIGINT, as Redis's
+// sigShutdownHandler and prepareForShutdown: the save the
+// shutdown-on-sigterm (-sigint) flags ask for, then Shutdown. A save
+// that fails keeps the server running, unless the flags say "force". A
+// second SIGINT while the first is handled exits at once, with status 1.
+func handleSignals(srv *server.Server) {
+	const warning = rlog.Warning
+	log := srv.Logger()
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
+	shutting := false
+	failed := make(chan struct{})
+	for {
 		select {
 		case s := <-sig:
-			fmt.Fprintf(os.Stderr, "Received %v, shutting down\n", s)
-			if err := srv.SaveOnSignal(); err != nil {
-				fmt.Fprintf(os.Stderr, "Error trying to save the DB: %v\n", err)
+			if shutting {
+				if s == syscall.SIGINT {
+					log.Log(warning, "You insist... exiting now.")
+					os.Exit(1)
+				}
+				continue
 			}
+			name := "SIGTERM"
+			if s == syscall.SIGINT {
+				name = "SIGINT"
+			}
+			log.Logf(warning, "Received %s scheduling shutdown...", name)
+			shutting = true
+			go func() {
+				if !srv.SaveOnSignal(s == syscall.SIGINT) {
+					failed <- struct{}{} // as Redis: the server goes on
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				srv.Shutdown(ctx)
+			}()
+		case <-failed:
+			shutting = false
 		case <-srv.Done():
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}()
-	if err := srv.Serve(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		pprof.StopCPUProfile()
-		os.Exit(1)
 	}
-	fmt.Fprintln(os.Stderr, "HotKV is now ready to exit, bye bye...")
 }

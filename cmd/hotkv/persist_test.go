@@ -25,7 +25,7 @@ func startHotKV(t *testing.T, bin string, args ...string) *hotkvProc {
 	port := difftest.FreePort(t)
 	p := &hotkvProc{addr: "127.0.0.1:" + strconv.Itoa(port), out: &strings.Builder{}}
 	p.cmd = exec.Command(bin, append([]string{"--port", strconv.Itoa(port)}, args...)...)
-	p.cmd.Stderr = p.out
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out // the log (stdout) and startup errors
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

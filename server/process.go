@@ -1,0 +1,67 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Process-level directives: what a redis-server process does at startup
+// and exit beyond serving (the pid file), and the directives HotKV reads
+// but cannot carry out, refused at startup rather than ignored.
+
+// unsupportedAtStartup lists, for each directive HotKV refuses at startup
+// when set away from its default, whether the configuration asks for it
+// and why HotKV cannot do it.
+var unsupportedAtStartup = []struct {
+	name string
+	set  func(s *Server) bool
+	why  string
+}{
+	{"daemonize", func(s *Server) bool { return s.cfg.Lookup("daemonize").Bool() },
+		"HotKV runs in the foreground; run it under a supervisor instead"},
+	{"supervised", func(s *Server) bool { return s.cfg.Lookup("supervised").Enum() != "no" },
+		"HotKV does not notify upstart or systemd"},
+	{"replicaof", func(s *Server) bool { _, _, ok := s.cfg.Lookup("replicaof").ReplicaOf(); return ok },
+		"HotKV has no replication"},
+	{"cluster-enabled", func(s *Server) bool { return s.cfg.Lookup("cluster-enabled").Bool() },
+		"HotKV has no cluster mode"},
+	{"tls-port", func(s *Server) bool { return s.cfg.Lookup("tls-port").Int() != 0 },
+		"HotKV has no TLS"},
+}
+
+// CheckStartup refuses a configuration that asks for what HotKV cannot
+// do (daemonizing, supervision, replication, cluster mode, TLS): the
+// error names the directive, so that nothing asked for is silently left
+// undone.
+func (s *Server) CheckStartup() error {
+	var errs []error
+	for _, u := range unsupportedAtStartup {
+		if u.set(s) {
+			p := s.cfg.Lookup(u.name)
+			errs = append(errs, fmt.Errorf(errUnsupportedDirective, u.name, p.String(), u.why))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WritePidFile writes the process id to pidfile when it is set, as Redis's
+// createPidFile. Failing to is logged, not fatal, as in Redis.
+func (s *Server) WritePidFile() {
+	path := s.cfg.Lookup("pidfile").String()
+	if path == "" {
+		return
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		s.warnf(errPidFile, err)
+	}
+}
+
+// RemovePidFile removes the pid file at exit, as Redis's prepareForShutdown.
+func (s *Server) RemovePidFile() {
+	if path := s.cfg.Lookup("pidfile").String(); path != "" {
+		s.logf("Removing the pid file.")
+		os.Remove(path)
+	}
+}
