@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,9 +23,10 @@ import (
 // (unless COPY). Like Redis it waits for the target; unlike Redis it
 // stalls only the clients that need the migrated keys' tags (it holds
 // their locks, so that nothing changes them between the DUMP and the
-// delete), and its loop goes on without it past a millisecond. Each call
-// opens its own connection: Redis keeps a cache of them, which only saves
-// the connect.
+// delete), and its loop goes on without it past a millisecond. As Redis,
+// it keeps its connections to targets for 10 seconds after their last use
+// (migrateCache), and retries once on a fresh connection when a cached one
+// fails before the target answered anything.
 
 func migrateCommands() []*Command {
 	return []*Command{
@@ -92,12 +96,7 @@ func cmdMigrate(c *Client, args [][]byte) {
 		timeout = 1000
 	}
 	// The keys that are here, with what RESTORE needs.
-	type moved struct {
-		key     []byte
-		ttl     int64
-		payload []byte
-	}
-	var keys []moved
+	var keys []migrated
 	now := c.db.Now()
 	for _, k := range args[first : first+n] {
 		e := c.lookupRead(k)
@@ -115,74 +114,63 @@ func cmdMigrate(c *Client, args [][]byte) {
 			}
 			ttl = max(ttl, 1)
 		}
-		keys = append(keys, moved{k, ttl, rdb.Dump(v, c.encodeOptions())})
+		keys = append(keys, migrated{k, ttl, rdb.Dump(v, c.encodeOptions())})
 	}
 	if len(keys) == 0 {
 		c.propagateNothing()
 		c.w.Simple("NOKEY")
 		return
 	}
-	var req []byte
-	if pass != nil {
-		if user != nil {
-			req = aof.AppendCommand(req, [][]byte{[]byte("AUTH"), user, pass})
-		} else {
-			req = aof.AppendCommand(req, [][]byte{[]byte("AUTH"), pass})
-		}
-	}
-	req = aof.AppendCommandStrings(req, "SELECT", strconv.FormatInt(db, 10))
-	for _, k := range keys {
-		cmd := [][]byte{[]byte("RESTORE"), k.key, strconv.AppendInt(nil, k.ttl, 10), k.payload}
-		if replace {
-			cmd = append(cmd, []byte("REPLACE"))
-		}
-		req = aof.AppendCommand(req, cmd)
-	}
 	d := time.Duration(timeout) * time.Millisecond
 	addr := net.JoinHostPort(string(args[1]), string(args[2]))
-	conn, err := net.DialTimeout("tcp", addr, d)
-	if err != nil {
-		// Redis connects without blocking: a refused connection shows
-		// only when it writes.
-		if errors.Is(err, syscall.ECONNREFUSED) {
-			c.errorReply(fmt.Sprintf(errMigrateIO, "writing"))
-		} else {
-			c.errorReply(errMigrateConnect)
+	var ms *migrateSocket
+	var authReply, selectReply, firstReply string
+	for retry := true; ; retry = false {
+		var errText string
+		ms, errText = c.srv.migrates.get(addr, d)
+		if ms == nil {
+			c.errorReply(errText)
+			return
 		}
-		return
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(d))
-	if _, err := conn.Write(req); err != nil {
-		c.errorReply(fmt.Sprintf(errMigrateIO, "writing"))
-		return
-	}
-	r := bufio.NewReader(conn)
-	readLine := func() (string, bool) {
-		conn.SetReadDeadline(time.Now().Add(d))
-		line, err := r.ReadString('\n')
-		return strings.TrimRight(line, "\r\n"), err == nil
-	}
-	var authReply, selectReply string
-	if pass != nil {
-		if authReply, ok = readLine(); !ok {
-			c.errorReply(fmt.Sprintf(errMigrateIO, "reading"))
+		sentSelect := ms.db != db
+		req := migrateRequest(user, pass, db, sentSelect, replace, keys)
+		ms.conn.SetDeadline(time.Now().Add(d))
+		_, err := ms.conn.Write(req)
+		if err == nil && pass != nil {
+			authReply, err = ms.readLine(d)
+		}
+		if err == nil && sentSelect {
+			selectReply, err = ms.readLine(d)
+		}
+		if err == nil {
+			firstReply, err = ms.readLine(d)
+		}
+		if err == nil {
+			break
+		}
+		// Nothing was done: the cached connection may have gone stale
+		// (Redis retries when the first RESTORE got no answer).
+		c.srv.migrates.drop(ms)
+		if !retry || ms.fresh || errors.Is(err, os.ErrDeadlineExceeded) {
+			what := "reading"
+			if !ms.wrote {
+				what = "writing"
+			}
+			c.errorReply(fmt.Sprintf(errMigrateIO, what))
 			return
 		}
 	}
-	if selectReply, ok = readLine(); !ok {
-		c.errorReply(fmt.Sprintf(errMigrateIO, "reading"))
-		return
-	}
 	var deleted [][]byte
 	targetErr := ""
-	for _, k := range keys {
-		reply, ok := readLine()
-		if !ok {
-			if targetErr == "" {
-				targetErr = fmt.Sprintf(errMigrateIO, "reading")
+	socketErr := false
+	for i, k := range keys {
+		reply := firstReply
+		if i > 0 {
+			var err error
+			if reply, err = ms.readLine(d); err != nil {
+				socketErr = true
+				break
 			}
-			break
 		}
 		if strings.HasPrefix(authReply, "-") || strings.HasPrefix(selectReply, "-") || strings.HasPrefix(reply, "-") {
 			if targetErr == "" {
@@ -202,6 +190,19 @@ func cmdMigrate(c *Client, args [][]byte) {
 			deleted = append(deleted, k.key)
 		}
 	}
+	switch {
+	case socketErr:
+		c.srv.migrates.drop(ms)
+		if targetErr == "" {
+			targetErr = fmt.Sprintf(errMigrateIO, "reading")
+		}
+	case targetErr != "":
+		ms.db = -1 // the target's database is not known any more
+		c.srv.migrates.put(ms)
+	default:
+		ms.db = db
+		c.srv.migrates.put(ms)
+	}
 	// Propagated as the DEL of the keys the target acknowledged.
 	if len(deleted) > 0 {
 		c.propagate(append([][]byte{argDEL}, deleted...)...)
@@ -213,3 +214,144 @@ func cmdMigrate(c *Client, args [][]byte) {
 	}
 	c.w.OK()
 }
+
+// migrateRequest encodes what MIGRATE sends: AUTH when a password is
+// given, SELECT unless the connection is known to be in db already, then
+// a RESTORE per key.
+func migrateRequest(user, pass []byte, db int64, sel, replace bool, keys []migrated) []byte {
+	var req []byte
+	if pass != nil {
+		auth := [][]byte{[]byte("AUTH"), pass}
+		if user != nil {
+			auth = [][]byte{[]byte("AUTH"), user, pass}
+		}
+		req = aof.AppendCommand(req, auth)
+	}
+	if sel {
+		req = aof.AppendCommandStrings(req, "SELECT", strconv.FormatInt(db, 10))
+	}
+	for _, k := range keys {
+		cmd := [][]byte{[]byte("RESTORE"), k.key, strconv.AppendInt(nil, k.ttl, 10), k.payload}
+		if replace {
+			cmd = append(cmd, []byte("REPLACE"))
+		}
+		req = aof.AppendCommand(req, cmd)
+	}
+	return req
+}
+
+// migrated is a key MIGRATE sends: its name, remaining time to live (0:
+// none) and DUMP payload.
+type migrated struct {
+	key     []byte
+	ttl     int64
+	payload []byte
+}
+
+// migrateSocket is a connection to a MIGRATE target.
+type migrateSocket struct {
+	addr     string
+	conn     net.Conn
+	r        *bufio.Reader
+	db       int64 // the database selected on the target; -1 unknown
+	lastUsed time.Time
+	fresh    bool // just connected: a failure is not a stale connection
+	wrote    bool // a request was written on it
+}
+
+// readLine reads one reply line (MIGRATE's replies are all one line).
+func (ms *migrateSocket) readLine(d time.Duration) (string, error) {
+	ms.wrote = true
+	ms.conn.SetReadDeadline(time.Now().Add(d))
+	line, err := ms.r.ReadString('\n')
+	return strings.TrimRight(line, "\r\n"), err
+}
+
+// Redis's MIGRATE_SOCKET_CACHE_ITEMS and MIGRATE_SOCKET_CACHE_TTL.
+const (
+	migrateCacheItems = 64
+	migrateCacheTTL   = 10 * time.Second
+)
+
+// migrateCache keeps MIGRATE's connections, one per target, while they
+// are idle; a connection in use is out of the cache, so that two MIGRATEs
+// to one target never share one.
+type migrateCache struct {
+	mu    sync.Mutex
+	socks map[string]*migrateSocket
+	count atomic.Int64 // cached and in use (INFO's migrate_cached_sockets)
+}
+
+// get returns the cached connection to addr, taking it out of the cache,
+// or a new one; nil and the error to reply when it cannot connect.
+func (mc *migrateCache) get(addr string, timeout time.Duration) (*migrateSocket, string) {
+	mc.mu.Lock()
+	ms := mc.socks[addr]
+	delete(mc.socks, addr)
+	mc.mu.Unlock()
+	if ms != nil {
+		ms.fresh, ms.wrote = false, false
+		return ms, ""
+	}
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		// Redis connects without blocking: a refused connection shows
+		// only when it writes.
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Sprintf(errMigrateIO, "writing")
+		}
+		return nil, errMigrateConnect
+	}
+	mc.count.Add(1)
+	return &migrateSocket{addr: addr, conn: conn, r: bufio.NewReader(conn), db: -1, fresh: true}, ""
+}
+
+// put caches ms again, closing the connection it replaces if another
+// MIGRATE cached one meanwhile, and a random one past the cache's size.
+func (mc *migrateCache) put(ms *migrateSocket) {
+	ms.lastUsed = time.Now()
+	ms.conn.SetDeadline(time.Time{})
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if mc.socks == nil {
+		mc.socks = make(map[string]*migrateSocket)
+	}
+	if old := mc.socks[ms.addr]; old != nil {
+		mc.closeLocked(old)
+	}
+	for addr, other := range mc.socks {
+		if len(mc.socks) < migrateCacheItems {
+			break
+		}
+		delete(mc.socks, addr)
+		mc.closeLocked(other)
+	}
+	mc.socks[ms.addr] = ms
+}
+
+// drop closes ms, which is out of the cache.
+func (mc *migrateCache) drop(ms *migrateSocket) {
+	ms.conn.Close()
+	mc.count.Add(-1)
+}
+
+func (mc *migrateCache) closeLocked(ms *migrateSocket) {
+	ms.conn.Close()
+	mc.count.Add(-1)
+}
+
+// expire closes the connections idle for longer than 10 seconds (the
+// cron, as Redis's migrateCloseTimedoutSockets).
+func (mc *migrateCache) expire(now time.Time) {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	for addr, ms := range mc.socks {
+		if now.Sub(ms.lastUsed) > migrateCacheTTL {
+			delete(mc.socks, addr)
+			mc.closeLocked(ms)
+		}
+	}
+}
+
+// closeAll closes every cached connection (Shutdown).
+func (mc *migrateCache) closeAll() { mc.expire(time.Now().Add(24 * time.Hour)) }

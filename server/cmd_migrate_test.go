@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/difftest"
 )
@@ -101,5 +102,53 @@ func TestMigrateBetweenHotKVs(t *testing.T) {
 	}
 	if got := d.Do("TTL", "str"); got != ":100\r\n" && got != ":99\r\n" {
 		t.Errorf("TTL of the migrated key: %q", got)
+	}
+}
+
+// TestMigrateCachesConnections: MIGRATE keeps its connection to a target
+// (INFO's migrate_cached_sockets), reuses it, transparently replaces one
+// the target closed, and closes it once idle for 10 seconds.
+func TestMigrateCachesConnections(t *testing.T) {
+	s, src := startServer(t)
+	_, dst := startServer(t)
+	c, d := difftest.Dial(t, src), difftest.Dial(t, dst)
+	host, port, _ := net.SplitHostPort(dst)
+	cached := func() string {
+		_, f := srvInfo(t, c.Do("INFO", "stats"))
+		return f["migrate_cached_sockets"]
+	}
+	accepted := func() string {
+		_, f := srvInfo(t, d.Do("INFO", "stats"))
+		return f["total_connections_received"]
+	}
+	if got := cached(); got != "0" {
+		t.Fatalf("before MIGRATE: %s", got)
+	}
+	migrate := func(key string) {
+		t.Helper()
+		c.Do("SET", key, "v")
+		if got := c.Do("MIGRATE", host, port, key, "3", "1000"); got != "+OK\r\n" {
+			t.Fatalf("MIGRATE %s: %q", key, got)
+		}
+	}
+	migrate("a")
+	before := accepted()
+	migrate("b")
+	if got := cached(); got != "1" {
+		t.Errorf("after two MIGRATEs: %s cached connections", got)
+	}
+	if after := accepted(); after != before {
+		t.Errorf("the second MIGRATE connected again (%s -> %s connections)", before, after)
+	}
+	// The target drops it: the next MIGRATE connects again, unseen.
+	d.Do("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+	migrate("c")
+	d.Do("SELECT", "3")
+	if got := d.Do("EXISTS", "a", "b", "c"); got != ":3\r\n" {
+		t.Errorf("keys on the target: %q", got)
+	}
+	s.migrates.expire(time.Now().Add(migrateCacheTTL + time.Second))
+	if got := cached(); got != "0" {
+		t.Errorf("after 10 idle seconds: %s cached connections", got)
 	}
 }

@@ -57,6 +57,11 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 		s.trackingRemember(c, cmd, args)
 	}
 	failed := c.errors != errs
+	if held && c.tx.inExec {
+		// A queued command's error is its own, not EXEC's: Redis counts
+		// an error for the command that replied it.
+		c.errors = errs
+	}
 	changes := c.recordWrite(cmd, args, failed)
 	end = monoNow()
 	d := end - start

@@ -366,7 +366,8 @@ func TestTableDuplicatePanics(t *testing.T) {
 // TestScriptErrorStats: the errors of scripts count in INFO errorstats,
 // total_error_replies and the calls' failed/rejected counters as Redis
 // counts them: once, where they arise (a redis.call's refusal or failure,
-// a runtime error, an error reply the script returns, nested or not).
+// a runtime error, an error reply the script returns, nested or not; a
+// command queued in MULTI, not the EXEC that ran it).
 func TestScriptErrorStats(t *testing.T) {
 	redis := difftest.StartRedis(t)
 	_, hotkv := startServer(t)
@@ -385,6 +386,9 @@ func TestScriptErrorStats(t *testing.T) {
 			{"EVAL", "return {1, redis.error_reply('NESTED x')}", "0"},
 			{"EVAL", "return redis.call('nosuchcommand')", "0"},
 			{"EVAL", "return redis.call('lpush', KEYS[1], 'a')", "1", "str"},
+			// A queued command's error is its own, not EXEC's.
+			{"MULTI"}, {"SET", "a", "b"}, {"AUTH", "a"}, {"EXEC"}, {"EXEC"},
+			{"MULTI"}, {"EVAL", "return redis.call('select',99)", "0"}, {"INCR", "str"}, {"EXEC"},
 		} {
 			c.Do(cmd...)
 		}

@@ -71,8 +71,9 @@ type Server struct {
 	stats    serverStats
 	blocking blockState
 	parking  parkState
-	pause    pauseState // CLIENT PAUSE (pause.go)
-	hooks    Hooks      // the executor's (hooks.go)
+	pause    pauseState   // CLIENT PAUSE (pause.go)
+	hooks    Hooks        // the executor's (hooks.go)
+	migrates migrateCache // MIGRATE's connections (cmd_migrate.go)
 	// latency is the latency monitor's events (cmd_latency.go);
 	// latencyThreshold is latency-monitor-threshold, latencyTracking
 	// latency-tracking.
@@ -311,6 +312,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	close(s.done)
 	s.closeListeners()
+	s.migrates.closeAll()
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
 		c.conn.Close()
@@ -401,6 +403,9 @@ func (s *Server) cron() {
 				s.closeIdleClients(start)
 			}
 			s.resizeQueryBufs(start, everySecond)
+			if everySecond {
+				s.migrates.expire(start)
+			}
 			s.savePoints(start)
 			s.aofCron()
 			s.cronTicks.Add(1)
