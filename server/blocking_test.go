@@ -212,3 +212,36 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// TestUnblockErrorStats: a client unblocked with CLIENT UNBLOCK ... ERROR
+// gets an error its command counts: in errorstats, total_error_replies and
+// the command's failed calls, as in Redis.
+func TestUnblockErrorStats(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	stats := func(addr string) string {
+		ctl, b := difftest.Dial(t, addr), difftest.Dial(t, addr)
+		ctl.Do("CONFIG", "RESETSTAT")
+		id := strings.TrimSuffix(strings.TrimPrefix(b.Do("CLIENT", "ID"), ":"), "\r\n")
+		b.Send(difftest.Encode("BLPOP", "list1", "0"))
+		waitBlocked(t, ctl, 1)
+		ctl.Do("CLIENT", "UNBLOCK", id, "ERROR")
+		reply := b.Read()
+		var out []string
+		for _, sec := range []string{"errorstats", "stats", "commandstats"} {
+			for _, line := range strings.Split(ctl.Do("INFO", sec), "\r\n") {
+				if strings.HasPrefix(line, "errorstat_") || strings.HasPrefix(line, "total_error_replies") {
+					out = append(out, line)
+				}
+				if name, rest, ok := strings.Cut(line, ":calls="); ok && name == "cmdstat_blpop" {
+					_, counts, _ := strings.Cut(rest, "rejected_calls=")
+					out = append(out, name+":"+counts)
+				}
+			}
+		}
+		return reply + strings.Join(out, "\n")
+	}
+	if r, h := stats(redis), stats(hotkv); r != h {
+		t.Errorf("CLIENT UNBLOCK ERROR\nredis:\n%s\nhotkv:\n%s", r, h)
+	}
+}

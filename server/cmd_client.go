@@ -499,7 +499,10 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 		switch {
 		case equalFold(args[3], "timeout"):
 		case equalFold(args[3], "error"):
-			reply = func(w *resp.Writer) { w.Error(errUnblocked) }
+			reply = func(w *resp.Writer) {
+				c.srv.countError(errUnblocked) // an error reply of the unblocked command's
+				w.Error(errUnblocked)
+			}
 		default:
 			c.errorReply(errUnblockReason)
 			return
