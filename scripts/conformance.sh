@@ -10,7 +10,7 @@
 # Environment:
 #   REDIS_MIRROR  a git directory of github.com/redis/redis holding tag 7.0.15 (required)
 #   CONFORMANCE   the directory of redis-suite.sh and redis-spawn-suite.sh
-#                 (default /work/shared/conformance)
+#                 (default ../shared/conformance beside the checkout)
 #   HOTKV_BIN     the server binary (default bin/hotkv; `make conformance` builds it)
 #   LOGS          where the raw logs go (default a new /tmp/hotkv-conformance.XXXXXX)
 # Prints each script's per-unit lines and TOTAL lines; exit status 1 when a mode's
@@ -21,7 +21,7 @@ MODE=${1:-both}
 case "$MODE" in external|normal|both) shift || true ;; *) MODE=both ;; esac
 : "${REDIS_MIRROR:?set REDIS_MIRROR to a git directory of github.com/redis/redis (tag 7.0.15)}"
 export REDIS_MIRROR
-CONF=${CONFORMANCE:-/work/shared/conformance}
+CONF=${CONFORMANCE:-$(cd "$(dirname "$0")/../.." && pwd)/shared/conformance}
 BIN=$(realpath "${HOTKV_BIN:-bin/hotkv}")
 LOGS=${LOGS:-$(mktemp -d /tmp/hotkv-conformance.XXXXXX)}
 [ -x "$BIN" ] || { echo "conformance: no server binary at $BIN (make build)"; exit 2; }
