@@ -16,6 +16,11 @@ func clusterCommands() []*Command {
 		return &Command{Arity: arity, Flags: flags, Handler: cmdClusterDisabled}
 	}
 	return []*Command{
+		// The connection's cluster modes: refused outside a cluster, as
+		// Redis refuses them.
+		{Name: "asking", Arity: 1, Flags: Fast, Handler: cmdClusterDisabled},
+		{Name: "readonly", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdClusterDisabled},
+		{Name: "readwrite", Arity: 1, Flags: Loading | Stale | Fast, Handler: cmdClusterDisabled},
 		{Name: "cluster", Arity: -2, Sub: map[string]*Command{
 			"addslots":              sub(-3, admin),
 			"addslotsrange":         sub(-4, admin),

@@ -275,7 +275,7 @@ func writeCommandDocs(w *resp.Writer, cmd *Command) {
 // Global is HotKV's own.
 var reportedFlags = []Flag{
 	Write, Readonly, DenyOOM, Admin, PubSub, NoScript, Blocking, Loading, Stale,
-	SkipMonitor, SkipSlowlog, Fast, NoAuth, NoMandatoryKeys, NoAsyncLoading, NoMulti, Movablekeys, AllowBusy,
+	SkipMonitor, SkipSlowlog, Asking, Fast, NoAuth, NoMandatoryKeys, NoAsyncLoading, NoMulti, Movablekeys, AllowBusy,
 }
 
 // commandFlagNames returns the Redis names of cmd's reported flags.

@@ -20,6 +20,8 @@ func dumpCommands() []*Command {
 	return []*Command{
 		{Name: "dump", Arity: 2, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdDump},
 		{Name: "restore", Arity: -4, Flags: Write | DenyOOM, First: 1, Last: 1, Step: 1, Handler: cmdRestore},
+		// What MIGRATE sends in a cluster; outside one, RESTORE.
+		{Name: "restore-asking", Arity: -4, Flags: Write | DenyOOM | Asking, First: 1, Last: 1, Step: 1, Handler: cmdRestore},
 	}
 }
 

@@ -185,3 +185,27 @@ OBJECT ENCODING r
 DUMP r
 `)
 }
+
+// TestClusterModeCommandsLikeRedis: outside a cluster, ASKING, READONLY
+// and READWRITE are refused and RESTORE-ASKING is RESTORE, as Redis.
+func TestClusterModeCommandsLikeRedis(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+		ASKING
+		READONLY
+		READWRITE
+		ASKING x
+		SET k v
+	`)
+	p.DoBoth("DUMP k", func(redis, hotkv string) {
+		payload := hotkv[strings.Index(hotkv, "\r\n")+2 : len(hotkv)-2]
+		p.DoArgs("RESTORE-ASKING", "k2", "0", payload)
+		p.DoArgs("RESTORE-ASKING", "k2", "0", payload)
+		p.DoArgs("RESTORE-ASKING", "k2", "0", payload, "REPLACE")
+	})
+	p.Run(`
+		GET k2
+		RESTORE-ASKING k3 0 garbage
+		DEL k k2
+	`)
+}

@@ -32,6 +32,7 @@ const (
 	NoMulti
 	AllowBusy
 	NoAsyncLoading
+	Asking      // RESTORE-ASKING: Redis runs it on a cluster node importing the slot
 	Movablekeys // reported by COMMAND INFO; set automatically when Keys != nil
 
 	// Global is HotKV's own: the command takes the global lock exclusively
@@ -81,7 +82,7 @@ var flagNames = []struct {
 	{Write, "write"}, {Readonly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
 	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"},
 	{Loading, "loading"}, {Stale, "stale"}, {SkipMonitor, "skip_monitor"},
-	{SkipSlowlog, "skip_slowlog"}, {Fast, "fast"}, {NoAuth, "no_auth"},
+	{SkipSlowlog, "skip_slowlog"}, {Asking, "asking"}, {Fast, "fast"}, {NoAuth, "no_auth"},
 	{MayReplicate, "may_replicate"}, {NoMandatoryKeys, "no_mandatory_keys"},
 	{NoAsyncLoading, "no_async_loading"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
 	{Movablekeys, "movablekeys"},
