@@ -197,6 +197,10 @@ func cmdDebug(c *Client, args [][]byte) {
 		c.w.OK()
 	case equalFold(sub, "object") && len(args) == 3:
 		debugObject(c, args[2])
+	case equalFold(sub, "digest") && len(args) == 2:
+		debugDigest(c)
+	case equalFold(sub, "digest-value"):
+		debugDigestValue(c, args[2:])
 	case equalFold(sub, "protocol") && len(args) == 3:
 		debugProtocol(c, args[2])
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
