@@ -4,14 +4,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hotkv/hotkv/internal/difftest"
 )
 
 // TestDebugDigestLikeRedis: DEBUG DIGEST and DIGEST-VALUE give
 // redis-server's digests, bit for bit, for the same data of every kind
 // and encoding, in several databases, with and without expiries.
 func TestDebugDigestLikeRedis(t *testing.T) {
-	p := newPair(t)
-	p.Do("FLUSHALL")
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	p := difftest.NewPair(t, redis, hotkv)
 	p.Run(`
 		DEBUG DIGEST
 		DEBUG DIGEST-VALUE nokey
