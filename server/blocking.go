@@ -36,10 +36,12 @@ import (
 type blockState struct {
 	count atomic.Int64 // registered waiters; the write path checks only this
 	ready atomic.Bool  // readyKeys is not empty
-	// groupReaders counts the waiters that are XREADGROUPs: while there
-	// are any, every change of a key marks it ready (a stream deleted or
-	// overwritten unblocks them with an error, as in Redis).
-	groupReaders atomic.Int64
+	// groupKeys holds the keys XREADGROUPs wait on (with how many wait on
+	// each): a change of one of them marks it ready (a stream deleted or
+	// overwritten unblocks them with an error, as in Redis). It is
+	// replaced, never changed, under mu; the write path reads it without
+	// a lock.
+	groupKeys atomic.Pointer[map[blockKey]int]
 
 	mu        sync.Mutex
 	waiters   map[blockKey][]*waiter
@@ -77,7 +79,7 @@ type waiter struct {
 	// eachTried: a waiter that finds nothing does not stop the serving
 	// of the key's next waiters (stream readers).
 	eachTried bool
-	// groupReader: an XREADGROUP (blockState.groupReaders).
+	// groupReader: an XREADGROUP (blockState.groupKeys).
 	groupReader bool
 
 	state atomic.Int32
@@ -179,8 +181,40 @@ func (s *Server) readyWaited(dbs ...int) {
 // turned into another type) marks it ready. The caller holds the key's
 // lock or its shard mutex.
 func (s *Server) keyChanged(db int, key string) {
-	if s.blocking.groupReaders.Load() != 0 {
+	if m := s.blocking.groupKeys.Load(); m != nil && (*m)[blockKey{db, key}] > 0 {
 		s.markReady(db, key)
+	}
+}
+
+// addGroupReader registers w, a blocked XREADGROUP, in groupKeys.
+func (b *blockState) addGroupReader(w *waiter) {
+	b.mu.Lock()
+	if w.state.Load() != waiterDone { // else finish already removed it
+		w.groupReader = true
+		b.countGroupKeys(w, 1)
+	}
+	b.mu.Unlock()
+}
+
+// countGroupKeys adds delta to the count of w's keys in groupKeys, as a
+// new map. The caller holds mu.
+func (b *blockState) countGroupKeys(w *waiter, delta int) {
+	m := make(map[blockKey]int)
+	if old := b.groupKeys.Load(); old != nil {
+		for k, n := range *old {
+			m[k] = n
+		}
+	}
+	for _, k := range w.keys {
+		bk := blockKey{w.db, k}
+		if m[bk] += delta; m[bk] <= 0 {
+			delete(m, bk)
+		}
+	}
+	if len(m) == 0 {
+		b.groupKeys.Store(nil)
+	} else {
+		b.groupKeys.Store(&m)
 	}
 }
 
@@ -389,7 +423,7 @@ func (s *Server) finish(w *waiter, reply []byte) {
 	}
 	b.count.Add(-1)
 	if w.groupReader {
-		b.groupReaders.Add(-1)
+		b.countGroupKeys(w, -1)
 	}
 	b.mu.Unlock()
 	if reply == nil {

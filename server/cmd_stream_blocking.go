@@ -194,8 +194,7 @@ func cmdXRead(c *Client, args [][]byte) {
 	if w := c.blocked; w != nil {
 		w.eachTried = true // still under the keys' locks: no server has seen it
 		if bs.group != nil {
-			w.groupReader = true
-			c.srv.blocking.groupReaders.Add(1)
+			c.srv.blocking.addGroupReader(w)
 		}
 	}
 }
