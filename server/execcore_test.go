@@ -494,3 +494,42 @@ func TestMonitorAfterRun(t *testing.T) {
 		t.Errorf("MONITOR differs\nredis: %s\nhotkv: %s", r, h)
 	}
 }
+
+// TestSlowlogRedactsLikeRedis: the slow log shows "(redacted)" for the
+// credentials of AUTH, HELLO, MIGRATE and CONFIG SET's sensitive
+// parameters, as Redis's redactClientCommandArgument, against
+// redis-server.
+func TestSlowlogRedactsLikeRedis(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	entries := func(addr string) string {
+		c := difftest.Dial(t, addr)
+		c.Do("CONFIG", "SET", "slowlog-log-slower-than", "0")
+		c.Do("SLOWLOG", "RESET")
+		for _, cmd := range [][]string{
+			{"MIGRATE", "127.0.0.1", "1", "nokey", "9", "100"},
+			{"MIGRATE", "127.0.0.1", "1", "nokey", "9", "100", "AUTH", "secret"},
+			{"MIGRATE", "127.0.0.1", "1", "nokey", "9", "100", "COPY", "AUTH2", "user", "secret", "REPLACE"},
+			{"MIGRATE", "127.0.0.1", "1", "", "9", "100", "AUTH", "secret", "KEYS", "a", "b"},
+			{"CONFIG", "SET", "requirepass", "", "maxmemory-samples", "5"},
+			{"AUTH", "secret"},
+			{"AUTH", "user", "secret"},
+			{"AUTH", "a", "b", "c"},
+		} {
+			c.Do(cmd...)
+		}
+		c.Do("CONFIG", "SET", "slowlog-log-slower-than", "-1")
+		var out []string
+		for _, e := range srvParse(t, c.Do("SLOWLOG", "GET", "-1")).([]any) {
+			var args []string
+			for _, a := range e.([]any)[3].([]any) {
+				args = append(args, a.(string))
+			}
+			out = append(out, strings.Join(args, " "))
+		}
+		return strings.Join(out, "\n")
+	}
+	if r, h := entries(redis), entries(hotkv); r != h {
+		t.Errorf("slow log\nredis:\n%s\nhotkv:\n%s", r, h)
+	}
+}

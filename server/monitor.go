@@ -116,7 +116,7 @@ func (s *Server) feedMonitors(c *Client, args [][]byte) {
 		line = append(line, peerString(c.conn.RemoteAddr())...)
 	}
 	line = append(line, "] "...)
-	redact := s.monitorRedactions(c, args)
+	redact := s.redactions(c, args)
 	for i, a := range args {
 		if i > 0 {
 			line = append(line, ' ')
@@ -166,14 +166,37 @@ type redactions uint64
 
 func (r redactions) has(i int) bool { return i < 64 && r&(1<<i) != 0 }
 
-// monitorRedactions finds the arguments Redis replaces with "(redacted)"
-// before feeding monitors: AUTH's username and password (unless the
-// command has too many arguments), and the AUTH pairs of HELLO that its
-// parsing reached (it stops at a wrong version, a failed AUTH, a bad
-// SETNAME or an unknown option).
-func (s *Server) monitorRedactions(c *Client, args [][]byte) redactions {
+// redactions finds the arguments Redis replaces with "(redacted)" in
+// MONITOR's feed and the slow log (redactClientCommandArgument): AUTH's
+// username and password (unless the command has too many arguments), the
+// AUTH pairs of HELLO that its parsing reached (it stops at a wrong
+// version, a failed AUTH, a bad SETNAME or an unknown option), MIGRATE's
+// AUTH and AUTH2 credentials, and the values CONFIG SET gives the
+// sensitive parameters (requirepass, masterauth, masteruser).
+func (s *Server) redactions(c *Client, args [][]byte) redactions {
 	var r redactions
 	switch {
+	case equalFold(args[0], "migrate"):
+		for j := 6; j < len(args) && j+2 < 64; j++ {
+			more := len(args) - 1 - j
+			switch {
+			case equalFold(args[j], "auth") && more >= 1:
+				r |= 1 << (j + 1)
+				j++
+			case equalFold(args[j], "auth2") && more >= 2:
+				r |= 1<<(j+1) | 1<<(j+2)
+				j += 2
+			case equalFold(args[j], "copy"), equalFold(args[j], "replace"):
+			default: // KEYS, or a syntax error: nothing more is read
+				return r
+			}
+		}
+	case equalFold(args[0], "config") && len(args) > 1 && equalFold(args[1], "set"):
+		for j := 2; j+1 < len(args) && j+1 < 64; j += 2 {
+			if equalFold(args[j], "requirepass") || equalFold(args[j], "masterauth") || equalFold(args[j], "masteruser") {
+				r |= 1 << (j + 1)
+			}
+		}
 	case equalFold(args[0], "auth"):
 		if len(args) <= 3 {
 			for i := 1; i < len(args); i++ {

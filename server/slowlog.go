@@ -60,7 +60,12 @@ func (l *slowlog) maybeAdd(s *Server, c *Client, cmd *Command, args [][]byte, d 
 	if n > 32 {
 		n = 31
 	}
-	for _, a := range args[:n] {
+	redact := s.redactions(c, args)
+	for i, a := range args[:n] {
+		if redact.has(i) {
+			e.args = append(e.args, "(redacted)")
+			continue
+		}
 		if len(a) > 128 {
 			e.args = append(e.args, string(a[:128])+"... ("+itoa(int64(len(a)-128))+" more bytes)")
 		} else {
