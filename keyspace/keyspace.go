@@ -272,7 +272,10 @@ type DB struct {
 	// OnExpire, when set, is called (under the shard lock; it must not
 	// call back into the DB) with each key removed lazily by expiry: on
 	// access, or when a write (SET, DEL) meets the expired key. Keys the
-	// active expiry cycle removes (DeleteExpired) are not reported.
+	// active expiry cycle removes (DeleteExpired) are not reported. The
+	// removal itself calls no OnModify (Redis signals it as modified by
+	// no client): the hook does what a modification does; a write that
+	// then stores the key calls OnModify for what it stores.
 	OnExpire func(key string)
 	// OnCreate, when set, is called (under the shard lock; it must not call
 	// back into the DB) with each key Set creates where none was: the
@@ -401,11 +404,8 @@ func (db *DB) expireIfSame(s *shard, e *Entry) {
 		return
 	}
 	s.mu.Lock()
-	if db.removeLocked(s, e) {
-		if db.OnExpire != nil {
-			db.OnExpire(e.key)
-		}
-		db.modified(e.key)
+	if db.removeLocked(s, e) && db.OnExpire != nil {
+		db.OnExpire(e.key)
 	}
 	s.mu.Unlock()
 }
@@ -511,10 +511,12 @@ func (db *DB) Delete(key []byte) bool {
 	live := e != nil && (e.expire == 0 || e.expire > db.expiryNow())
 	if e != nil {
 		db.removeLocked(s, e)
-		if !live && db.OnExpire != nil {
+		switch {
+		case live:
+			db.modified(e.key)
+		case db.OnExpire != nil:
 			db.OnExpire(e.key)
 		}
-		db.modified(e.key)
 	}
 	s.mu.Unlock()
 	return live

@@ -144,7 +144,10 @@ func New(cfg *config.Config) *Server {
 	for i := range s.dbs {
 		s.dbs[i] = keyspace.New()
 		s.dbs[i].OnExpire = func(key string) {
+			// A modification by no client (for tracking's NOLOOP).
+			s.touchWatched(i, key)
 			s.trackingTouched(key, true)
+			s.keyChanged(i, key)
 			s.countExpired(key)
 			s.propagateDel(i, key)
 			s.notifyDB(i, evExpired, "expired", []byte(key))

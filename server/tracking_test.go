@@ -598,3 +598,32 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 		t.Errorf("INFO stats after the evictions: %q", info)
 	}
 }
+
+// TestTrackingLazyExpiryNoloop: a key that expires lazily inside a
+// transaction is invalidated for a BCAST NOLOOP client even though the
+// same transaction wrote it (the expiry is nobody's change, as in Redis,
+// whose unit/tracking waited forever here).
+func TestTrackingLazyExpiryNoloop(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	run := func(addr string) string {
+		r, redir := difftest.Dial(t, addr), difftest.Dial(t, addr)
+		id := strings.TrimSuffix(strings.TrimPrefix(redir.Do("CLIENT", "ID"), ":"), "\r\n")
+		redir.Do("SUBSCRIBE", "__redis__:invalidate")
+		r.Do("CLIENT", "TRACKING", "on", "BCAST", "REDIRECT", id, "NOLOOP")
+		for _, cmd := range [][]string{
+			{"MULTI"}, {"SET", "mykey{t}", "myval", "PX", "1"}, {"SET", "mykeyotherkey{t}", "myval"},
+			{"DEBUG", "SLEEP", "0.1"}, {"GET", "mykey{t}"}, {"EXEC"},
+		} {
+			r.Do(cmd...)
+		}
+		got, err := redir.ReadErr(2 * time.Second)
+		if err != nil {
+			return "no invalidation: " + err.Error()
+		}
+		return got
+	}
+	if want, got := run(redis), run(hotkv); got != want {
+		t.Errorf("HotKV %q, Redis %q", got, want)
+	}
+}
