@@ -97,7 +97,7 @@ func cmdMigrate(c *Client, args [][]byte) {
 	}
 	// The keys that are here, with what RESTORE needs.
 	var keys []migrated
-	now := c.db.Now()
+	now, opts := c.db.Now(), c.encodeOptions()
 	for _, k := range args[first : first+n] {
 		e := c.lookupRead(k)
 		if e == nil {
@@ -114,10 +114,10 @@ func cmdMigrate(c *Client, args [][]byte) {
 			}
 			ttl = max(ttl, 1)
 		}
-		keys = append(keys, migrated{k, ttl, rdb.Dump(v, c.encodeOptions())})
+		keys = append(keys, migrated{k, ttl, rdb.Dump(v, opts)})
 	}
 	if len(keys) == 0 {
-		c.propagateNothing()
+		c.dirty(0)
 		c.w.Simple("NOKEY")
 		return
 	}
