@@ -33,7 +33,7 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		if n < 0 {
 			return lua.LFalse, rest
 		}
-		return lua.LString(rest[:n]), rest[n+2:]
+		return L.StringValue(string(rest[:n])), rest[n+2:]
 	case '+':
 		t := L.NewTable()
 		t.RawSetString("ok", lua.LString(line))

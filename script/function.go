@@ -335,9 +335,7 @@ func (e *Engine) FCall(fn *Function, run *Run, w *resp.Writer) {
 
 func stringArray(L *lua.LState, items [][]byte) *lua.LTable {
 	t := L.CreateTable(len(items), 0)
-	for i, it := range items {
-		t.RawSetInt(i+1, lua.LString(it))
-	}
+	fillArray(L, t, items)
 	return t
 }
 

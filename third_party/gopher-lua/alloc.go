@@ -32,6 +32,11 @@ type allocator struct {
 
 	scratchValue  LValue
 	scratchValueP *iface
+
+	// HotKV patch 26: string headers, as fptrs holds floats.
+	sptrs          []LString
+	scratchString  LValue
+	scratchStringP *iface
 }
 
 func newAllocator(size int) *allocator {
@@ -43,6 +48,8 @@ func newAllocator(size int) *allocator {
 	al.fheader = (*reflect.SliceHeader)(unsafe.Pointer(&al.fptrs))
 	al.scratchValue = LNumber(0)
 	al.scratchValueP = (*iface)(unsafe.Pointer(&al.scratchValue))
+	al.scratchString = LString("x")
+	al.scratchStringP = (*iface)(unsafe.Pointer(&al.scratchString))
 
 	return al
 }
@@ -77,3 +84,25 @@ func (al *allocator) LNumber2I(v LNumber) LValue {
 
 	return al.scratchValue
 }
+
+// LString2I returns v as an LValue whose string header comes from a block
+// of headers (HotKV patch 26): converting a string to an interface
+// otherwise allocates 16 bytes for the header alone, once per KEYS and
+// ARGV item and per bulk string a redis.call returns. As with
+// LNumber2I, a block is freed once none of its values is reachable, and
+// it keeps the strings its headers point to alive until then.
+func (al *allocator) LString2I(v LString) LValue {
+	if len(v) == 0 {
+		return LString("")
+	}
+	if cap(al.sptrs) == len(al.sptrs) {
+		al.sptrs = make([]LString, 0, al.size)
+	}
+	al.sptrs = append(al.sptrs, v)
+	al.scratchStringP.word = unsafe.Pointer(&al.sptrs[len(al.sptrs)-1])
+	return al.scratchString
+}
+
+// StringValue is s as an LValue, its header taken from L's block
+// allocator (HotKV patch 26).
+func (ls *LState) StringValue(s string) LValue { return ls.alloc.LString2I(LString(s)) }

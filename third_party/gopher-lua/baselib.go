@@ -443,7 +443,7 @@ func baseToNumber(L *LState) int {
 			L.Push(lv)
 		case LString:
 			if v, ok := Str2Number(string(lv)); ok {
-				L.Push(LNumber(v))
+				L.Push(L.alloc.LNumber2I(LNumber(v)))
 			} else {
 				L.Push(LNil)
 			}
