@@ -397,6 +397,21 @@ func (db *DB) Peek(key []byte) *Entry {
 	return e
 }
 
+// Stored reports whether an entry is stored under key, live or expired,
+// and whether it is expired — Redis's dictFind and keyIsExpired, which
+// WATCH needs: it removes nothing and calls no hook. The caller must not
+// hold key's shard lock (the hooks run under it).
+func (db *DB) Stored(key []byte) (stored, expired bool) {
+	h, s := db.locate(key)
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	if e != nil {
+		stored, expired = true, e.expire != 0 && e.expire <= db.expiryNow()
+	}
+	s.mu.RUnlock()
+	return stored, expired
+}
+
 // expireIfSame removes the expired entry e if it is still in the shard
 // (not while HoldExpired).
 func (db *DB) expireIfSame(s *shard, e *Entry) {

@@ -686,12 +686,10 @@ func cmdSwapDB(c *Client, args [][]byte) {
 		return
 	}
 	if a != b {
-		// A watched key changes if it exists on either side.
-		c.srv.touchWatchedExisting(int(a))
-		c.srv.touchWatchedExisting(int(b))
+		// A watched key changes if it is stored on either side.
+		c.srv.touchWatchedInDB(int(a), int(b))
+		c.srv.touchWatchedInDB(int(b), int(a))
 		c.srv.dbs[a].Swap(c.srv.dbs[b])
-		c.srv.touchWatchedExisting(int(a))
-		c.srv.touchWatchedExisting(int(b))
 		c.srv.readyWaited(int(a), int(b))
 	}
 	c.w.OK()
@@ -711,7 +709,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 	if !c.flushMode(args) {
 		return
 	}
-	c.srv.touchWatchedExisting(int(c.dbIndex.Load()))
+	c.srv.touchWatchedInDB(int(c.dbIndex.Load()), -1)
 	c.dirty(c.db.Len())  // the keys removed, as Redis counts them
 	c.propagate(args...) // even when there were none
 	c.db.Flush()
@@ -729,7 +727,7 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	all := make([]int, len(s.dbs))
 	removed := 0
 	for i, db := range s.dbs {
-		s.touchWatchedExisting(i)
+		s.touchWatchedInDB(i, -1)
 		removed += db.Len()
 		db.Flush()
 		all[i] = i

@@ -223,7 +223,7 @@ func cmdDebug(c *Client, args [][]byte) {
 // data again, as Redis's emptyData. The caller holds the global lock.
 func (s *Server) emptyData() {
 	for i, db := range s.dbs {
-		s.touchWatchedExisting(i)
+		s.touchWatchedInDB(i, -1)
 		db.Flush()
 	}
 	s.trackingFlush()

@@ -50,7 +50,7 @@ type Client struct {
 	// tx is the client's MULTI state; watched its WATCHed keys, and
 	// watchDirty is set (by any connection) when one of them changes.
 	tx      txState
-	watched []blockKey
+	watched []*watchedKey
 	// parked is the command waiting for its locks (park.go); curCmd and
 	// curArgs are the command the gate is running, for acquire to park.
 	parked *parking

@@ -168,7 +168,18 @@ type watchState struct {
 	count atomic.Int64 // watched keys; the write path checks only this
 
 	mu   sync.Mutex
-	keys map[blockKey][]*Client
+	keys map[blockKey][]*watchedKey
+}
+
+// watchedKey is one key one client watches (Redis's watchedKey).
+type watchedKey struct {
+	blockKey
+	c *Client
+	// expired is set when the key was stored but already expired when
+	// WATCH ran, or when SWAPDB brought an expired key where none was:
+	// until the key is touched, its expiry is no change (Redis 7.0's
+	// wk->expired). Guarded by watchState.mu once the key is registered.
+	expired bool
 }
 
 // WATCH key [key ...]
@@ -181,21 +192,23 @@ func cmdWatch(c *Client, args [][]byte) {
 	}
 	s := c.srv
 	db := int(c.dbIndex.Load())
-	w := &s.watch
-	w.mu.Lock()
-	if w.keys == nil {
-		w.keys = make(map[blockKey][]*Client)
-	}
 	for _, k := range args[1:] {
 		bk := blockKey{db, string(k)}
 		if c.watches(bk) {
 			continue
 		}
-		c.watched = append(c.watched, bk)
-		w.keys[bk] = append(w.keys[bk], c)
+		stored, expired := s.dbs[db].Stored(k) // not under w.mu: the hooks take it under the shard lock
+		wk := &watchedKey{blockKey: bk, c: c, expired: stored && expired}
+		w := &s.watch
+		w.mu.Lock()
+		if w.keys == nil {
+			w.keys = make(map[blockKey][]*watchedKey)
+		}
+		c.watched = append(c.watched, wk)
+		w.keys[bk] = append(w.keys[bk], wk)
 		w.count.Add(1)
+		w.mu.Unlock()
 	}
-	w.mu.Unlock()
 	c.w.OK()
 }
 
@@ -207,7 +220,7 @@ func cmdUnwatch(c *Client, args [][]byte) {
 
 func (c *Client) watches(bk blockKey) bool {
 	for _, x := range c.watched {
-		if x == bk {
+		if x.blockKey == bk {
 			return true
 		}
 	}
@@ -219,55 +232,79 @@ func (c *Client) unwatchAll() {
 	if len(c.watched) > 0 {
 		w := &c.srv.watch
 		w.mu.Lock()
-		for _, bk := range c.watched {
-			list := w.keys[bk]
+		for _, wk := range c.watched {
+			list := w.keys[wk.blockKey]
 			for i, x := range list {
-				if x == c {
+				if x == wk {
 					list = append(list[:i:i], list[i+1:]...)
 					break
 				}
 			}
 			if len(list) == 0 {
-				delete(w.keys, bk)
+				delete(w.keys, wk.blockKey)
 			} else {
-				w.keys[bk] = list
+				w.keys[wk.blockKey] = list
 			}
 			w.count.Add(-1)
 		}
 		w.mu.Unlock()
+		clear(c.watched)
 		c.watched = c.watched[:0]
 	}
 	c.watchDirty.Store(false)
 }
 
-// watchedChanged reports whether a watched key was modified, or has
-// expired, since WATCH.
+// watchedChanged reports whether a watched key was modified since WATCH,
+// or has expired since (Redis's isWatchedKeyExpired: a key that was
+// already expired when watched does not count, and nothing is removed).
 func (c *Client) watchedChanged() bool {
-	for _, bk := range c.watched {
-		// An expired key not yet removed is removed now, which marks it.
-		c.srv.dbs[bk.db].Peek([]byte(bk.key))
+	if c.watchDirty.Load() {
+		return true
+	}
+	w := &c.srv.watch
+	for _, wk := range c.watched {
+		w.mu.Lock()
+		stale := wk.expired
+		w.mu.Unlock()
+		if stale {
+			continue
+		}
+		if _, expired := c.srv.dbs[wk.db].Stored([]byte(wk.key)); expired {
+			return true
+		}
 	}
 	return c.watchDirty.Load()
 }
 
-// touchWatched is keyspace's OnModify hook: key changed in database db
-// (it runs under the key's shard lock).
+// touchWatched is keyspace's OnModify and OnExpire hook: key changed in
+// database db (it runs under the key's shard lock), and its watchers'
+// transactions fail — except a watcher that saw the key already expired:
+// the first touch of such a key is its removal, no logical change, and
+// from then on the key is watched as any other (Redis's touchWatchedKey).
 func (s *Server) touchWatched(db int, key string) {
 	w := &s.watch
 	if w.count.Load() == 0 {
 		return
 	}
 	w.mu.Lock()
-	for _, c := range w.keys[blockKey{db, key}] {
-		c.watchDirty.Store(true)
+	for _, wk := range w.keys[blockKey{db, key}] {
+		if wk.expired {
+			wk.expired = false
+			continue
+		}
+		wk.c.watchDirty.Store(true)
 	}
 	w.mu.Unlock()
 }
 
-// touchWatchedExisting marks the watchers of keys that exist in database
-// db: FLUSHDB, FLUSHALL and SWAPDB call it (under the global lock) before
-// they change the database.
-func (s *Server) touchWatchedExisting(db int) {
+// touchWatchedInDB is Redis's touchAllWatchedKeysInDb: database emptied
+// is about to be flushed (replacedWith < 0: FLUSHDB, FLUSHALL, DEBUG
+// RELOAD) or to take database replacedWith's keys (SWAPDB). A watched key
+// stored on either side changes, except that an expired key removed or
+// replaced by another expired key is no change, and an expired key
+// replacing a missing one is watched as already expired. The caller holds
+// the global lock.
+func (s *Server) touchWatchedInDB(emptied, replacedWith int) {
 	w := &s.watch
 	if w.count.Load() == 0 {
 		return
@@ -275,16 +312,35 @@ func (s *Server) touchWatchedExisting(db int) {
 	w.mu.Lock()
 	var keys []string
 	for bk := range w.keys {
-		if bk.db == db {
+		if bk.db == emptied {
 			keys = append(keys, bk.key)
 		}
 	}
 	w.mu.Unlock()
-	// Peek takes shard locks (and may run the OnModify hook): not under
-	// w.mu.
+	// Stored takes shard locks: not under w.mu.
 	for _, k := range keys {
-		if s.dbs[db].Peek([]byte(k)) != nil {
-			s.touchWatched(db, k)
+		inEmptied, _ := s.dbs[emptied].Stored([]byte(k))
+		inReplacing, replacingExpired := false, false
+		if replacedWith >= 0 {
+			inReplacing, replacingExpired = s.dbs[replacedWith].Stored([]byte(k))
 		}
+		if !inEmptied && !inReplacing {
+			continue
+		}
+		w.mu.Lock()
+		for _, wk := range w.keys[blockKey{emptied, k}] {
+			switch {
+			case wk.expired && !inReplacing:
+				wk.expired = false // the expired key is removed: no change
+				continue
+			case wk.expired && replacingExpired:
+				continue // an expired key stays expired
+			case !wk.expired && !inEmptied && replacingExpired:
+				wk.expired = true // a missing key replaced by an expired one
+				continue
+			}
+			wk.c.watchDirty.Store(true)
+		}
+		w.mu.Unlock()
 	}
 }

@@ -306,3 +306,53 @@ func TestMultiExecOOM(t *testing.T) {
 	p.Do("EXEC") // read-only transactions still run
 	o.Do("CONFIG SET maxmemory 0")
 }
+
+// TestWatchStaleKeys: a key already expired (but not yet removed) when
+// WATCH runs is no change when it is removed, by an access, FLUSHDB or
+// SWAPDB, nor when SWAPDB brings an expired key where there was none;
+// a key that expires after WATCH fails the EXEC (Redis 7.0's
+// wk->expired; unit/multi's "stale keys" tests). Against redis-server
+// with active expiry off, so that only the commands remove keys.
+func TestWatchStaleKeys(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	scenarios := map[string][][]string{
+		"stale":          {{"SET", "x", "foo", "PX", "1"}, {"SLEEP"}, {"WATCH", "x"}},
+		"stale accessed": {{"SET", "x", "foo", "PX", "1"}, {"SLEEP"}, {"WATCH", "x"}, {"EXISTS", "x"}},
+		"stale flushed":  {{"SET", "x", "foo", "PX", "1"}, {"SLEEP"}, {"WATCH", "x"}, {"FLUSHDB"}},
+		"stale set anew": {{"SET", "x", "foo", "PX", "1"}, {"SLEEP"}, {"WATCH", "x"}, {"SET", "x", "bar"}},
+		"stale swapped out": {{"SELECT", "1"}, {"SET", "x", "foo", "PX", "1"}, {"SLEEP"}, {"WATCH", "x"},
+			{"SWAPDB", "0", "1"}},
+		"missing swapped for stale": {{"SET", "x", "foo", "PX", "1"}, {"SLEEP"}, {"SELECT", "1"}, {"WATCH", "x"},
+			{"SWAPDB", "0", "1"}},
+		"stale swapped for stale": {{"SELECT", "1"}, {"SET", "x", "foo", "PX", "1"}, {"SELECT", "0"},
+			{"SET", "x", "bar", "PX", "1"}, {"SLEEP"}, {"SELECT", "1"}, {"WATCH", "x"}, {"SWAPDB", "0", "1"}},
+		"stale swapped for live": {{"SELECT", "1"}, {"SET", "x", "foo", "PX", "1"}, {"SELECT", "0"},
+			{"SET", "x", "bar"}, {"SLEEP"}, {"SELECT", "1"}, {"WATCH", "x"}, {"SWAPDB", "0", "1"}},
+		"expires after watch": {{"SET", "x", "foo", "PX", "50"}, {"WATCH", "x"}, {"SLEEP"}},
+		"lazily expires after watch": {{"SET", "x", "foo", "PX", "50"}, {"WATCH", "x"}, {"SLEEP"},
+			{"GET", "x"}},
+	}
+	run := func(addr string, steps [][]string) string {
+		c := difftest.Dial(t, addr)
+		c.Do("FLUSHALL")
+		c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+		defer c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		var out []string
+		for _, s := range steps {
+			if s[0] == "SLEEP" {
+				time.Sleep(60 * time.Millisecond)
+				continue
+			}
+			out = append(out, c.Do(s...))
+		}
+		c.Do("MULTI")
+		c.Do("PING")
+		return strings.Join(append(out, c.Do("EXEC"), c.Do("DBSIZE")), " ")
+	}
+	for name, steps := range scenarios {
+		if want, got := run(redis, steps), run(hotkv, steps); got != want {
+			t.Errorf("%s: HotKV %q, Redis %q", name, got, want)
+		}
+	}
+}
