@@ -104,7 +104,7 @@ func (l *List) Insert(pivot *Matcher, v []byte, after bool) bool {
 func (l *List) insertAt(i, p int, v []byte) {
 	e := encode(v)
 	nd := &l.dir[l.lo+i]
-	if l.allow(nd, e.size) {
+	if l.allow(nd, &e) {
 		p = l.openGap(nd, p, 0, e.size)
 		e.put(nd.b[p : p+e.size])
 		nd.n++
@@ -114,9 +114,9 @@ func (l *List) insertAt(i, p int, v []byte) {
 	k := l.hi - l.lo
 	atStart, atEnd := p == int(nd.off), p == len(nd.b)
 	switch {
-	case atEnd && i+1 < k && l.allow(&l.dir[l.lo+i+1], e.size):
+	case atEnd && i+1 < k && l.allow(&l.dir[l.lo+i+1], &e):
 		l.pushInto(i+1, &e, true)
-	case atStart && i > 0 && l.allow(&l.dir[l.lo+i-1], e.size):
+	case atStart && i > 0 && l.allow(&l.dir[l.lo+i-1], &e):
 		l.pushInto(i-1, &e, false)
 	case atEnd:
 		l.insertNode(i+1, node{})
@@ -127,9 +127,9 @@ func (l *List) insertAt(i, p int, v []byte) {
 	default:
 		l.splitNode(i, p)
 		switch {
-		case l.allow(&l.dir[l.lo+i], e.size):
+		case l.allow(&l.dir[l.lo+i], &e):
 			l.pushInto(i, &e, false)
-		case l.allow(&l.dir[l.lo+i+1], e.size):
+		case l.allow(&l.dir[l.lo+i+1], &e):
 			l.pushInto(i+1, &e, true)
 		default:
 			l.insertNode(i+1, node{})

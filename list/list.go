@@ -15,7 +15,10 @@
 // that only reads writes anything), writers need it to themselves.
 package list
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // Fill limits, as Redis's quicklist sets them.
 const (
@@ -112,13 +115,53 @@ func (l *List) maxBytes() int {
 	return sizeSafetyLimit
 }
 
-// allow reports whether nd may take one more entry of add bytes
-// (_quicklistNodeAllowInsert). An empty node takes anything.
-func (l *List) allow(nd *node, add int) bool {
+// defaultPackedThreshold is the size from which an entry is "plain": alone
+// in its node, which takes no other entry (quicklist's packed_threshold).
+const defaultPackedThreshold = 1 << 30
+
+var packedThreshold atomic.Int64
+
+func init() { packedThreshold.Store(defaultPackedThreshold) }
+
+// SetPackedThreshold sets the size from which entries get a node of their
+// own (DEBUG QUICKLIST-PACKED-THRESHOLD; 0 restores the default of 1 GB)
+// for every list, and reports false, changing nothing, for a size that
+// is not below 4 GB by at least 1 MB (quicklistisSetPackedThreshold).
+func SetPackedThreshold(sz uint64) bool {
+	switch {
+	case sz > 1<<32-1<<20:
+		return false
+	case sz == 0:
+		sz = defaultPackedThreshold
+	}
+	packedThreshold.Store(int64(sz))
+	return true
+}
+
+// large reports whether a value of n bytes is a plain entry.
+func large(n int) bool { return int64(n) >= packedThreshold.Load() }
+
+// plain reports whether nd holds a single plain entry.
+func plain(nd *node) bool {
+	if nd.n != 1 || !large(nd.size()-2) { // header and backlen are at least 2 bytes
+		return false
+	}
+	var sc [20]byte
+	v, _ := valueAt(nd.b, int(nd.off), &sc)
+	return large(len(v))
+}
+
+// allow reports whether nd may take one more entry, e
+// (_quicklistNodeAllowInsert): an empty node takes anything, a plain entry
+// goes to a node of its own, and a plain node takes nothing more.
+func (l *List) allow(nd *node, e *encoded) bool {
 	if nd.n == 0 {
 		return true
 	}
-	sz := nd.size() + add
+	if large(len(e.v)) || plain(nd) {
+		return false
+	}
+	sz := nd.size() + e.size
 	if l.fill < 0 {
 		return sz <= optimizationLevel[-l.fill-1]
 	}
@@ -127,6 +170,9 @@ func (l *List) allow(nd *node, add int) bool {
 
 // allowMerge reports whether a and b fit in one node.
 func (l *List) allowMerge(a, b *node) bool {
+	if plain(a) || plain(b) {
+		return false
+	}
 	sz := a.size() + b.size()
 	if l.fill < 0 {
 		return sz <= optimizationLevel[-l.fill-1]
@@ -286,7 +332,7 @@ func (l *List) pushInto(i int, e *encoded, front bool) {
 // PushFront adds v (copied) at the head.
 func (l *List) PushFront(v []byte) {
 	e := encode(v)
-	if l.hi == l.lo || !l.allow(&l.dir[l.lo], e.size) {
+	if l.hi == l.lo || !l.allow(&l.dir[l.lo], &e) {
 		l.insertNode(0, node{})
 	}
 	l.pushInto(0, &e, true)
@@ -295,7 +341,7 @@ func (l *List) PushFront(v []byte) {
 // PushBack adds v (copied) at the tail.
 func (l *List) PushBack(v []byte) {
 	e := encode(v)
-	if l.hi == l.lo || !l.allow(&l.dir[l.hi-1], e.size) {
+	if l.hi == l.lo || !l.allow(&l.dir[l.hi-1], &e) {
 		l.insertNode(l.hi-l.lo, node{})
 	}
 	l.pushInto(l.hi-l.lo-1, &e, false)
@@ -485,9 +531,9 @@ func (l *List) Set(i int, v []byte) bool {
 	e := encode(v)
 	p = l.openGap(nd, p, sizeAt(nd.b, p), e.size)
 	e.put(nd.b[p : p+e.size])
-	if nd.n > 1 && nd.size() > l.maxBytes() {
-		// The node outgrew its limit: give the new entry a node of its
-		// own, as Redis keeps large entries apart.
+	if nd.n > 1 && (nd.size() > l.maxBytes() || large(len(v))) {
+		// The node outgrew its limit, or the entry is plain: give the
+		// new entry a node of its own, as Redis keeps large entries apart.
 		i := di - l.lo
 		if end := p + e.size; end < len(nd.b) {
 			l.splitNode(i, end)

@@ -30,6 +30,14 @@ func check(t *testing.T, l *List, want [][]byte) {
 		if n != int(nd.n) {
 			t.Fatalf("node %d: %d entries, n = %d", di-l.lo, n, nd.n)
 		}
+		if nd.n > 1 {
+			var sc [20]byte
+			for p := int(nd.off); p < len(nd.b); p += sizeAt(nd.b, p) {
+				if v, _ := valueAt(nd.b, p, &sc); large(len(v)) {
+					t.Fatalf("node %d: a plain entry of %d bytes among %d entries", di-l.lo, len(v), nd.n)
+				}
+			}
+		}
 		if nd.n > 1 && nd.size() > l.maxBytes() {
 			t.Fatalf("node %d: %d bytes over the limit %d with %d entries", di-l.lo, nd.size(), l.maxBytes(), nd.n)
 		}
@@ -159,7 +167,17 @@ func TestEncoding(t *testing.T) {
 
 // TestModel runs random operations on lists of several fills against a
 // slice and checks the invariants after each.
+// TestModel runs random operations on lists of every kind of fill, with
+// the default packed threshold and with plain entries from 100 bytes on,
+// against a slice.
 func TestModel(t *testing.T) {
+	t.Run("default", testModel)
+	SetPackedThreshold(100)
+	defer SetPackedThreshold(0)
+	t.Run("plain", testModel)
+}
+
+func testModel(t *testing.T) {
 	for _, fill := range []int{-1, -2, -5, 0, 1, 3, 128, -9, 100000} {
 		t.Run(strconv.Itoa(fill), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(fill+100), 7))
@@ -489,4 +507,31 @@ func BenchmarkInsertMiddle(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		l.Insert(&m, []byte("x"), true)
 	}
+}
+
+// TestSetPackedThreshold: DEBUG QUICKLIST-PACKED-THRESHOLD's range (below
+// 4 GB by at least 1 MB; 0 restores 1 GB), and plain entries in nodes of
+// their own.
+func TestSetPackedThreshold(t *testing.T) {
+	defer SetPackedThreshold(0)
+	for sz, ok := range map[uint64]bool{1: true, 1 << 20: true, 1<<32 - 1<<20: true, 1<<32 - 1<<20 + 1: false, 1 << 40: false} {
+		if got := SetPackedThreshold(sz); got != ok {
+			t.Errorf("SetPackedThreshold(%d) = %v", sz, got)
+		}
+	}
+	SetPackedThreshold(0)
+	if got := packedThreshold.Load(); got != 1<<30 {
+		t.Errorf("threshold after 0: %d", got)
+	}
+	SetPackedThreshold(10)
+	l := New(-2)
+	for _, v := range []string{"a", "bb", "xxxxxxxxxx", "c", "yyyyyyyyyyyy", "d"} {
+		l.PushBack([]byte(v))
+	}
+	// a bb | x*10 | c | y*12 | d
+	if n := l.Nodes(); n != 5 {
+		t.Errorf("%d nodes, want 5", n)
+	}
+	l.Set(0, []byte("zzzzzzzzzzz"))
+	check(t, l, [][]byte{[]byte("zzzzzzzzzzz"), []byte("bb"), []byte("xxxxxxxxxx"), []byte("c"), []byte("yyyyyyyyyyyy"), []byte("d")})
 }

@@ -682,3 +682,42 @@ func BenchmarkPipelineLMOVE(b *testing.B) {
 	benchPipeline(b, []string{"RPUSH", "list:1", "a", "b", "c"}, []string{"LMOVE", "list:1", "list:1", "LEFT", "RIGHT"},
 		[]string{"LTRIM", "list:1", "0", "2"})
 }
+
+// TestListPlainNodes: DEBUG QUICKLIST-PACKED-THRESHOLD's range and errors,
+// and lists whose entries from that size on are plain (alone in their
+// nodes), through unit/type/list's plain-node sequences, against
+// redis-server.
+func TestListPlainNodes(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	big := func(c string, n int) string { return strings.Repeat(c, n) }
+	cmds := [][]string{
+		{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "5gb"}, {"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "-1"},
+		{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "1x"}, {"DEBUG", "QUICKLIST-PACKED-THRESHOLD"},
+		{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "10b"},
+		{"LPUSH", "lst", "aa"}, {"LPUSH", "lst", "bb"}, {"LSET", "lst", "-2", big("x", 10)}, {"RPOP", "lst"},
+		{"LRANGE", "lst", "0", "-1"},
+		{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "100b"},
+		{"RPUSH", "l2", big("x", 100)}, {"RPUSH", "l2", big("y", 32)}, {"RPUSH", "l2", big("y", 32)},
+		{"LSET", "l2", "-1", big("z", 100)}, {"LRANGE", "l2", "0", "-1"},
+		{"LINSERT", "l2", "BEFORE", big("z", 100), big("w", 200)}, {"LREM", "l2", "0", big("y", 32)},
+		{"LPOS", "l2", big("z", 100)}, {"LMOVE", "l2", "l3", "LEFT", "RIGHT"}, {"LRANGE", "l2", "0", "-1"},
+		{"LTRIM", "l2", "1", "-1"}, {"LRANGE", "l2", "0", "-1"}, {"LRANGE", "l3", "0", "-1"},
+		{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0"},
+	}
+	run := func(addr string) []string {
+		c := difftest.Dial(t, addr)
+		c.Do("FLUSHALL")
+		var out []string
+		for _, cmd := range cmds {
+			out = append(out, c.Do(cmd...))
+		}
+		return out
+	}
+	want, got := run(redis), run(hotkv)
+	for i := range cmds {
+		if got[i] != want[i] {
+			t.Errorf("%q: HotKV %q, Redis %q", cmds[i], got[i], want[i])
+		}
+	}
+}

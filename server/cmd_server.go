@@ -17,7 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/list"
 )
 
 func serverCommands() []*Command {
@@ -164,6 +166,9 @@ var debugHelp = []string{
 	"    Reply with a test value of the specified type. <type> can be: string,",
 	"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
 	"    true, false.",
+	"QUICKLIST-PACKED-THRESHOLD <size>",
+	"    Sets the threshold for elements to be inserted as plain vs packed nodes",
+	"    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Setting it to 0 disables expiring keys in background when they are not",
 	"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -174,8 +179,8 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL, RELOAD,
-// SET-ACTIVE-EXPIRE and SLEEP; other subcommands get Redis's
+// HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL,
+// QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE and SLEEP; other subcommands get Redis's
 // unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
@@ -209,6 +214,13 @@ func cmdDebug(c *Client, args [][]byte) {
 		debugReload(c)
 	case equalFold(sub, "loadaof") && len(args) == 2:
 		debugLoadAOF(c)
+	case equalFold(sub, "quicklist-packed-threshold") && len(args) == 3:
+		sz, err := config.ParseMemory(string(args[2]))
+		if err != nil || !list.SetPackedThreshold(uint64(sz)) {
+			c.errorReply(errDebugPackedThreshold)
+			return
+		}
+		c.w.OK()
 	case equalFold(sub, "set-active-expire") && len(args) == 3:
 		// Redis reads the flag with atoi: anything but a number is 0.
 		c.srv.expire.disabled.Store(atoi(args[2]) == 0)

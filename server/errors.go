@@ -98,7 +98,8 @@ const (
 	errDebugReloadSave = "ERR Error trying to save the DB, can't reload"
 	errDebugReloadLoad = "ERR Error trying to load the RDB dump, check server logs."
 	// HotKV's own: Redis 7.0 exits when there is no file to load.
-	errDebugLoadAOFNone = "ERR DEBUG LOADAOF: there is no append only file to load"
+	errDebugPackedThreshold = "ERR argument must be a memory value bigger than 1 and smaller than 4gb"
+	errDebugLoadAOFNone     = "ERR DEBUG LOADAOF: there is no append only file to load"
 	// DUMP and RESTORE.
 	errBusyKey     = "BUSYKEY Target key name already exists."
 	errRestoreTTL  = "ERR Invalid TTL value, must be >= 0"
