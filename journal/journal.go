@@ -151,6 +151,24 @@ func (j *Journal) AppendCommand(db int, args ...[]byte) {
 	j.mu.Unlock()
 }
 
+// Heartbeat appends the PING a master sends its replicas every
+// repl-ping-replica-period (Redis's replicationCron): on the stream's
+// current database, so with no SELECT before it, and for replicas only —
+// its unit reads Heartbeat, and the append-only file skips it as Redis
+// never writes it there. It counts in the offset.
+func (j *Journal) Heartbeat() {
+	if !j.Active() {
+		return
+	}
+	j.mu.Lock()
+	j.one.Reset()
+	j.one.Add(j.db, [][]byte{[]byte("PING")})
+	j.unit.heartbeat = true
+	j.appendLocked(&j.one)
+	j.unit.heartbeat = false
+	j.mu.Unlock()
+}
+
 // appendLocked frames b, advances the offset and delivers it. The caller
 // holds mu.
 func (j *Journal) appendLocked(b *Batch) {
@@ -181,7 +199,13 @@ type Unit struct {
 	single bool
 	oneDB  int
 	oneCmd []byte
+	// heartbeat: the unit is the replicas' PING (Heartbeat).
+	heartbeat bool
 }
+
+// Heartbeat reports whether the unit is the PING a master sends its
+// replicas, which only replicas get.
+func (u *Unit) Heartbeat() bool { return u.heartbeat }
 
 // Len returns the number of records of the unit.
 func (u *Unit) Len() int { return u.b.Len() }

@@ -41,6 +41,8 @@ func (s step) apply(t *testing.T, j *Journal, r *recorder, b *Batch) {
 	switch s {
 	case "force":
 		j.ForceSelect()
+	case "ping":
+		j.Heartbeat()
 	case "off":
 		j.Unsubscribe(r)
 	case "on":
@@ -112,6 +114,9 @@ func TestFraming(t *testing.T) {
 		{"ForceSelect before a transaction",
 			[]step{"5:SET a 1", "force", "5:SET b 2|5:SET c 3"},
 			[]string{"SELECT 5", "SET a 1", "SELECT 5", "MULTI", "SET b 2", "SET c 3", "EXEC"}},
+		{"the replicas' PING carries no SELECT",
+			[]step{"ping", "2:SET a 1", "ping", "force", "ping", "2:SET b 2"},
+			[]string{"PING", "SELECT 2", "SET a 1", "PING", "PING", "SELECT 2", "SET b 2"}},
 		{"nothing while inactive; a restarted stream selects",
 			[]step{"0:SET a 1", "off", "0:SET b 2", "on", "0:SET c 3"},
 			[]string{"SELECT 0", "SET a 1", "SELECT 0", "SET c 3"}},

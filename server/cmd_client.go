@@ -229,6 +229,9 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	if monitor {
 		flags = append(flags, 'O')
 	}
+	if cl.replica.Load() != nil {
+		flags = append(flags, 'S')
+	}
 	if cl.subscribed() {
 		flags = append(flags, 'P')
 	}

@@ -1123,17 +1123,6 @@ func (s *Server) infoStats(b []byte) []byte {
 	return fmt.Appendf(b, "recovered_panics:%d\r\n", st.panics.Load())
 }
 
-func (s *Server) infoReplication(b []byte) []byte {
-	b = append(b, "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"...)
-	b = fmt.Appendf(b, "master_replid:%s\r\n", s.hexID("replid"))
-	b = append(b, "master_replid2:0000000000000000000000000000000000000000\r\n"+
-		"master_repl_offset:0\r\n"+
-		"second_repl_offset:-1\r\n"+
-		"repl_backlog_active:0\r\n"...)
-	b = fmt.Appendf(b, "repl_backlog_size:%d\r\n", s.cfg.Lookup("repl-backlog-size").Int())
-	return append(b, "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n"...)
-}
-
 func (s *Server) infoCPU(b []byte) []byte {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

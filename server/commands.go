@@ -30,6 +30,7 @@ func (s *Server) registerCommands() {
 		migrateCommands(),
 		lolwutCommands(),
 		streamCommands(),
+		replicationCommands(),
 	} {
 		s.table.add(group...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/replication"
 	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/script"
 )
@@ -39,6 +40,12 @@ type Client struct {
 	replyMode     int
 	closeAfter    bool // close after flushing the current reply
 	monitor       bool
+	// replica is set once the connection attached as a replica (SYNC,
+	// PSYNC); replicaOnline once it got its payload; replicaPort is the
+	// port it announced (REPLCONF listening-port).
+	replica       atomic.Pointer[replication.Replica]
+	replicaOnline atomic.Bool
+	replicaPort   atomic.Int64
 
 	created    time.Time
 	lastActive atomic.Int64 // unix ms
@@ -398,6 +405,7 @@ func (s *Server) removeClient(c *Client) {
 	c.unwatchAll()
 	c.unsubscribeAll()
 	s.disableTracking(c)
+	s.detachReplica(c)
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()

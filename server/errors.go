@@ -231,6 +231,8 @@ const (
 // transactions
 const (
 	errNotInMulti          = "ERR Command not allowed inside a transaction"
+	errSyncPendingOutput   = "ERR SYNC and PSYNC are invalid with pending output"
+	errReplconfOption      = "ERR Unrecognized REPLCONF option: %s"
 	errNestedMulti         = "ERR MULTI calls can not be nested"
 	errWatchInMulti        = "ERR WATCH inside MULTI is not allowed"
 	errExecWithoutMulti    = "ERR EXEC without MULTI"

@@ -19,6 +19,7 @@ import (
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/latency"
 	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/replication"
 	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/script"
 )
@@ -91,6 +92,7 @@ type Server struct {
 	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
 	cow          atomic.Pointer[cowSnap] // the last one started
 	journal      journal.Journal         // the write stream (propagate.go)
+	repl         *replication.Master     // the replicas attached (replication.go)
 	aof          aofState                // a subscriber of the journal
 	slowlog      slowlog
 	lastSave     atomic.Int64 // unix seconds
@@ -187,6 +189,7 @@ func New(cfg *config.Config) *Server {
 	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
 	s.aof.journal = &s.journal
+	s.repl = replication.New(&s.journal, s.hexID("replid"))
 	s.aof.rwLastSecs.Store(-1)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
@@ -272,6 +275,8 @@ func (s *Server) Serve() error {
 	}
 	s.wg.Add(1)
 	go s.cron()
+	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
+	go s.repl.Heartbeats(pingPeriod.Int, s.done)
 	s.listen.mu.Lock()
 	for _, ln := range s.listen.lns {
 		s.startAccepting(ln)
@@ -450,8 +455,8 @@ func (s *Server) cronHz() int {
 
 // closeIdleClients closes the clients idle for more than timeout seconds,
 // as Redis's clientsCronHandleTimeout does; MONITOR clients are exempt
-// (Redis also exempts replicas, blocked and pub/sub clients, which HotKV
-// does not have yet). Idle time is counted in whole seconds since the
+// (Redis also exempts blocked and pub/sub clients, which HotKV does not
+// yet), and so are replicas. Idle time is counted in whole seconds since the
 // client's last command, like Redis's lastinteraction.
 func (s *Server) closeIdleClients(now time.Time) {
 	timeout := s.cfg.Lookup("timeout").Int()
@@ -462,7 +467,7 @@ func (s *Server) closeIdleClients(now time.Time) {
 	var idle []*Client
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
-		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !c.isBlocked.Load() && !slices.Contains(s.mu.monitors, c) {
+		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !c.isBlocked.Load() && c.replica.Load() == nil && !slices.Contains(s.mu.monitors, c) {
 			idle = append(idle, c)
 		}
 	}

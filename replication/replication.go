@@ -1,0 +1,168 @@
+// Package replication is the master side of Redis 7.0's replication: a
+// replica that attaches (SYNC, or PSYNC, which is answered with a full
+// resynchronization) gets a snapshot of the dataset as an RDB payload,
+// then the journal's stream from the exact point the snapshot was taken,
+// and a PING every repl-ping-replica-period while the stream is quiet or
+// not.
+//
+// The stream reaches a replica through its Sink, a queue in front of its
+// connection that never blocks. While the payload is being produced the
+// replica's units are kept (framed, as the stream carries them) and sent
+// right after it.
+package replication
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/journal"
+)
+
+// A Sink queues bytes for a replica's connection. Send must not block nor
+// keep b (it copies what it queues); it is called under the journal's
+// mutex.
+type Sink interface {
+	Send(b []byte)
+}
+
+// Replica is one attached replica.
+type Replica struct {
+	sink Sink
+	// Guarded by the journal's mutex (Write runs under it, Start through
+	// journal.Do).
+	pending []byte // units framed while the payload is produced
+	live    bool   // the payload is sent: units go to the sink
+	buf     []byte
+
+	// Addr is the replica's address as its connection shows it.
+	Addr string
+	// Psync: attached with PSYNC (it sends REPLCONF ACKs), not SYNC.
+	Psync bool
+	// ListeningPort is the port the replica announced (REPLCONF
+	// listening-port), 0 when none.
+	ListeningPort atomic.Int64
+	// AckOffset is the stream offset the replica last acknowledged, and
+	// AckTime when (unix seconds).
+	AckOffset, AckTime atomic.Int64
+}
+
+// Write frames the unit for the replica: kept while the payload is
+// produced, then sent (journal.Subscriber).
+func (r *Replica) Write(u *journal.Unit) {
+	if !r.live {
+		r.pending = u.AppendFramed(r.pending)
+		return
+	}
+	r.buf = u.AppendFramed(r.buf[:0])
+	r.sink.Send(r.buf)
+	if cap(r.buf) > 64<<10 {
+		r.buf = nil
+	}
+}
+
+// Online reports whether the replica got its payload and follows the
+// stream (Redis's "online" state; "wait_bgsave" before).
+func (r *Replica) Online(m *Master) bool {
+	var live bool
+	m.j.Do(func() { live = r.live })
+	return live
+}
+
+// Master is the set of replicas attached to this server.
+type Master struct {
+	j *journal.Journal
+	// ReplID is the replication ID (master_replid).
+	ReplID string
+
+	mu       sync.Mutex // a leaf
+	replicas []*Replica
+}
+
+// New returns the master side of replication for the stream j, under
+// the replication ID replID.
+func New(j *journal.Journal, replID string) *Master {
+	return &Master{j: j, ReplID: replID}
+}
+
+// Attach subscribes a new replica, writing to sink, to the stream and
+// returns it with the stream's offset at that point, where its snapshot
+// must be taken: the caller holds what keeps every writer out (the global
+// lock) from before the snapshot starts until Attach returns. The next
+// unit starts with a SELECT, as Redis resets slaveseldb for a new
+// replica.
+func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
+	r := &Replica{sink: sink, Addr: addr, Psync: psync}
+	r.AckTime.Store(time.Now().Unix())
+	m.j.Subscribe(r)
+	m.j.ForceSelect()
+	m.mu.Lock()
+	m.replicas = append(m.replicas, r)
+	m.mu.Unlock()
+	return r, m.j.Offset()
+}
+
+// Start sends the replica its payload, the snapshot's RDB as a bulk
+// ("$<len>\r\n" and the bytes, no trailing CRLF, as Redis sends a
+// disk-based payload), then the units the stream carried since Attach;
+// from then on units go straight to its sink.
+func (m *Master) Start(r *Replica, rdb []byte) {
+	m.j.Do(func() {
+		r.sink.Send(strconv.AppendInt([]byte{'$'}, int64(len(rdb)), 10))
+		r.sink.Send([]byte("\r\n"))
+		r.sink.Send(rdb)
+		if len(r.pending) > 0 {
+			r.sink.Send(r.pending)
+		}
+		r.pending, r.live = nil, true
+	})
+}
+
+// Detach stops the stream to r (its connection closed).
+func (m *Master) Detach(r *Replica) {
+	m.j.Unsubscribe(r)
+	m.mu.Lock()
+	for i, x := range m.replicas {
+		if x == r {
+			m.replicas = append(m.replicas[:i:i], m.replicas[i+1:]...)
+			break
+		}
+	}
+	m.mu.Unlock()
+}
+
+// Replicas returns the attached replicas, in the order they attached.
+func (m *Master) Replicas() []*Replica {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*Replica(nil), m.replicas...)
+}
+
+// Offset returns the stream's offset (master_repl_offset).
+func (m *Master) Offset() int64 { return m.j.Offset() }
+
+// Heartbeats sends the replicas a PING through the stream every period()
+// seconds while any is attached, as Redis's replicationCron, until stop
+// is closed.
+func (m *Master) Heartbeats(period func() int64, stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var secs int64
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		secs++
+		if p := period(); p > 0 && secs%p == 0 {
+			m.mu.Lock()
+			n := len(m.replicas)
+			m.mu.Unlock()
+			if n > 0 {
+				m.j.Heartbeat()
+			}
+		}
+	}
+}

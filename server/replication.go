@@ -1,0 +1,193 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/hotkv/hotkv/config"
+)
+
+// The master side of replication (package replication): SYNC and PSYNC
+// attach the connection as a replica and send it a snapshot, then the
+// journal's stream; REPLCONF carries what the replica tells its master.
+// PSYNC always answers with a full resynchronization (there is no
+// backlog yet), and HotKV cannot be a replica itself (REPLICAOF is
+// refused): both are issue #18's.
+
+func replicationCommands() []*Command {
+	return []*Command{
+		// The snapshot and the replica's place in the stream are taken
+		// at one point: under the exclusive global lock.
+		{Name: "sync", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti | Global, Handler: cmdSync},
+		{Name: "psync", Arity: -3, Flags: Admin | NoScript | NoAsyncLoading | NoMulti | Global, Handler: cmdSync},
+		{Name: "replconf", Arity: -1, Flags: Admin | NoScript | Loading | Stale | AllowBusy | LockFree, Handler: cmdReplconf},
+	}
+}
+
+// replicaSink queues the stream for a replica's connection, as pub/sub
+// messages are queued, and disconnects a replica whose queued output
+// passes the replica class's client-output-buffer-limit once it follows
+// the stream (the payload itself is not counted, as Redis does not count
+// a disk-based payload).
+type replicaSink struct{ c *Client }
+
+func (k replicaSink) Send(b []byte) {
+	c := k.c
+	p, ok := c.conn.(interface{ Pending() int })
+	if !ok || !evented(c.conn) {
+		c.conn.Write(b)
+		return
+	}
+	queued := uint64(p.Pending() + c.queuePush(b))
+	r := c.replica.Load()
+	if r == nil || !c.replicaOnline.Load() {
+		return
+	}
+	lim := c.srv.outputBufferLimit.ClientOutputBufferLimits()[config.ClientReplica]
+	if lim.HardBytes > 0 && queued >= lim.HardBytes && !c.killed.Load() {
+		c.srv.warnf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
+		c.kill()
+	}
+}
+
+// SYNC, PSYNC replicationid offset
+func cmdSync(c *Client, args [][]byte) {
+	s := c.srv
+	if c.replica.Load() != nil {
+		return // already a replica: ignored, as Redis does
+	}
+	psync := equalFold(args[0], "psync")
+	if psync {
+		if _, ok := parseInt(args[2]); !ok {
+			c.errorReply(errNotInt)
+			return
+		}
+	}
+	if len(c.w.Buf) > 0 {
+		c.errorReply(errSyncPendingOutput)
+		return
+	}
+	name := replicaName(c)
+	s.logf("Replica %s asks for synchronization", name)
+	if psync && !bytes.Equal(args[1], []byte("?")) {
+		s.logf("Partial resynchronization not accepted: no replication backlog")
+	}
+	snap := s.startSnapshot() // under the global lock, taken at the gate
+	r, offset := s.repl.Attach(replicaSink{c}, peerString(c.conn.RemoteAddr()), psync)
+	r.ListeningPort.Store(c.replicaPort.Load())
+	c.replica.Store(r)
+	c.replicaOnline.Store(false)
+	if psync {
+		// Through the replica's queue, ahead of the payload.
+		replicaSink{c}.Send(fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n", s.repl.ReplID, offset))
+	}
+	s.logf("Starting BGSAVE for SYNC with target: disk")
+	opts := c.encodeOptions()
+	go func() {
+		var rdb bytes.Buffer
+		if err := s.encodeSnapshot(&rdb, snap.wait(), opts, false); err != nil {
+			s.warnf("Can't produce the RDB for replica %s: %v", name, err)
+			c.kill()
+			return
+		}
+		s.logf("Background RDB transfer started")
+		s.repl.Start(r, rdb.Bytes())
+		c.replicaOnline.Store(true)
+		s.logf("Synchronization with replica %s succeeded", name)
+	}()
+}
+
+// replicaName is how Redis names a replica in its log: ip:port, the port
+// it listens on when it said so (REPLCONF listening-port).
+func replicaName(c *Client) string {
+	host, _, err := net.SplitHostPort(peerString(c.conn.RemoteAddr()))
+	if err != nil {
+		return peerString(c.conn.RemoteAddr())
+	}
+	port := c.replicaPort.Load()
+	if port == 0 {
+		_, p, _ := net.SplitHostPort(peerString(c.conn.RemoteAddr()))
+		return net.JoinHostPort(host, p)
+	}
+	return net.JoinHostPort(host, strconv.FormatInt(port, 10))
+}
+
+// REPLCONF option value [option value ...]
+func cmdReplconf(c *Client, args [][]byte) {
+	if len(args)%2 == 0 {
+		c.errorReply(errSyntax)
+		return
+	}
+	for i := 1; i < len(args); i += 2 {
+		opt, val := args[i], args[i+1]
+		switch {
+		case equalFold(opt, "listening-port"):
+			port, ok := parseInt(val)
+			if !ok {
+				c.errorReply(errNotInt)
+				return
+			}
+			c.replicaPort.Store(port)
+			if r := c.replica.Load(); r != nil {
+				r.ListeningPort.Store(port)
+			}
+		case equalFold(opt, "ip-address"), equalFold(opt, "capa"), equalFold(opt, "rdb-only"):
+			// The announced address is shown as given; HotKV's payloads
+			// are disk-style bulks, which every replica reads.
+		case equalFold(opt, "ack"), equalFold(opt, "fack"):
+			// A replica's acknowledgement: no reply.
+			r := c.replica.Load()
+			if r == nil {
+				return
+			}
+			if off, ok := parseInt(val); ok && equalFold(opt, "ack") {
+				if off > r.AckOffset.Load() {
+					r.AckOffset.Store(off)
+				}
+				r.AckTime.Store(time.Now().Unix())
+			}
+			return
+		case equalFold(opt, "getack"):
+			return // only a replica answers it
+		default:
+			c.errorReply(fmt.Sprintf(errReplconfOption, opt))
+			return
+		}
+	}
+	c.w.OK()
+}
+
+// detachReplica stops the stream to c, a replica whose connection closed.
+func (s *Server) detachReplica(c *Client) {
+	if r := c.replica.Load(); r != nil {
+		s.repl.Detach(r)
+		s.logf("Connection with replica %s lost.", replicaName(c))
+	}
+}
+
+// infoReplication is INFO's replication section: the replicas attached,
+// and the stream's offset.
+func (s *Server) infoReplication(b []byte) []byte {
+	reps := s.repl.Replicas()
+	b = fmt.Appendf(b, "role:master\r\nconnected_slaves:%d\r\n", len(reps))
+	now := time.Now().Unix()
+	for i, r := range reps {
+		host, _, _ := net.SplitHostPort(r.Addr)
+		state := "wait_bgsave"
+		if r.Online(s.repl) {
+			state = "online"
+		}
+		b = fmt.Appendf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=%d\r\n",
+			i, host, r.ListeningPort.Load(), state, r.AckOffset.Load(), now-r.AckTime.Load())
+	}
+	b = append(b, "master_failover_state:no-failover\r\n"...)
+	b = fmt.Appendf(b, "master_replid:%s\r\n", s.repl.ReplID)
+	b = append(b, "master_replid2:0000000000000000000000000000000000000000\r\n"...)
+	b = fmt.Appendf(b, "master_repl_offset:%d\r\n", s.repl.Offset())
+	b = append(b, "second_repl_offset:-1\r\nrepl_backlog_active:0\r\n"...)
+	b = fmt.Appendf(b, "repl_backlog_size:%d\r\n", s.cfg.Lookup("repl-backlog-size").Int())
+	return append(b, "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n"...)
+}

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// syncStream attaches to addr as Redis's test suite does
+// (attach_to_replication_stream): SYNC, skip the newlines sent while the
+// payload is produced, read the payload.
+func syncStream(t *testing.T, addr string) (*bufio.Reader, net.Conn) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write([]byte("SYNC\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	var line string
+	for line == "" {
+		if line, err = r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+	}
+	if line[0] != '$' {
+		t.Fatalf("SYNC answered %q", line)
+	}
+	n, err := strconv.Atoi(line[1:])
+	if err != nil {
+		t.Fatalf("SYNC answered %q", line)
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(payload), "REDIS") {
+		t.Fatalf("payload %q...", payload[:min(len(payload), 16)])
+	}
+	return r, conn
+}
+
+// readStream reads n commands of a replication stream, each as its words.
+func readStream(t *testing.T, r *bufio.Reader, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		reply, err := difftest.ReadReply(r)
+		if err != nil {
+			t.Fatalf("after %q: %v", out, err)
+		}
+		out = append(out, reply)
+	}
+	return out
+}
+
+// TestReplicationStream: what a replica attached with SYNC receives for
+// the same writes — plain commands on several databases, a transaction,
+// a script, an expiry, a command rewritten for propagation — is Redis's
+// stream byte for byte (the harness's attach_to_replication_stream, which
+// unit/multi, expire, type/list and others read).
+func TestReplicationStream(t *testing.T) {
+	redis := difftest.StartRedis(t, "--repl-ping-replica-period", "3600")
+	_, hotkv := startServer(t, "--repl-ping-replica-period", "3600")
+	cmds := [][]string{
+		{"SET", "a", "1"}, {"SELECT", "2"}, {"INCR", "a"}, {"SET", "k", "v", "EX", "100"},
+		{"MULTI"}, {"SET", "x", "1"}, {"SELECT", "0"}, {"LPUSH", "l", "a", "b"}, {"EXEC"},
+		{"EVAL", "redis.call('set', KEYS[1], 'v') redis.call('del', KEYS[1])", "1", "s"},
+		{"GETEX", "a", "PERSIST"}, {"SET", "a", "2", "PX", "100000"}, {"GETDEL", "a"},
+		{"RPUSH", "l2", "x", "y"}, {"LMPOP", "1", "l2", "LEFT", "COUNT", "2"},
+		{"SET", "unchanged", "1"}, {"SETNX", "unchanged", "2"},
+	}
+	streams := map[string][]string{}
+	for name, addr := range map[string]string{"redis": redis, "hotkv": hotkv} {
+		c := difftest.Dial(t, addr)
+		c.Do("FLUSHALL")
+		r, _ := syncStream(t, addr)
+		for _, cmd := range cmds {
+			c.Do(cmd...)
+		}
+		streams[name] = readStream(t, r, 19)
+	}
+	// The absolute expiry times differ by the milliseconds between runs.
+	ms := regexp.MustCompile(`\$13\r\n\d{13}\r\n`)
+	norm := func(s []string) string { return ms.ReplaceAllString(strings.Join(s, ""), "$$13\r\n<ms>\r\n") }
+	if got, want := norm(streams["hotkv"]), norm(streams["redis"]); got != want {
+		t.Errorf("stream:\nHotKV %q\nRedis %q", streams["hotkv"], streams["redis"])
+	}
+}
+
+// TestRedisReplicatesHotKV: a redis-server started as HotKV's replica
+// gets the dataset (PSYNC, a full resynchronization) and then every
+// write, on every database, transactions and scripts included, and stays
+// connected; HotKV lists it (INFO, CLIENT LIST) and sees its
+// acknowledgements. Then the replica's connection is dropped and HotKV
+// forgets it.
+func TestRedisReplicatesHotKV(t *testing.T) {
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, hotkv)
+	for i := range 50 {
+		c.Do("SET", fmt.Sprint("pre:", i), fmt.Sprint(i))
+	}
+	c.Do("HSET", "h", "f", "v")
+	_, port, _ := net.SplitHostPort(hotkv)
+	replica := difftest.StartRedis(t, "--replicaof", "127.0.0.1", port, "--enable-debug-command", "yes")
+	rc := difftest.Dial(t, replica)
+	waitFor(t, func() bool { return strings.Contains(rc.Do("INFO", "replication"), "master_link_status:up") })
+	c.Do("SELECT", "5")
+	c.Do("SET", "db5", "x")
+	c.Do("MULTI")
+	c.Do("INCR", "n")
+	c.Do("ZADD", "z", "1", "a")
+	c.Do("EXEC")
+	c.Do("EVAL", "redis.call('rpush', KEYS[1], 'a', 'b') return redis.call('lpop', KEYS[1])", "1", "l")
+	c.Do("SELECT", "0")
+	c.Do("DEL", "pre:7")
+	info := c.Do("INFO", "replication")
+	offset := between(info, "master_repl_offset:", "\r\n")
+	waitFor(t, func() bool {
+		return between(rc.Do("INFO", "replication"), "slave_repl_offset:", "\r\n") == offset
+	})
+	for db := range []int{0, 5} {
+		c.Do("SELECT", strconv.Itoa(db))
+		rc.Do("SELECT", strconv.Itoa(db))
+	}
+	if got, want := rc.Do("DEBUG", "DIGEST"), c.Do("DEBUG", "DIGEST"); got != want {
+		t.Errorf("replica digest %q, HotKV %q", got, want)
+	}
+	waitFor(t, func() bool {
+		return strings.Contains(c.Do("INFO", "replication"), ",state=online,offset="+offset+",")
+	})
+	if got := c.Do("INFO", "replication"); !strings.Contains(got, "connected_slaves:1\r\n") {
+		t.Errorf("INFO replication: %q", got)
+	}
+	if got := c.Do("CLIENT", "LIST"); !strings.Contains(got, " flags=S ") || !strings.Contains(got, " cmd=replconf ") {
+		t.Errorf("CLIENT LIST: %q", got)
+	}
+	rc.Do("REPLICAOF", "NO", "ONE")
+	waitFor(t, func() bool {
+		return strings.Contains(c.Do("INFO", "replication"), "connected_slaves:0\r\n")
+	})
+}
+
+// between returns the text of s between prefix and the next end.
+func between(s, prefix, end string) string {
+	_, rest, _ := strings.Cut(s, prefix)
+	v, _, _ := strings.Cut(rest, end)
+	return v
+}
