@@ -72,9 +72,8 @@ func (r *Replica) Online(m *Master) bool {
 
 // Master is the set of replicas attached to this server.
 type Master struct {
-	j *journal.Journal
-	// ReplID is the replication ID (master_replid).
-	ReplID string
+	j      *journal.Journal
+	replID atomic.Value // string: the replication ID (master_replid)
 
 	mu       sync.Mutex // a leaf
 	replicas []*Replica
@@ -83,8 +82,16 @@ type Master struct {
 // New returns the master side of replication for the stream j, under
 // the replication ID replID.
 func New(j *journal.Journal, replID string) *Master {
-	return &Master{j: j, ReplID: replID}
+	m := &Master{j: j}
+	m.replID.Store(replID)
+	return m
 }
+
+// ReplID returns the replication ID (master_replid).
+func (m *Master) ReplID() string { return m.replID.Load().(string) }
+
+// SetReplID changes the replication ID (a replica promoted to master).
+func (m *Master) SetReplID(id string) { m.replID.Store(id) }
 
 // Attach subscribes a new replica, writing to sink, to the stream and
 // returns it with the stream's offset at that point, where its snapshot

@@ -105,6 +105,11 @@ func NewReader(rd io.Reader) *Reader {
 	return &Reader{rd: rd, buf: make([]byte, initialBufSize)}
 }
 
+// Consumed returns the bytes of the input the commands returned so far
+// took (BytesRead less what is buffered, unparsed): a replica's offset in
+// its master's stream.
+func (r *Reader) Consumed() int64 { return r.BytesRead - int64(r.w-r.r) }
+
 // Buffered reports whether unparsed input is waiting in the buffer.
 func (r *Reader) Buffered() bool { return r.r < r.w }
 

@@ -140,7 +140,17 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 	s := c.srv
 	oom := !s.memoryAvailable()
 	if flags&script.Compat == 0 {
+		if s.servingStale() && flags&script.AllowStale == 0 {
+			c.errorReply(errMasterDownScript)
+			return nil
+		}
 		if flags&script.NoWrites == 0 {
+			// Redis refuses it before the run (processCommand takes a
+			// script's flags for the command's), with the commands' text.
+			if s.readOnlyReplica() && !c.obey {
+				c.errorReply(errReadOnlyReplica)
+				return nil
+			}
 			if oom && flags&script.AllowOOM == 0 {
 				c.errorReply(errOOM)
 				return nil

@@ -46,6 +46,9 @@ type Client struct {
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
 	replicaPort   atomic.Int64
+	// obey: the client is a replica's master, whose commands every check
+	// lets through (Redis's mustObeyClient).
+	obey bool
 
 	created    time.Time
 	lastActive atomic.Int64 // unix ms

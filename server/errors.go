@@ -230,15 +230,19 @@ const (
 
 // transactions
 const (
-	errNotInMulti          = "ERR Command not allowed inside a transaction"
-	errSyncPendingOutput   = "ERR SYNC and PSYNC are invalid with pending output"
-	errReplconfOption      = "ERR Unrecognized REPLCONF option: %s"
-	errNestedMulti         = "ERR MULTI calls can not be nested"
-	errWatchInMulti        = "ERR WATCH inside MULTI is not allowed"
-	errExecWithoutMulti    = "ERR EXEC without MULTI"
-	errDiscardWithoutMulti = "ERR DISCARD without MULTI"
-	errExecAbort           = "EXECABORT Transaction discarded because of previous errors."
-	errExecAbortBecause    = "EXECABORT Transaction discarded because of: "
+	errNotInMulti           = "ERR Command not allowed inside a transaction"
+	errSyncPendingOutput    = "ERR SYNC and PSYNC are invalid with pending output"
+	errReplicaofFromReplica = "ERR Command is not valid when client is a replica."
+	errReadOnlyReplica      = "READONLY You can't write against a read only replica."
+	errMasterDown           = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+	errMasterDownScript     = "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and 'allow-stale' flag is not set on the script."
+	errReplconfOption       = "ERR Unrecognized REPLCONF option: %s"
+	errNestedMulti          = "ERR MULTI calls can not be nested"
+	errWatchInMulti         = "ERR WATCH inside MULTI is not allowed"
+	errExecWithoutMulti     = "ERR EXEC without MULTI"
+	errDiscardWithoutMulti  = "ERR DISCARD without MULTI"
+	errExecAbort            = "EXECABORT Transaction discarded because of previous errors."
+	errExecAbortBecause     = "EXECABORT Transaction discarded because of: "
 
 	// Startup (OpenLog, Listen, WritePidFile): Redis's config.c and
 	// server.c wording; errSyslog is HotKV's own (Redis's openlog cannot

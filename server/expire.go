@@ -73,7 +73,7 @@ func (s *Server) expireEffort() (keysPerLoop, timePerc, acceptable int) {
 // activeExpireCycle runs one slow expiry cycle for a cron running at hz.
 func (s *Server) activeExpireCycle(hz int) {
 	st := &s.expire
-	if st.disabled.Load() || s.pause.mode.Load() != pauseOff {
+	if st.disabled.Load() || s.pause.mode.Load() != pauseOff || s.isReplica() {
 		// While clients are paused the dataset stays still (pause.go).
 		return
 	}

@@ -51,35 +51,7 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		s.refuse(c, cmd, errNoAuth)
 		return
 	}
-	// Inside MULTI queuing itself uses memory: Redis refuses every command
-	// but EXEC, DISCARD, QUIT and RESET when over maxmemory.
-	queuing := c.tx.active && cmd.Flags&EndsTx == 0
-	if (cmd.Flags&DenyOOM != 0 || queuing) && !s.memoryAvailable() {
-		s.refuse(c, cmd, errOOM)
-		return
-	}
-	// Writes (and PING, as in Redis) are refused while the data cannot
-	// be persisted; EXEC checks its queue (execRefusal).
-	if cmd.Flags&(Write|DenyMisconf) != 0 {
-		if msg := s.writesDenied(); msg != "" {
-			s.refuse(c, cmd, msg)
-			return
-		}
-	}
-	if c.subs.active && c.w.Proto == 2 && cmd.Flags&Subscribed == 0 {
-		s.refuse(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
-		return
-	}
-	// While a script that holds the global lock is busy, the server is
-	// busy as Redis is: only allow_busy commands run (MULTI's queue is
-	// refused too, so that the EXEC aborts).
-	if cmd.Flags&AllowBusy == 0 && s.scripting.busyGlobal.Load() > 0 {
-		s.refuse(c, cmd, s.scripting.busyReply())
-		return
-	}
-	// While clients are paused the command waits for the end of the
-	// pause (pause.go), queued in MULTI or not, as in Redis.
-	if s.paused(c, cmd, args) && s.postpone(c, cmd, args) {
+	if !c.obey && !s.admit(c, cmd, args) {
 		return
 	}
 	if c.tx.active && cmd.Flags&TxControl == 0 {
@@ -93,6 +65,54 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		s.feedMonitors(c, args)
 	}
 	s.call(c, cmd, args)
+}
+
+// admit makes the checks of the server's state, in Redis's order, that
+// every client but a replica's master passes (mustObeyClient): it
+// reports false when it refused or postponed the command.
+func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
+	// Inside MULTI queuing itself uses memory: Redis refuses every command
+	// but EXEC, DISCARD, QUIT and RESET when over maxmemory.
+	queuing := c.tx.active && cmd.Flags&EndsTx == 0
+	if (cmd.Flags&DenyOOM != 0 || queuing) && !s.memoryAvailable() {
+		s.refuse(c, cmd, errOOM)
+		return false
+	}
+	// Writes (and PING, as in Redis) are refused while the data cannot
+	// be persisted; EXEC checks its queue (execRefusal).
+	if cmd.Flags&(Write|DenyMisconf) != 0 {
+		if msg := s.writesDenied(); msg != "" {
+			s.refuse(c, cmd, msg)
+			return false
+		}
+	}
+	// A read-only replica takes writes from its master only; EXEC checks
+	// its queue (execRefusal).
+	if cmd.Flags&Write != 0 && s.readOnlyReplica() {
+		s.refuse(c, cmd, errReadOnlyReplica)
+		return false
+	}
+	if c.subs.active && c.w.Proto == 2 && cmd.Flags&Subscribed == 0 {
+		s.refuse(c, cmd, fmt.Sprintf(errSubscribedContext, cmd.fullName()))
+		return false
+	}
+	if cmd.Flags&Stale == 0 && s.servingStale() {
+		s.refuse(c, cmd, errMasterDown)
+		return false
+	}
+	// While a script that holds the global lock is busy, the server is
+	// busy as Redis is: only allow_busy commands run (MULTI's queue is
+	// refused too, so that the EXEC aborts).
+	if cmd.Flags&AllowBusy == 0 && s.scripting.busyGlobal.Load() > 0 {
+		s.refuse(c, cmd, s.scripting.busyReply())
+		return false
+	}
+	// While clients are paused the command waits for the end of the
+	// pause (pause.go), queued in MULTI or not, as in Redis.
+	if s.paused(c, cmd, args) && s.postpone(c, cmd, args) {
+		return false
+	}
+	return true
 }
 
 // monitored reports whether MONITOR shows cmd once it ran, as Redis's

@@ -104,7 +104,7 @@ func cmdExec(c *Client, args [][]byte) {
 		c.errorReply(errExecAbort)
 		return
 	}
-	if reason := c.srv.execRefusal(tx.queue); reason != "" {
+	if reason := c.srv.execRefusal(c, tx.queue); reason != "" {
 		c.discardTx()
 		c.errorReply(errExecAbortBecause + reason)
 		return
@@ -144,9 +144,13 @@ func cmdExec(c *Client, args [][]byte) {
 }
 
 // execRefusal is the one hook that decides whether the server accepts a
-// transaction's writes now; it returns the reason when it does not (the
-// OOM text today, a read-only replica later).
-func (s *Server) execRefusal(queue []queued) string {
+// transaction's writes now; it returns the reason when it does not: OOM,
+// MISCONF, or a read-only replica (the server became one after MULTI, as
+// the specification says).
+func (s *Server) execRefusal(c *Client, queue []queued) string {
+	if c.obey {
+		return ""
+	}
 	for _, q := range queue {
 		if q.cmd.Flags&DenyOOM != 0 {
 			if !s.memoryAvailable() {
@@ -157,7 +161,13 @@ func (s *Server) execRefusal(queue []queued) string {
 	}
 	for _, q := range queue {
 		if q.cmd.Flags&Write != 0 {
-			return s.writesDenied()
+			if msg := s.writesDenied(); msg != "" {
+				return msg
+			}
+			if s.readOnlyReplica() {
+				return errReadOnlyReplica
+			}
+			break
 		}
 	}
 	return ""

@@ -23,8 +23,6 @@ var unsupportedAtStartup = []struct {
 		"HotKV runs in the foreground; run it under a supervisor instead"},
 	{"supervised", func(s *Server) bool { return s.cfg.Lookup("supervised").Enum() != "no" },
 		"HotKV does not notify upstart or systemd"},
-	{"replicaof", func(s *Server) bool { _, _, ok := s.cfg.Lookup("replicaof").ReplicaOf(); return ok },
-		"HotKV has no replication"},
 	{"cluster-enabled", func(s *Server) bool { return s.cfg.Lookup("cluster-enabled").Bool() },
 		"HotKV has no cluster mode"},
 	{"tls-port", func(s *Server) bool { return s.cfg.Lookup("tls-port").Int() != 0 },
@@ -32,7 +30,7 @@ var unsupportedAtStartup = []struct {
 }
 
 // CheckStartup refuses a configuration that asks for what HotKV cannot
-// do (daemonizing, supervision, replication, cluster mode, TLS): the
+// do (daemonizing, supervision, cluster mode, TLS): the
 // error names the directive, so that nothing asked for is silently left
 // undone.
 func (s *Server) CheckStartup() error {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/replication"
 )
 
 // The master side of replication (package replication): SYNC and PSYNC
@@ -23,6 +24,11 @@ func replicationCommands() []*Command {
 		// at one point: under the exclusive global lock.
 		{Name: "sync", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti | Global, Handler: cmdSync},
 		{Name: "psync", Arity: -3, Flags: Admin | NoScript | NoAsyncLoading | NoMulti | Global, Handler: cmdSync},
+		// Lock-free: changing the role waits for the command the link
+		// is applying, which may need any lock.
+		{Name: "replicaof", Arity: 3, Flags: Admin | NoScript | Stale | NoAsyncLoading | LockFree, Handler: cmdReplicaof},
+		{Name: "slaveof", Arity: 3, Flags: Admin | NoScript | Stale | NoAsyncLoading | LockFree, Handler: cmdReplicaof},
+		{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast | LockFree, Handler: cmdRole},
 		{Name: "replconf", Arity: -1, Flags: Admin | NoScript | Loading | Stale | AllowBusy | LockFree, Handler: cmdReplconf},
 	}
 }
@@ -82,7 +88,7 @@ func cmdSync(c *Client, args [][]byte) {
 	c.replicaOnline.Store(false)
 	if psync {
 		// Through the replica's queue, ahead of the payload.
-		replicaSink{c}.Send(fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n", s.repl.ReplID, offset))
+		replicaSink{c}.Send(fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n", s.repl.ReplID(), offset))
 	}
 	s.logf("Starting BGSAVE for SYNC with target: disk")
 	opts := c.encodeOptions()
@@ -172,8 +178,36 @@ func (s *Server) detachReplica(c *Client) {
 // and the stream's offset.
 func (s *Server) infoReplication(b []byte) []byte {
 	reps := s.repl.Replicas()
-	b = fmt.Appendf(b, "role:master\r\nconnected_slaves:%d\r\n", len(reps))
 	now := time.Now().Unix()
+	replID, offset := s.repl.ReplID(), s.repl.Offset()
+	if l := s.replicaLink(); l != nil {
+		b = append(b, "role:slave\r\n"...)
+		b = fmt.Appendf(b, "master_host:%s\r\nmaster_port:%d\r\n", l.Host(), l.Port())
+		up, last := "down", int64(-1)
+		if l.State() == replication.StateConnected {
+			up, last = "up", now-l.LastIO()
+		}
+		b = fmt.Appendf(b, "master_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\n", up, last)
+		sync := 0
+		if l.State() == replication.StateSync {
+			sync = 1
+		}
+		b = fmt.Appendf(b, "master_sync_in_progress:%d\r\n", sync)
+		b = fmt.Appendf(b, "slave_read_repl_offset:%d\r\nslave_repl_offset:%d\r\n", l.Offset(), l.Offset())
+		if up == "down" {
+			b = append(b, "master_link_down_since_seconds:-1\r\n"...)
+		}
+		b = fmt.Appendf(b, "slave_priority:%d\r\n", s.cfg.Lookup("replica-priority").Int())
+		b = fmt.Appendf(b, "slave_read_only:%d\r\n", boolInt(s.cfg.Lookup("replica-read-only").Bool()))
+		b = fmt.Appendf(b, "replica_announced:%d\r\n", boolInt(s.cfg.Lookup("replica-announced").Bool()))
+		if id := l.ReplID(); id != "" {
+			replID = id
+		}
+		offset = max(l.Offset(), 0)
+	} else {
+		b = append(b, "role:master\r\n"...)
+	}
+	b = fmt.Appendf(b, "connected_slaves:%d\r\n", len(reps))
 	for i, r := range reps {
 		host, _, _ := net.SplitHostPort(r.Addr)
 		state := "wait_bgsave"
@@ -184,10 +218,18 @@ func (s *Server) infoReplication(b []byte) []byte {
 			i, host, r.ListeningPort.Load(), state, r.AckOffset.Load(), now-r.AckTime.Load())
 	}
 	b = append(b, "master_failover_state:no-failover\r\n"...)
-	b = fmt.Appendf(b, "master_replid:%s\r\n", s.repl.ReplID)
+	b = fmt.Appendf(b, "master_replid:%s\r\n", replID)
 	b = append(b, "master_replid2:0000000000000000000000000000000000000000\r\n"...)
-	b = fmt.Appendf(b, "master_repl_offset:%d\r\n", s.repl.Offset())
+	b = fmt.Appendf(b, "master_repl_offset:%d\r\n", offset)
 	b = append(b, "second_repl_offset:-1\r\nrepl_backlog_active:0\r\n"...)
 	b = fmt.Appendf(b, "repl_backlog_size:%d\r\n", s.cfg.Lookup("repl-backlog-size").Int())
 	return append(b, "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n"...)
+}
+
+// boolInt is 1 for true, as INFO shows flags.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

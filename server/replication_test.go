@@ -160,3 +160,72 @@ func between(s, prefix, end string) string {
 	v, _, _ := strings.Cut(rest, end)
 	return v
 }
+
+// TestHotKVReplicatesRedis: HotKV as a replica of redis-server (REPLICAOF
+// at run time and the replicaof directive at start): the master's
+// dataset and stream on every database, its offset in INFO, clients'
+// writes refused with READONLY as a Redis replica refuses them (a
+// transaction's with EXECABORT, a script's write), ROLE; then REPLICAOF NO
+// ONE makes it a writable master that keeps the data.
+func TestHotKVReplicatesRedis(t *testing.T) {
+	master := difftest.StartRedis(t)
+	m := difftest.Dial(t, master)
+	m.Do("SET", "before", "1")
+	m.Do("HSET", "h", "f", "v")
+	_, mport, _ := net.SplitHostPort(master)
+	redisReplica := difftest.StartRedis(t, "--replicaof", "127.0.0.1", mport)
+	_, hotkv := startServer(t)
+	h := difftest.Dial(t, hotkv)
+	if got := h.Do("REPLICAOF", "127.0.0.1", mport); got != "+OK\r\n" {
+		t.Fatalf("REPLICAOF: %q", got)
+	}
+	if got := h.Do("REPLICAOF", "127.0.0.1", mport); got != "+OK Already connected to specified master\r\n" {
+		t.Errorf("REPLICAOF again: %q", got)
+	}
+	r := difftest.Dial(t, redisReplica)
+	for _, c := range []*difftest.Conn{h, r} {
+		waitFor(t, func() bool { return strings.Contains(c.Do("INFO", "replication"), "master_link_status:up") })
+	}
+	m.Do("SELECT", "4")
+	m.Do("RPUSH", "l", "a", "b")
+	m.Do("EVAL", "redis.call('incr', 'n') return redis.call('incr', 'n')", "0")
+	m.Do("SET", "ttl", "x", "EX", "1000")
+	offset := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	waitFor(t, func() bool { return between(h.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == offset })
+	for _, cmd := range [][]string{{"GET", "before"}, {"HGETALL", "h"}, {"SELECT", "4"}, {"LRANGE", "l", "0", "-1"},
+		{"GET", "n"}, {"TTL", "ttl"}} {
+		if got, want := h.Do(cmd...), r.Do(cmd...); got != want {
+			t.Errorf("%q: HotKV %q, Redis replica %q", cmd, got, want)
+		}
+	}
+	for _, cmd := range [][]string{{"SET", "x", "1"}, {"MULTI"}, {"SET", "x", "1"}, {"EXEC"},
+		{"EVAL", "return redis.call('set', 'x', '1')", "0"}, {"EVAL", "#!lua\nreturn redis.call('set', 'x', '1')", "0"},
+		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'n')", "0"}, {"GET", "x"}} {
+		if got, want := h.Do(cmd...), r.Do(cmd...); got != want {
+			t.Errorf("%q: HotKV %q, Redis replica %q", cmd, got, want)
+		}
+	}
+	if got, want := h.Do("ROLE"), fmt.Sprintf("*5\r\n$5\r\nslave\r\n$9\r\n127.0.0.1\r\n:%s\r\n$9\r\nconnected\r\n:%s\r\n", mport, offset); got != want {
+		t.Errorf("ROLE: %q, want %q", got, want)
+	}
+	if got := h.Do("REPLICAOF", "NO", "ONE"); got != "+OK\r\n" {
+		t.Errorf("REPLICAOF NO ONE: %q", got)
+	}
+	if got := h.Do("SET", "x", "2"); got != "+OK\r\n" {
+		t.Errorf("SET after REPLICAOF NO ONE: %q", got)
+	}
+	if got := h.Do("LRANGE", "l", "0", "-1"); got != "*2\r\n$1\r\na\r\n$1\r\nb\r\n" {
+		t.Errorf("data after REPLICAOF NO ONE: %q", got)
+	}
+	if got := h.Do("ROLE"); !strings.HasPrefix(got, "*3\r\n$6\r\nmaster\r\n") {
+		t.Errorf("ROLE after REPLICAOF NO ONE: %q", got)
+	}
+
+	// The directive: a HotKV started as a replica.
+	_, started := startServer(t, "--replicaof", "127.0.0.1", mport)
+	s := difftest.Dial(t, started)
+	waitFor(t, func() bool { return strings.Contains(s.Do("INFO", "replication"), "master_link_status:up") })
+	if got := s.Do("GET", "before"); got != "$1\r\n1\r\n" {
+		t.Errorf("replica started with replicaof: GET before = %q", got)
+	}
+}

@@ -264,7 +264,10 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 			}
 		}
 	}
-	if write {
+	if write && !sr.caller.obey {
+		if s.readOnlyReplica() {
+			return sr.reject(cmd, errReadOnlyReplica)
+		}
 		if msg := s.writesDenied(); msg != "" {
 			return sr.reject(cmd, msg)
 		}

@@ -93,6 +93,7 @@ type Server struct {
 	cow          atomic.Pointer[cowSnap] // the last one started
 	journal      journal.Journal         // the write stream (propagate.go)
 	repl         *replication.Master     // the replicas attached (replication.go)
+	replica      replicaState            // the replica role (replica.go)
 	aof          aofState                // a subscriber of the journal
 	slowlog      slowlog
 	lastSave     atomic.Int64 // unix seconds
@@ -277,6 +278,9 @@ func (s *Server) Serve() error {
 	go s.cron()
 	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
 	go s.repl.Heartbeats(pingPeriod.Int, s.done)
+	if host, port, ok := s.cfg.Lookup("replicaof").ReplicaOf(); ok {
+		s.startReplication(host, port)
+	}
 	s.listen.mu.Lock()
 	for _, ln := range s.listen.lns {
 		s.startAccepting(ln)
@@ -319,6 +323,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	close(s.done)
+	s.stopLink()
 	s.closeListeners()
 	s.migrates.closeAll()
 	s.mu.Lock()

@@ -98,6 +98,9 @@ const (
 	// backgroundClient runs server work: saves, the RDB loader's
 	// function libraries.
 	backgroundClient
+	// masterClient applies a replica's master's stream: every check
+	// obeys it (no READONLY, OOM, MISCONF, BUSY or pause refusal).
+	masterClient
 )
 
 // newInternalClient returns an internal client of kind, standing for
@@ -117,6 +120,8 @@ func (s *Server) newInternalClient(kind clientKind, id uint64, db int) *Client {
 		c.scripted, c.replaying = true, true
 	case standInClient:
 		c.servingBlocked = true
+	case masterClient:
+		c.obey = true
 	}
 	return c
 }

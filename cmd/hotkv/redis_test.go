@@ -141,7 +141,6 @@ func TestRefusedAtStartup(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"--daemonize yes", "Unsupported directive 'daemonize yes'"},
 		{"--supervised systemd", "Unsupported directive 'supervised systemd'"},
-		{"--replicaof 127.0.0.1 1", "Unsupported directive 'replicaof 127.0.0.1 1'"},
 		{"--cluster-enabled yes", "Unsupported directive 'cluster-enabled yes'"},
 		{"--tls-port 1", "Unsupported directive 'tls-port 1'"},
 		{"--no-such-directive 1", "Bad directive or wrong number of arguments"},

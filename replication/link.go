@@ -1,0 +1,417 @@
+package replication
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/resp"
+)
+
+// The replica side: a Link connects to a master, does Redis 7.0's
+// handshake (PING, AUTH with masterauth, REPLCONF listening-port and capa
+// psync2, PSYNC ? -1), loads the payload of the full resynchronization,
+// then applies the master's stream command by command, acknowledging its
+// offset every second and when the master asks (REPLCONF GETACK). A lost
+// link is retried every second until Close.
+
+// Link states, as ROLE names them.
+const (
+	StateConnect    = "connect"    // waiting to (re)connect
+	StateConnecting = "connecting" // handshake
+	StateSync       = "sync"       // receiving and loading the payload
+	StateConnected  = "connected"  // following the stream
+)
+
+// LinkConfig is what a Link needs from its server.
+type LinkConfig struct {
+	Host string
+	Port int
+	// ListeningPort is the port the replica announces (REPLCONF
+	// listening-port).
+	ListeningPort func() int
+	// Auth returns masteruser and masterauth (both empty: no AUTH).
+	Auth func() (user, pass string)
+	// Timeout is repl-timeout.
+	Timeout func() time.Duration
+	// Load replaces the dataset with the payload read from r (size bytes;
+	// -1: until EOF). It runs on the link's goroutine.
+	Load func(r io.Reader, size int64) error
+	// Apply runs one command of the master's stream; it runs on the
+	// link's goroutine, in stream order.
+	Apply func(args [][]byte)
+	// Logf and Warnf log in the server's log.
+	Logf, Warnf func(format string, args ...any)
+}
+
+// Link is a replica's connection to its master.
+type Link struct {
+	cfg      LinkConfig
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+
+	state  atomic.Value // string
+	offset atomic.Int64 // the master's offset this replica has applied
+	replID atomic.Value // string: the master's replication ID
+	lastIO atomic.Int64 // unix seconds of the last data from the master
+	// connectedOnce: the link has completed a synchronization.
+	connectedOnce atomic.Bool
+
+	mu   sync.Mutex // guards conn and writes to it
+	conn net.Conn
+}
+
+// Connect starts a link to the master cfg names.
+func Connect(cfg LinkConfig) *Link {
+	l := &Link{cfg: cfg, stop: make(chan struct{}), done: make(chan struct{})}
+	l.state.Store(StateConnect)
+	l.replID.Store("")
+	l.offset.Store(-1)
+	go l.run()
+	return l
+}
+
+// Close stops the link and waits until its goroutine is done (the
+// command being applied, if any, completes first).
+func (l *Link) Close() {
+	l.Stop()
+	<-l.done
+}
+
+// Stop stops the link without waiting for its goroutine.
+func (l *Link) Stop() {
+	l.stopOnce.Do(func() { close(l.stop) })
+	l.mu.Lock()
+	if l.conn != nil {
+		l.conn.Close()
+	}
+	l.mu.Unlock()
+}
+
+// Host and Port return the master's address.
+func (l *Link) Host() string { return l.cfg.Host }
+
+// Port returns the master's port.
+func (l *Link) Port() int { return l.cfg.Port }
+
+// State returns the link's state (StateConnect ...).
+func (l *Link) State() string { return l.state.Load().(string) }
+
+// Offset returns the master's offset this replica has applied; -1 before
+// the first synchronization.
+func (l *Link) Offset() int64 { return l.offset.Load() }
+
+// ReplID returns the master's replication ID, "" before the first
+// synchronization.
+func (l *Link) ReplID() string { return l.replID.Load().(string) }
+
+// LastIO returns the unix seconds of the last data received.
+func (l *Link) LastIO() int64 { return l.lastIO.Load() }
+
+func (l *Link) stopped() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *Link) run() {
+	defer close(l.done)
+	for !l.stopped() {
+		l.state.Store(StateConnecting)
+		err := l.session()
+		if l.stopped() {
+			break
+		}
+		l.state.Store(StateConnect)
+		if err != nil {
+			l.cfg.Warnf("%v", err)
+		}
+		select {
+		case <-l.stop:
+		case <-time.After(time.Second):
+		}
+	}
+	l.state.Store(StateConnect)
+}
+
+// errLinkClosed ends a session quietly.
+var errLinkClosed = errors.New("replication link closed")
+
+// session connects, synchronizes and follows the stream until the link
+// breaks or is closed.
+func (l *Link) session() error {
+	addr := net.JoinHostPort(l.cfg.Host, strconv.Itoa(l.cfg.Port))
+	l.cfg.Logf("Connecting to MASTER %s", addr)
+	conn, err := net.DialTimeout("tcp", addr, l.cfg.Timeout())
+	if err != nil {
+		return fmt.Errorf("Error condition on socket for SYNC: %v", err)
+	}
+	l.mu.Lock()
+	if l.stopped() {
+		l.mu.Unlock()
+		conn.Close()
+		return errLinkClosed
+	}
+	l.conn = conn
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.conn.Close()
+		l.conn = nil
+		l.mu.Unlock()
+	}()
+	l.cfg.Logf("MASTER <-> REPLICA sync started")
+	br := bufio.NewReaderSize(conn, 64<<10)
+	if err := l.handshake(conn, br); err != nil {
+		return err
+	}
+	// PSYNC: no cached master state to continue from.
+	l.cfg.Logf("Partial resynchronization not possible (no cached master)")
+	line, err := l.command(conn, br, "PSYNC", "?", "-1")
+	if err != nil {
+		return err
+	}
+	replID, offset, ok := parseFullResync(line)
+	if !ok {
+		return fmt.Errorf("Unexpected reply to PSYNC from master: %s", line)
+	}
+	l.cfg.Logf("Full resync from master: %s:%d", replID, offset)
+	l.state.Store(StateSync)
+	if err := l.loadPayload(conn, br); err != nil {
+		return err
+	}
+	l.replID.Store(replID)
+	l.offset.Store(offset)
+	l.state.Store(StateConnected)
+	l.connectedOnce.Store(true)
+	l.cfg.Logf("MASTER <-> REPLICA sync: Finished with success")
+	return l.follow(conn, br)
+}
+
+// handshake does PING, AUTH and the REPLCONFs.
+func (l *Link) handshake(conn net.Conn, br *bufio.Reader) error {
+	line, err := l.command(conn, br, "PING")
+	if err != nil {
+		return err
+	}
+	// Redis accepts an authentication error here: AUTH follows.
+	if strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "-NOAUTH") &&
+		!strings.HasPrefix(line, "-NOPERM") && !strings.HasPrefix(line, "-ERR operation not permitted") {
+		return fmt.Errorf("Error reply to PING from master: '%s'", line)
+	}
+	l.cfg.Logf("Master replied to PING, replication can continue...")
+	if user, pass := l.cfg.Auth(); pass != "" {
+		args := []string{"AUTH", pass}
+		if user != "" {
+			args = []string{"AUTH", user, pass}
+		}
+		if line, err = l.command(conn, br, args...); err != nil {
+			return err
+		}
+		if strings.HasPrefix(line, "-") {
+			return fmt.Errorf("Unable to AUTH to MASTER: %s", line)
+		}
+	}
+	if line, err = l.command(conn, br, "REPLCONF", "listening-port", strconv.Itoa(l.cfg.ListeningPort())); err != nil {
+		return err
+	}
+	if strings.HasPrefix(line, "-") {
+		l.cfg.Logf("(Non critical) Master does not understand REPLCONF listening-port: %s", line)
+	}
+	// No "capa eof": the payload comes as a sized bulk.
+	if line, err = l.command(conn, br, "REPLCONF", "capa", "psync2"); err != nil {
+		return err
+	}
+	if strings.HasPrefix(line, "-") {
+		l.cfg.Logf("(Non critical) Master does not understand REPLCONF capa: %s", line)
+	}
+	return nil
+}
+
+// command sends args and returns the reply's first line (an error reply
+// is returned as a line, not an error).
+func (l *Link) command(conn net.Conn, br *bufio.Reader, args ...string) (string, error) {
+	var b []byte
+	b = fmt.Appendf(b, "*%d\r\n", len(args))
+	for _, a := range args {
+		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if err := l.write(b); err != nil {
+		return "", err
+	}
+	conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return "", fmt.Errorf("Master did not reply to %s: %v", args[0], err)
+		}
+		if line = strings.TrimRight(line, "\r\n"); line != "" {
+			l.lastIO.Store(time.Now().Unix())
+			return line, nil
+		}
+	}
+}
+
+// write writes b to the master.
+func (l *Link) write(b []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return errLinkClosed
+	}
+	l.conn.SetWriteDeadline(time.Now().Add(l.cfg.Timeout()))
+	_, err := l.conn.Write(b)
+	return err
+}
+
+// parseFullResync parses "+FULLRESYNC <replid> <offset>".
+func parseFullResync(line string) (string, int64, bool) {
+	f := strings.Fields(line)
+	if len(f) != 3 || f[0] != "+FULLRESYNC" {
+		return "", 0, false
+	}
+	off, err := strconv.ParseInt(f[2], 10, 64)
+	return f[1], off, err == nil
+}
+
+// loadPayload reads the payload's header (newlines before it are the
+// master's keepalives) and hands its bytes to Load: a "$<len>" bulk, or
+// the diskless "$EOF:<40-byte mark>" form, which ends with the mark.
+func (l *Link) loadPayload(conn net.Conn, br *bufio.Reader) error {
+	var line string
+	for line == "" {
+		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
+		s, err := br.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("I/O error reading bulk count from MASTER: %v", err)
+		}
+		line = strings.TrimRight(s, "\r\n")
+		l.lastIO.Store(time.Now().Unix())
+	}
+	if line[0] == '-' {
+		return fmt.Errorf("MASTER aborted replication with an error: %s", line[1:])
+	}
+	if line[0] != '$' {
+		return fmt.Errorf("Bad protocol from MASTER, the first byte is not '$' (we received '%s'), are you sure the host and port are right?", line)
+	}
+	conn.SetReadDeadline(time.Time{}) // the load reads at its pace
+	if mark, ok := strings.CutPrefix(line, "$EOF:"); ok && len(mark) == 40 {
+		l.cfg.Logf("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk")
+		return l.load(&eofReader{r: br, mark: []byte(mark)}, -1)
+	}
+	size, err := strconv.ParseInt(line[1:], 10, 64)
+	if err != nil || size < 0 {
+		return fmt.Errorf("Bad protocol from MASTER: %s", line)
+	}
+	l.cfg.Logf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", size)
+	lr := io.LimitReader(br, size)
+	if err := l.load(lr, size); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, lr) // what the loader left (none, normally)
+	return err
+}
+
+func (l *Link) load(r io.Reader, size int64) error {
+	l.cfg.Logf("MASTER <-> REPLICA sync: Flushing old data")
+	l.cfg.Logf("MASTER <-> REPLICA sync: Loading DB in memory")
+	if err := l.cfg.Load(r, size); err != nil {
+		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
+	}
+	return nil
+}
+
+// eofReader reads up to the 40-byte mark that ends a diskless payload.
+type eofReader struct {
+	r    *bufio.Reader
+	mark []byte
+	tail []byte // bytes read but not yet returned, which may start the mark
+	done bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	for !e.done && len(e.tail) < 2*len(e.mark) {
+		b := make([]byte, 32<<10)
+		n, err := e.r.Read(b)
+		e.tail = append(e.tail, b[:n]...)
+		if len(e.tail) >= len(e.mark) && string(e.tail[len(e.tail)-len(e.mark):]) == string(e.mark) {
+			e.tail, e.done = e.tail[:len(e.tail)-len(e.mark)], true
+		}
+		if err != nil && !e.done {
+			return 0, err
+		}
+	}
+	keep := 0
+	if !e.done {
+		keep = len(e.mark) // may be the start of the mark
+	}
+	n := copy(p, e.tail[:len(e.tail)-keep])
+	e.tail = e.tail[n:]
+	if n == 0 && e.done {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// follow applies the master's stream until the link breaks: each command
+// advances the offset by its bytes; REPLCONF GETACK is answered with the
+// offset before it. An ACK goes out every second.
+func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
+	stopAcks := make(chan struct{})
+	defer close(stopAcks)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopAcks:
+				return
+			case <-t.C:
+				l.ack()
+			}
+		}
+	}()
+	rd := resp.NewReader(br)
+	var consumed int64
+	for {
+		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
+		args, err := rd.ReadCommand()
+		if err != nil {
+			if l.stopped() {
+				return errLinkClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return errors.New("MASTER timeout: no data nor PING received...")
+			}
+			return fmt.Errorf("Connection with master lost: %v", err)
+		}
+		l.lastIO.Store(time.Now().Unix())
+		now := rd.Consumed()
+		n := now - consumed
+		consumed = now
+		if len(args) >= 2 && strings.EqualFold(string(args[0]), "replconf") && strings.EqualFold(string(args[1]), "getack") {
+			l.ack()
+		} else {
+			l.cfg.Apply(args)
+		}
+		l.offset.Add(n)
+	}
+}
+
+// ack sends REPLCONF ACK with the offset applied.
+func (l *Link) ack() {
+	off := strconv.FormatInt(l.offset.Load(), 10)
+	l.write(fmt.Appendf(nil, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", len(off), off))
+}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/replication"
+)
+
+// The replica role (REPLICAOF host port, or the replicaof directive):
+// package replication's Link follows the master; the server loads its
+// payload under the global lock and applies its stream on the master
+// client, which every check obeys (Redis's mustObeyClient). While a
+// replica, keys do not expire on their own — expired keys read as
+// missing and stay until the master's DEL — writes from clients are
+// refused with READONLY (replica-read-only), and, with
+// replica-serve-stale-data no, commands without the stale flag are
+// refused with MASTERDOWN while the link is down.
+
+// replicaState is the server's replica role. Its mutex orders role
+// changes (REPLICAOF, shutdown) and is held while a link closes, which
+// waits for the command the link is applying: whoever takes it must hold
+// no key or global lock (REPLICAOF is lock-free).
+type replicaState struct {
+	mu     sync.Mutex
+	link   atomic.Pointer[replication.Link] // nil: a master; written under mu
+	master *Client                          // applies the master's stream; under mu
+}
+
+// replicaLink returns the link to the master, nil when the server is a
+// master.
+func (s *Server) replicaLink() *replication.Link { return s.replica.link.Load() }
+
+// isReplica reports whether the server is a replica.
+func (s *Server) isReplica() bool { return s.replica.link.Load() != nil }
+
+// readOnlyReplica reports whether clients' writes are refused.
+func (s *Server) readOnlyReplica() bool {
+	return s.isReplica() && s.cfg.Lookup("replica-read-only").Bool()
+}
+
+// servingStale reports whether commands without the stale flag are
+// refused (MASTERDOWN): a replica whose link is down, with
+// replica-serve-stale-data no.
+func (s *Server) servingStale() bool {
+	if !s.isReplica() || s.cfg.Lookup("replica-serve-stale-data").Bool() {
+		return false
+	}
+	l := s.replicaLink()
+	return l != nil && l.State() != replication.StateConnected
+}
+
+// REPLICAOF host port | NO ONE (and SLAVEOF)
+func cmdReplicaof(c *Client, args [][]byte) {
+	s := c.srv
+	if equalFold(args[1], "no") && equalFold(args[2], "one") {
+		if s.isReplica() {
+			s.stopReplication()
+			s.logf("MASTER MODE enabled (user request from '%s')", clientInfoLine(c))
+		}
+		c.w.OK()
+		return
+	}
+	if c.replica.Load() != nil {
+		c.errorReply(errReplicaofFromReplica)
+		return
+	}
+	port, ok := parseInt(args[2])
+	if !ok || port < 0 || port > 65535 {
+		c.errorReply(errNotInt)
+		return
+	}
+	host := string(args[1])
+	if l := s.replicaLink(); l != nil && l.Host() == host && l.Port() == int(port) {
+		s.logf("REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.")
+		c.w.Simple("OK Already connected to specified master")
+		return
+	}
+	s.startReplication(host, int(port))
+	s.logf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, clientInfoLine(c))
+	c.w.OK()
+}
+
+// clientInfoLine is the CLIENT LIST line of c, as Redis's logs quote the
+// client that asked.
+func clientInfoLine(c *Client) string {
+	return string(c.appendClientInfo(nil, c, nil, time.Now()))
+}
+
+// startReplication makes the server a replica of host:port: a running
+// link is closed, the replicas attached here are disconnected (they
+// resynchronize), keys stop expiring on their own, and a new link starts.
+func (s *Server) startReplication(host string, port int) {
+	rs := &s.replica
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if l := rs.link.Load(); l != nil {
+		l.Close()
+	}
+	s.disconnectReplicas()
+	for _, db := range s.dbs {
+		db.HoldExpired.Store(true)
+	}
+	s.logger.SetRole('S')
+	if rs.master == nil {
+		rs.master = s.newInternalClient(masterClient, 0, 0)
+	}
+	mc := rs.master
+	mc.db = s.dbs[0]
+	mc.dbIndex.Store(0)
+	rs.link.Store(replication.Connect(replication.LinkConfig{
+		Host: host, Port: port,
+		ListeningPort: func() int {
+			if p := s.cfg.Lookup("replica-announce-port").Int(); p != 0 {
+				return int(p)
+			}
+			return int(s.cfg.Lookup("port").Int())
+		},
+		Auth: func() (string, string) {
+			return s.cfg.Lookup("masteruser").String(), s.cfg.Lookup("masterauth").String()
+		},
+		Timeout: func() time.Duration { return time.Duration(s.cfg.Lookup("repl-timeout").Int()) * time.Second },
+		Load:    s.loadFromMaster,
+		Apply: func(args [][]byte) {
+			s.dispatch(mc, args)
+			mc.w.Reset()
+		},
+		Logf:  func(f string, a ...any) { s.logf(f, a...) },
+		Warnf: func(f string, a ...any) { s.warnf(f, a...) },
+	}))
+}
+
+// stopReplication makes the replica a master again: the link closes,
+// keys expire again, and the replicas attached here resynchronize under
+// a new replication ID (Redis's shiftReplicationId).
+func (s *Server) stopReplication() {
+	rs := &s.replica
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	l := rs.link.Load()
+	if l == nil {
+		return
+	}
+	l.Close()
+	rs.link.Store(nil)
+	s.logger.SetRole('M')
+	for _, db := range s.dbs {
+		db.HoldExpired.Store(false)
+	}
+	s.disconnectReplicas()
+	s.repl.SetReplID(newReplID())
+}
+
+// newReplID returns a fresh 40-hex-digit replication ID.
+func newReplID() string {
+	return fmt.Sprintf("%016x%016x%08x", rand.Uint64(), rand.Uint64(), rand.Uint32())
+}
+
+// disconnectReplicas closes the connections of the replicas attached
+// here.
+func (s *Server) disconnectReplicas() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.mu.clients {
+		if c.replica.Load() != nil {
+			c.kill()
+		}
+	}
+}
+
+// loadFromMaster replaces the dataset with the master's payload, under
+// the global lock: clients wait for the load, as they would for Redis's
+// (blocking) load. Expired keys are kept: the master's DELs remove them.
+func (s *Server) loadFromMaster(r io.Reader, size int64) error {
+	g := s.locks.NewGuard(rand.Uint64())
+	g.LockGlobal()
+	defer g.Unlock()
+	s.completeSnapshot()
+	s.emptyData()
+	start := time.Now()
+	var counts loadCounts
+	if _, err := s.rdbReader(&counts, true).Read(bufio.NewReaderSize(r, 1<<20)); err != nil {
+		return err
+	}
+	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
+	s.logf("MASTER <-> REPLICA sync: Loaded the dataset in %.3f seconds", time.Since(start).Seconds())
+	return nil
+}
+
+// ROLE
+func cmdRole(c *Client, args [][]byte) {
+	s := c.srv
+	if l := s.replicaLink(); l != nil {
+		c.w.Array(5)
+		c.w.BulkString("slave")
+		c.w.BulkString(l.Host())
+		c.w.Int(int64(l.Port()))
+		c.w.BulkString(l.State())
+		c.w.Int(l.Offset())
+		return
+	}
+	reps := s.repl.Replicas()
+	c.w.Array(3)
+	c.w.BulkString("master")
+	c.w.Int(s.repl.Offset())
+	c.w.Array(len(reps))
+	for _, r := range reps {
+		host, _, _ := net.SplitHostPort(r.Addr)
+		c.w.Array(3)
+		c.w.BulkString(host)
+		c.w.BulkString(strconv.FormatInt(r.ListeningPort.Load(), 10))
+		c.w.BulkString(strconv.FormatInt(r.AckOffset.Load(), 10))
+	}
+}
+
+// stopLink stops the link to the master at shutdown, without waiting
+// (the shutting-down command may hold locks the link's command needs).
+func (s *Server) stopLink() {
+	if l := s.replicaLink(); l != nil {
+		l.Stop()
+	}
+}
