@@ -180,7 +180,8 @@ var debugHelp = []string{
 // DEBUG subcommand [arg ...]
 //
 // HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL,
-// QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE and SLEEP; other subcommands get Redis's
+// QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE,
+// SET-DISABLE-DENY-SCRIPTS and SLEEP; other subcommands get Redis's
 // unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
@@ -214,6 +215,9 @@ func cmdDebug(c *Client, args [][]byte) {
 		debugReload(c)
 	case equalFold(sub, "loadaof") && len(args) == 2:
 		debugLoadAOF(c)
+	case equalFold(sub, "set-disable-deny-scripts") && len(args) == 3:
+		c.srv.scripting.allowDenied.Store(atoi(args[2]) != 0)
+		c.w.OK()
 	case equalFold(sub, "quicklist-packed-threshold") && len(args) == 3:
 		sz, err := config.ParseMemory(string(args[2]))
 		if err != nil || !list.SetPackedThreshold(uint64(sz)) {

@@ -30,6 +30,10 @@ type scripting struct {
 	engine       *script.Engine
 	threshold    *config.Param // busy-reply-threshold
 	defaultFlags *config.Param // script-default-flags (HotKV)
+	// allowDenied lets scripts call noscript commands (DEBUG
+	// SET-DISABLE-DENY-SCRIPTS, for tests, as Redis's
+	// script_disable_deny_script).
+	allowDenied atomic.Bool
 
 	// running holds the busy scripts: those past busy-reply-threshold
 	// (BUSY replies, SCRIPT KILL, FUNCTION STATS look at them).
@@ -236,7 +240,7 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {
 		return sr.reject(cmd, errScriptArity)
 	}
-	if cmd.Flags&NoScript != 0 {
+	if cmd.Flags&NoScript != 0 && !s.scripting.allowDenied.Load() {
 		return sr.reject(cmd, errNoScript)
 	}
 	write := cmd.Flags&Write != 0

@@ -518,3 +518,28 @@ func TestScriptInfoMemory(t *testing.T) {
 		t.Errorf("after SCRIPT FLUSH:\n%s", info)
 	}
 }
+
+// TestDisableDenyScripts: DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts
+// call noscript commands (unit/scripting uses it to run CLIENT LIST and
+// DEBUG PROTOCOL from scripts), 0 denies them again, as in Redis.
+func TestDisableDenyScripts(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	cmds := [][]string{
+		{"EVAL", "return redis.call('debug', 'protocol', 'bignum')", "0"},
+		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1"},
+		{"EVAL", "return redis.call('debug', 'protocol', 'bignum')", "0"},
+		{"EVAL", "return type(redis.call('client', 'list'))", "0"},
+		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0"},
+		{"EVAL", "return redis.call('debug', 'protocol', 'bignum')", "0"},
+	}
+	for _, addr := range []string{redis, hotkv} {
+		difftest.Dial(t, addr).Do("FLUSHALL")
+	}
+	r, h := difftest.Dial(t, redis), difftest.Dial(t, hotkv)
+	for _, cmd := range cmds {
+		if got, want := h.Do(cmd...), r.Do(cmd...); got != want {
+			t.Errorf("%q: HotKV %q, Redis %q", cmd, got, want)
+		}
+	}
+}
