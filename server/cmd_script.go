@@ -141,18 +141,23 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 	oom := !s.memoryAvailable()
 	if flags&script.Compat == 0 {
 		if s.servingStale() && flags&script.AllowStale == 0 {
-			c.errorReply(errMasterDownScript)
+			c.errorReply(errMasterDown)
 			return nil
 		}
 		if flags&script.NoWrites == 0 {
-			// Redis refuses it before the run (processCommand takes a
-			// script's flags for the command's), with the commands' text.
-			if s.readOnlyReplica() && !c.obey {
-				c.errorReply(errReadOnlyReplica)
-				return nil
-			}
+			// Redis refuses these before the run, in processCommand's
+			// order and words: it takes a script's flags for the
+			// command's.
 			if oom && flags&script.AllowOOM == 0 {
 				c.errorReply(errOOM)
+				return nil
+			}
+			if !c.obey && !s.enoughReplicas() {
+				c.errorReply(errNoReplicas)
+				return nil
+			}
+			if s.readOnlyReplica() && !c.obey {
+				c.errorReply(errReadOnlyReplica)
 				return nil
 			}
 			if ro {

@@ -86,8 +86,12 @@ func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
-	// A read-only replica takes writes from its master only; EXEC checks
-	// its queue (execRefusal).
+	// min-replicas-to-write; EXEC checks its queue (execRefusal).
+	if cmd.Flags&Write != 0 && !s.enoughReplicas() {
+		s.refuse(c, cmd, errNoReplicas)
+		return false
+	}
+	// A read-only replica takes writes from its master only.
 	if cmd.Flags&Write != 0 && s.readOnlyReplica() {
 		s.refuse(c, cmd, errReadOnlyReplica)
 		return false

@@ -164,10 +164,20 @@ func (s *Server) execRefusal(c *Client, queue []queued) string {
 			if msg := s.writesDenied(); msg != "" {
 				return msg
 			}
+			if !s.enoughReplicas() {
+				return errNoReplicas
+			}
 			if s.readOnlyReplica() {
 				return errReadOnlyReplica
 			}
 			break
+		}
+	}
+	if s.servingStale() {
+		for _, q := range queue {
+			if q.cmd.Flags&Stale == 0 {
+				return errMasterDown
+			}
 		}
 	}
 	return ""

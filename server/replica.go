@@ -57,6 +57,25 @@ func (s *Server) servingStale() bool {
 	return l != nil && l.State() != replication.StateConnected
 }
 
+// enoughReplicas reports whether a master has the replicas
+// min-replicas-to-write asks for: online, and acknowledged within
+// min-replicas-max-lag seconds (Redis's checkGoodReplicasStatus).
+func (s *Server) enoughReplicas() bool {
+	want := s.cfg.Lookup("min-replicas-to-write").Int()
+	maxLag := s.cfg.Lookup("min-replicas-max-lag").Int()
+	if want == 0 || maxLag == 0 || s.isReplica() {
+		return true
+	}
+	now := time.Now().Unix()
+	good := int64(0)
+	for _, r := range s.repl.Replicas() {
+		if r.Online(s.repl) && now-r.AckTime.Load() <= maxLag {
+			good++
+		}
+	}
+	return good >= want
+}
+
 // REPLICAOF host port | NO ONE (and SLAVEOF)
 func cmdReplicaof(c *Client, args [][]byte) {
 	s := c.srv

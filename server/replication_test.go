@@ -229,3 +229,46 @@ func TestHotKVReplicatesRedis(t *testing.T) {
 		t.Errorf("replica started with replicaof: GET before = %q", got)
 	}
 }
+
+// TestReplicationRefusals: min-replicas-to-write refuses writes with
+// NOREPLICAS (a transaction's at EXEC, a script's), and a replica whose
+// link is down with replica-serve-stale-data no refuses commands without
+// the stale flag with MASTERDOWN (a transaction queued before the link
+// went down too), as Redis; the replies are compared with redis-server's.
+func TestReplicationRefusals(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	steps := [][]string{
+		{"SET", "xx", "1"},
+		{"MULTI"}, {"INCR", "xx"}, {"@", "CONFIG", "SET", "min-replicas-to-write", "2"}, {"EXEC"},
+		{"SET", "xx", "2"}, {"GET", "xx"},
+		{"EVAL", "#!lua\nreturn redis.call('incr', 'xx')", "0"},
+		{"EVAL", "return redis.call('incr', 'xx')", "0"},
+		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'xx')", "0"},
+		{"CONFIG", "SET", "min-replicas-to-write", "0"},
+		{"CONFIG", "SET", "replica-serve-stale-data", "no"},
+		{"MULTI"}, {"GET", "xx"}, {"@", "REPLICAOF", "localhsot", "0"}, {"EXEC"},
+		{"GET", "xx"}, {"PING"}, {"INFO", "keyspace"}, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"},
+		{"EVAL", "#!lua flags=no-writes,allow-stale\nreturn 1", "0"},
+		{"@", "REPLICAOF", "NO", "ONE"}, {"GET", "xx"},
+		{"CONFIG", "SET", "replica-serve-stale-data", "yes"},
+	}
+	run := func(addr string) []string {
+		c, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
+		var out []string
+		for _, s := range steps {
+			if s[0] == "@" {
+				out = append(out, other.Do(s[1:]...))
+			} else {
+				out = append(out, c.Do(s...))
+			}
+		}
+		return out
+	}
+	want, got := run(redis), run(hotkv)
+	for i, s := range steps {
+		if got[i] != want[i] {
+			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
+		}
+	}
+}

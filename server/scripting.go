@@ -275,6 +275,9 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 		if msg := s.writesDenied(); msg != "" {
 			return sr.reject(cmd, msg)
 		}
+		if !s.enoughReplicas() {
+			return sr.reject(cmd, errNoReplicas)
+		}
 	}
 	ec.w.Proto = proto
 	ec.w.Reset()
