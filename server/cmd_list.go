@@ -285,12 +285,8 @@ func (c *Client) listMPop(keys [][]byte, front bool, count int64) bool {
 	if i < 0 {
 		return false
 	}
-	// (B)LMPOP replays as LPOP key count (as Redis: the count popped when
-	// a blocked client is served).
-	n := count
-	if c.servingBlocked {
-		n = min(count, int64(listOf(e).Len()))
-	}
+	// (B)LMPOP replays as LPOP key count, with the count it pops.
+	n := min(count, int64(listOf(e).Len()))
 	c.propagate(pick(front, argLPOP, argRPOP), keys[i], intBytes(n))
 	c.listPopRangeWithKey(keys[i], e, front, count)
 	return true

@@ -57,18 +57,14 @@ func cmdBZMPop(c *Client, args [][]byte) {
 
 // propagateZPop propagates a pop from e of BZPOPMIN, BZPOPMAX, ZMPOP or
 // BZMPOP, before it is made, as the plain ZPOPMIN or ZPOPMAX (with the
-// count for the MPOP forms: the one asked for, or, as Redis, the one
-// popped when a blocked client is served).
+// count it pops for the MPOP forms, as Redis).
 func (c *Client) propagateZPop(key []byte, e *keyspace.Entry, max bool, count int64, withCount bool) {
 	name := pick(max, argZPOPMAX, argZPOPMIN)
-	switch {
-	case !withCount:
+	if !withCount {
 		c.propagate(name, key)
-	case c.servingBlocked:
-		c.propagate(name, key, intBytes(min(count, int64(zsetOf(e).Len()))))
-	default:
-		c.propagate(name, key, intBytes(count))
+		return
 	}
+	c.propagate(name, key, intBytes(min(count, int64(zsetOf(e).Len()))))
 }
 
 // zpopFirst pops from the first non-empty sorted set among keys and

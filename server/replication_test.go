@@ -80,7 +80,8 @@ func TestReplicationStream(t *testing.T) {
 		{"MULTI"}, {"SET", "x", "1"}, {"SELECT", "0"}, {"LPUSH", "l", "a", "b"}, {"EXEC"},
 		{"EVAL", "redis.call('set', KEYS[1], 'v') redis.call('del', KEYS[1])", "1", "s"},
 		{"GETEX", "a", "PERSIST"}, {"SET", "a", "2", "PX", "100000"}, {"GETDEL", "a"},
-		{"RPUSH", "l2", "x", "y"}, {"LMPOP", "1", "l2", "LEFT", "COUNT", "2"},
+		{"RPUSH", "l2", "x", "y"}, {"LMPOP", "1", "l2", "LEFT", "COUNT", "10"},
+		{"ZADD", "z", "1", "a"}, {"ZMPOP", "1", "z", "MIN", "COUNT", "5"},
 		{"SET", "unchanged", "1"}, {"SETNX", "unchanged", "2"},
 	}
 	streams := map[string][]string{}
@@ -91,7 +92,7 @@ func TestReplicationStream(t *testing.T) {
 		for _, cmd := range cmds {
 			c.Do(cmd...)
 		}
-		streams[name] = readStream(t, r, 19)
+		streams[name] = readStream(t, r, 21)
 	}
 	// The absolute expiry times differ by the milliseconds between runs.
 	ms := regexp.MustCompile(`\$13\r\n\d{13}\r\n`)
