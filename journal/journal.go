@@ -128,14 +128,17 @@ func (j *Journal) ForceSelect() {
 
 // Append appends b as one unit and hands it to every subscriber; an empty
 // batch, or a stream with no subscriber, appends nothing. b is left as it
-// is (the caller resets it).
-func (j *Journal) Append(b *Batch) {
+// is (the caller resets it). It returns the stream's offset after the
+// unit (0 when nothing was appended).
+func (j *Journal) Append(b *Batch) int64 {
 	if b.Len() == 0 || !j.Active() {
-		return
+		return 0
 	}
 	j.mu.Lock()
 	j.appendLocked(b)
+	end := j.offset
 	j.mu.Unlock()
+	return end
 }
 
 // AppendCommand appends a unit of one record, args run on database db,
@@ -154,7 +157,7 @@ func (j *Journal) AppendCommand(db int, args ...[]byte) {
 // Heartbeat appends the PING a master sends its replicas every
 // repl-ping-replica-period (Redis's replicationCron): on the stream's
 // current database, so with no SELECT before it, and for replicas only —
-// its unit reads Heartbeat, and the append-only file skips it as Redis
+// its unit reads ReplicasOnly, and the append-only file skips it as Redis
 // never writes it there. It counts in the offset.
 func (j *Journal) Heartbeat() {
 	if !j.Active() {
@@ -163,9 +166,24 @@ func (j *Journal) Heartbeat() {
 	j.mu.Lock()
 	j.one.Reset()
 	j.one.Add(j.db, [][]byte{[]byte("PING")})
-	j.unit.heartbeat = true
+	j.unit.replicasOnly = true
 	j.appendLocked(&j.one)
-	j.unit.heartbeat = false
+	j.unit.replicasOnly = false
+	j.mu.Unlock()
+}
+
+// GetAck appends REPLCONF GETACK *, which asks replicas to acknowledge
+// their offset at once (WAIT): for replicas only, as Heartbeat.
+func (j *Journal) GetAck() {
+	if !j.Active() {
+		return
+	}
+	j.mu.Lock()
+	j.one.Reset()
+	j.one.Add(j.db, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
+	j.unit.replicasOnly = true
+	j.appendLocked(&j.one)
+	j.unit.replicasOnly = false
 	j.mu.Unlock()
 }
 
@@ -199,13 +217,14 @@ type Unit struct {
 	single bool
 	oneDB  int
 	oneCmd []byte
-	// heartbeat: the unit is the replicas' PING (Heartbeat).
-	heartbeat bool
+	// replicasOnly: the unit is the replicas' PING or REPLCONF GETACK.
+	replicasOnly bool
 }
 
-// Heartbeat reports whether the unit is the PING a master sends its
-// replicas, which only replicas get.
-func (u *Unit) Heartbeat() bool { return u.heartbeat }
+// ReplicasOnly reports whether the unit is for replicas only: the PING a
+// master sends them (Heartbeat) or REPLCONF GETACK (GetAck), which the
+// append-only file never gets.
+func (u *Unit) ReplicasOnly() bool { return u.replicasOnly }
 
 // Len returns the number of records of the unit.
 func (u *Unit) Len() int { return u.b.Len() }

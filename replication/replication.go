@@ -146,6 +146,17 @@ func (m *Master) Replicas() []*Replica {
 	return append([]*Replica(nil), m.replicas...)
 }
 
+// Acked returns how many replicas acknowledged offset (WAIT).
+func (m *Master) Acked(offset int64) int64 {
+	n := int64(0)
+	for _, r := range m.Replicas() {
+		if r.Psync && r.AckOffset.Load() >= offset {
+			n++
+		}
+	}
+	return n
+}
+
 // Offset returns the stream's offset (master_repl_offset).
 func (m *Master) Offset() int64 { return m.j.Offset() }
 

@@ -93,8 +93,8 @@ var exitProcess = os.Exit
 // starts with one) and the timestamps. It is the AOF's journal.Subscriber:
 // called under the journal's mutex, while subscribed (on).
 func (a *aofState) Write(u *journal.Unit) {
-	if u.Heartbeat() {
-		return // the replicas' PING
+	if u.ReplicasOnly() {
+		return // the replicas' PING or GETACK
 	}
 	var now int64
 	if a.feeder.Timestamps {

@@ -46,6 +46,8 @@ type Client struct {
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
 	replicaPort   atomic.Int64
+	// woff is the stream offset after the client's last write (WAIT).
+	woff int64
 	// obey: the client is a replica's master, whose commands every check
 	// lets through (Redis's mustObeyClient).
 	obey bool

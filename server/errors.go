@@ -234,6 +234,7 @@ const (
 	errSyncPendingOutput    = "ERR SYNC and PSYNC are invalid with pending output"
 	errReplicaofFromReplica = "ERR Command is not valid when client is a replica."
 	errReadOnlyReplica      = "READONLY You can't write against a read only replica."
+	errWaitOnReplica        = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
 	errNoReplicas           = "NOREPLICAS Not enough good replicas to write."
 	errMasterDown           = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 	errReplconfOption       = "ERR Unrecognized REPLCONF option: %s"

@@ -117,7 +117,9 @@ func (s *Server) emit(c *Client) {
 		return
 	}
 	if !c.replaying {
-		s.journal.Append(&p.Batch)
+		if end := s.journal.Append(&p.Batch); end > 0 {
+			c.woff = end // what WAIT waits for
+		}
 	}
 	p.Reset()
 }

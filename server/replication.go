@@ -29,6 +29,7 @@ func replicationCommands() []*Command {
 		{Name: "replicaof", Arity: 3, Flags: Admin | NoScript | Stale | NoAsyncLoading | LockFree, Handler: cmdReplicaof},
 		{Name: "slaveof", Arity: 3, Flags: Admin | NoScript | Stale | NoAsyncLoading | LockFree, Handler: cmdReplicaof},
 		{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast | LockFree, Handler: cmdRole},
+		{Name: "wait", Arity: 3, Flags: NoScript | LockFree, Handler: cmdWait},
 		{Name: "replconf", Arity: -1, Flags: Admin | NoScript | Loading | Stale | AllowBusy | LockFree, Handler: cmdReplconf},
 	}
 }
@@ -232,4 +233,53 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// WAIT numreplicas timeout
+//
+// It waits on the client's connection (lock-free: the loop's other
+// connections go on, as for any long command) until numreplicas replicas
+// acknowledged the client's last write, or timeout milliseconds (0:
+// forever) passed, or the client left, and replies how many did. The replicas are asked for
+// an acknowledgement at once (REPLCONF GETACK *).
+func cmdWait(c *Client, args [][]byte) {
+	s := c.srv
+	if s.isReplica() {
+		c.errorReply(errWaitOnReplica)
+		return
+	}
+	want, ok := parseInt(args[1])
+	if !ok {
+		c.errorReply(errNotInt)
+		return
+	}
+	timeout, ok := parseInt(args[2])
+	if !ok {
+		c.errorReply(errTimeoutNotInt)
+		return
+	}
+	if timeout < 0 {
+		c.errorReply(errTimeoutNegative)
+		return
+	}
+	acked := s.repl.Acked(c.woff)
+	if acked >= want || c.tx.inExec {
+		c.w.Int(acked)
+		return
+	}
+	s.journal.GetAck()
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(time.Duration(timeout) * time.Millisecond)
+	}
+	fd := c.conn.Fd()
+	for i := 1; ; i++ {
+		time.Sleep(time.Millisecond)
+		acked = s.repl.Acked(c.woff)
+		if acked >= want || !deadline.IsZero() && time.Now().After(deadline) ||
+			c.killed.Load() || s.closing.Load() || i%100 == 0 && peerClosed(fd) {
+			break
+		}
+	}
+	c.w.Int(acked)
 }

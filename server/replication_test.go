@@ -273,3 +273,53 @@ func TestReplicationRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestWait: WAIT counts the replicas that acknowledged the client's last
+// write, waits up to its timeout for more, answers at once inside MULTI,
+// and is refused on a replica, as Redis; HotKV's replica is HotKV here,
+// Redis's is redis-server.
+func TestWait(t *testing.T) {
+	setup := func(master string, startReplica func(port string) string) (m, r *difftest.Conn) {
+		_, port, _ := net.SplitHostPort(master)
+		replica := startReplica(port)
+		m, r = difftest.Dial(t, master), difftest.Dial(t, replica)
+		waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+		return m, r
+	}
+	redisMaster := difftest.StartRedis(t)
+	rm, rr := setup(redisMaster, func(port string) string { return difftest.StartRedis(t, "--replicaof", "127.0.0.1", port) })
+	_, hotkvMaster := startServer(t)
+	hm, hr := setup(hotkvMaster, func(port string) string {
+		_, a := startServer(t, "--replicaof", "127.0.0.1", port)
+		return a
+	})
+	steps := [][]string{
+		{"SET", "k", "v"}, {"WAIT", "1", "0"}, {"INCR", "n"}, {"WAIT", "2", "50"}, {"WAIT", "0", "0"},
+		{"WAIT", "x", "0"}, {"WAIT", "1", "-1"}, {"WAIT", "1", "x"}, {"SET", "k", "w"},
+		{"R", "WAIT", "1", "0"}, {"R", "GET", "k"},
+	}
+	// Inside a transaction WAIT answers at once (how many acknowledged
+	// depends on when the replica's ACK came: not compared).
+	hm.Do("MULTI")
+	hm.Do("WAIT", "5", "0")
+	if got := hm.Do("EXEC"); !strings.HasPrefix(got, "*1\r\n:") {
+		t.Errorf("WAIT in MULTI: %q", got)
+	}
+	for _, s := range steps {
+		var got, want string
+		if s[0] == "R" {
+			waitFor(t, func() bool { return hr.Do("GET", "k") == "$1\r\nw\r\n" })
+			got, want = hr.Do(s[1:]...), rr.Do(s[1:]...)
+		} else {
+			start := time.Now()
+			got = hm.Do(s...)
+			if s[0] == "WAIT" && s[2] == "50" && time.Since(start) < 50*time.Millisecond {
+				t.Errorf("WAIT 2 50 returned after %v", time.Since(start))
+			}
+			want = rm.Do(s...)
+		}
+		if got != want {
+			t.Errorf("%q: HotKV %q, Redis %q", s, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package server
 import (
 	"net"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/hotkv/hotkv/eventloop"
@@ -86,4 +87,16 @@ func (h loopHandler) OnBatchEnd(b *eventloop.Batch) {
 func (h loopHandler) OnClose(ec *eventloop.Conn) {
 	h.s.removeClient(ec.Context.(*Client))
 	h.s.wg.Done()
+}
+
+// peerClosed reports whether the peer of socket fd has closed the
+// connection (a zero-byte peek), for a command that waits on its
+// connection (WAIT) and must not outlive its client.
+func peerClosed(fd int) bool {
+	if fd < 0 {
+		return false
+	}
+	var b [1]byte
+	n, _, err := syscall.Recvfrom(fd, b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	return n == 0 && err == nil
 }
