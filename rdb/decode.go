@@ -108,24 +108,45 @@ func DecodeValue(r *Reader, typ byte) (*Value, error) {
 // make it misbehave. With the default sanitize-dump-payload no, Redis
 // accepts more corrupt payloads (duplicates, broken listpacks, which then
 // crash or assert later); Restore never does.
-func Restore(payload []byte) (*Value, error) {
-	if _, _, err := VerifyPayload(payload); err != nil {
+//
+// A payload rejected for its value gives an error that is ErrBadData
+// (errors.Is) and says exactly "Bad data format", wrapping the cause:
+// LoadReason tells what Redis logs about it, if anything.
+func Restore(payload []byte) (*Value, error) { return RestoreOptions{}.Restore(payload) }
+
+// RestoreOptions are the choices RESTORE's decoding depends on.
+type RestoreOptions struct {
+	// SkipChecksum skips the CRC64 check of the footer (Redis's DEBUG
+	// SET-SKIP-CHECKSUM-VALIDATION 1); the version is still checked.
+	SkipChecksum bool
+}
+
+// Restore is the package's Restore with the options o.
+func (o RestoreOptions) Restore(payload []byte) (*Value, error) {
+	if _, _, err := o.VerifyPayload(payload); err != nil {
 		return nil, err
 	}
 	r := NewReader(payload)
 	typ, _ := r.ReadType() // payload holds at least the footer
 	if !IsObjectType(typ) {
-		return nil, ErrBadData
+		return nil, badData{corruptf("RDB type %d is not an object type", typ)}
 	}
 	v, err := DecodeValue(r, typ)
 	if err != nil {
 		if errors.Is(err, ErrUnsupported) {
 			return nil, err
 		}
-		return nil, ErrBadData
+		return nil, badData{err}
 	}
 	return v, nil
 }
+
+// badData is ErrBadData with its cause.
+type badData struct{ cause error }
+
+func (e badData) Error() string        { return ErrBadData.Error() }
+func (e badData) Is(target error) bool { return target == ErrBadData }
+func (e badData) Unwrap() error        { return e.cause }
 
 // capHint bounds a declared element count by the bytes left, each element
 // taking at least one byte, so that corrupt counts do not allocate.
@@ -153,13 +174,16 @@ func decodeValue(r *Reader, typ byte) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkUnique(len(items), func(i int) []byte { return items[i] }, "set member"); err != nil {
+		if err := checkSetMembers(items); err != nil {
 			return nil, err
 		}
 		return &Value{Kind: KindSet, Items: items}, nil
 	case TypeHash:
 		flat, err := readStrings(r, &a, 2)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkHashFields(flat); err != nil {
 			return nil, err
 		}
 		return hashFromFlat(flat)
@@ -173,7 +197,11 @@ func decodeValue(r *Reader, typ byte) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return decodeBlob(blob, &a, typ)
+		v, err := decodeBlob(blob, &a, typ)
+		if err != nil {
+			return nil, reportBlob(typ, err)
+		}
+		return v, nil
 	case TypeStreamListpacks, TypeStreamListpacks2:
 		return readStream(r, typ)
 	case TypeModule, TypeModule2:
@@ -204,6 +232,71 @@ func readStrings(r *Reader, a *arena, per uint64) ([][]byte, error) {
 		items = append(items, a.copy(s))
 	}
 	return items, nil
+}
+
+// Redis 7.0's default set-max-intset-entries, hash-max-listpack-entries
+// and hash-max-listpack-value, which decide where rdbLoadObject detects a
+// duplicate in a plain set or hash, hence the line it reports.
+const (
+	defaultSetMaxIntsetEntries    = 512
+	defaultHashMaxListpackEntries = 128
+	defaultHashMaxListpackValue   = 64
+)
+
+// checkSetMembers reports a repeated member of a TypeSet as rdbLoadObject
+// does: in an intset (at most set-max-intset-entries members, all integers
+// so far) or in a hash table.
+func checkSetMembers(items [][]byte) error {
+	intset := len(items) <= defaultSetMaxIntsetEntries
+	seen := make(map[string]struct{}, len(items))
+	for _, m := range items {
+		if intset {
+			if _, ok := parseInt64(m); !ok {
+				intset = false
+			}
+		}
+		if _, dup := seen[string(m)]; dup {
+			line := lineSetDupDict
+			if intset {
+				line = lineSetDupIntset
+			}
+			return report(line, corruptf("duplicate set member %q", m), "Duplicate set members detected")
+		}
+		seen[string(m)] = struct{}{}
+	}
+	return nil
+}
+
+// checkHashFields reports a repeated field of a TypeHash (field, value,
+// ...) as rdbLoadObject does with deep sanitization: while the hash is
+// still a listpack ("Hash with dup elements"), or once a long field or
+// value, or too many entries, made it a hash table.
+func checkHashFields(flat [][]byte) error {
+	listpack := len(flat)/2 <= defaultHashMaxListpackEntries
+	seen := make(map[string]struct{}, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		f := flat[i]
+		if _, dup := seen[string(f)]; dup {
+			if listpack {
+				return report(lineHashDupListpack, corruptf("duplicate hash field %q", f), "Hash with dup elements")
+			}
+			return report(lineHashDupDict, corruptf("duplicate hash field %q", f), "Duplicate hash fields detected")
+		}
+		seen[string(f)] = struct{}{}
+		if len(f) > defaultHashMaxListpackValue || len(flat[i+1]) > defaultHashMaxListpackValue {
+			listpack = false
+		}
+	}
+	return nil
+}
+
+// parseInt64 is string2ll: a canonical decimal int64.
+func parseInt64(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) || (len(b) > 1 && b[0] == '0') || (b[0] == '-' && (len(b) == 1 || b[1] == '0')) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
 }
 
 // checkUnique reports the first of n keys that repeats an earlier one.
@@ -334,12 +427,12 @@ func readZSet(r *Reader, a *arena, typ byte) (*Value, error) {
 			}
 		}
 		if math.IsNaN(score) {
-			return nil, corruptf("sorted set with a NaN score")
+			return nil, report(lineZSetNaN, corruptf("sorted set with a NaN score"), "Zset with NAN score detected")
 		}
 		members = append(members, ZMember{Member: a.copy(m), Score: score})
 	}
 	if err := checkUnique(len(members), func(i int) []byte { return members[i].Member }, "sorted set member"); err != nil {
-		return nil, err
+		return nil, report(lineZSetDup, err, "Duplicate zset fields detected")
 	}
 	return &Value{Kind: KindZSet, ZSet: members}, nil
 }
@@ -366,7 +459,7 @@ func readQuicklist(r *Reader, a *arena, typ byte) (*Value, error) {
 				return nil, err
 			}
 			if container != quicklistContainerPacked && container != quicklistContainerPlain {
-				return nil, corruptf("quicklist node container %d", container)
+				return nil, report(lineQuicklist, corruptf("quicklist node container %d", container), "Quicklist integrity check failed.")
 			}
 		}
 		data, err := r.ReadStringBytes()
@@ -380,9 +473,13 @@ func readQuicklist(r *Reader, a *arena, typ byte) (*Value, error) {
 		case container == quicklistContainerPlain:
 			items = append(items, a.copy(data))
 		case typ == TypeListQuicklist2:
-			_, err = walkListpack(data, add)
+			if _, err = walkListpack(data, add); err != nil {
+				err = report(lineQuicklistListpack, err, "Listpack integrity check failed.")
+			}
 		default:
-			_, err = walkZiplist(data, add)
+			if _, err = walkZiplist(data, add); err != nil {
+				err = report(lineQuicklistZiplist, err, "Ziplist integrity check failed.")
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -392,6 +489,28 @@ func readQuicklist(r *Reader, a *arena, typ byte) (*Value, error) {
 		return nil, ErrEmptyValue
 	}
 	return &Value{Kind: KindList, Items: items}, nil
+}
+
+// reportBlob gives a blob's decoding error Redis's report: the integrity
+// check of its encoding failed (which, with deep sanitization, includes
+// duplicates and an odd number of entries in pair encodings).
+func reportBlob(typ byte, err error) error {
+	switch typ {
+	case TypeHashZipmap:
+		return report(lineZipmap, err, "Zipmap integrity check failed.")
+	case TypeListZiplist:
+		return report(lineListZiplist, err, "List ziplist integrity check failed.")
+	case TypeSetIntset:
+		return report(lineIntset, err, "Intset integrity check failed.")
+	case TypeZSetZiplist:
+		return report(lineZSetZiplist, err, "Zset ziplist integrity check failed.")
+	case TypeZSetListpack:
+		return report(lineZSetListpack, err, "Zset listpack integrity check failed.")
+	case TypeHashZiplist:
+		return report(lineHashZiplist, err, "Hash ziplist integrity check failed.")
+	default: // TypeHashListpack
+		return report(lineHashListpack, err, "Hash listpack integrity check failed.")
+	}
 }
 
 // decodeBlob decodes the types stored as one string: a zipmap, ziplist,
@@ -411,6 +530,14 @@ func decodeBlob(blob []byte, a *arena, typ byte) (*Value, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		seen := make(map[string]struct{}, len(flat)/2)
+		for i := 0; i < len(flat); i += 2 {
+			if _, dup := seen[string(flat[i])]; dup {
+				return nil, report(lineZipmapDup, corruptf("duplicate hash field %q", flat[i]),
+					"Hash zipmap with dup elements, or big length (%d)", len(flat[i]))
+			}
+			seen[string(flat[i])] = struct{}{}
 		}
 		return hashFromFlat(flat)
 	case TypeSetIntset:

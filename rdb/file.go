@@ -245,6 +245,17 @@ func (fw *FileWriter) Size() int64 { return fw.n }
 // wrap it together with ErrCorrupt.
 var ErrChecksum = errors.New("rdb: wrong RDB checksum")
 
+// ChecksumError is a file's wrong checksum: Redis logs "Wrong RDB checksum
+// expected: (<Computed>) but got (<Stored>). Aborting now." (in hex), then
+// reports "RDB CRC error". It is ErrCorrupt and ErrChecksum (errors.Is).
+type ChecksumError struct{ Stored, Computed uint64 }
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("%v: %v: stored %016x, computed %016x", ErrCorrupt, ErrChecksum, e.Stored, e.Computed)
+}
+
+func (e *ChecksumError) Is(target error) bool { return target == ErrCorrupt || target == ErrChecksum }
+
 // FileError is the error FileReader.Read returns for a file it cannot
 // load: the offset in the file of the element that could not be read (a
 // record, or the key or value inside it), and the cause, which wraps
@@ -294,6 +305,9 @@ type FileReader struct {
 	// Redis (counted in FileInfo.EmptyKeysSkipped). Duplicate keys are
 	// not detected (Redis aborts on them).
 	OnKey func(db int, key []byte, v *Value, expireMs, lruIdle int64, lfuFreq int) error
+	// OnEmptyKey receives the keys skipped because their collection was
+	// empty (Redis logs the first ten: "rdbLoadObject skipping empty key").
+	OnEmptyKey func(db int, key []byte) error
 	// Databases, when positive, is the number of databases: a SELECTDB of
 	// a database from that number on is an error (Redis exits with
 	// "FATAL: Data file was created with a Redis server configured to
@@ -484,6 +498,9 @@ func (fr *FileReader) Read(src io.Reader) (FileInfo, error) {
 		default: // a key
 			if rec.empty {
 				info.EmptyKeysSkipped++
+				if fr.OnEmptyKey != nil {
+					err = fr.OnEmptyKey(db, rec.key)
+				}
 			} else {
 				info.Keys++
 				if fr.OnKey != nil {
@@ -600,8 +617,7 @@ func (fr *FileReader) finish(s *fileStream, info *FileInfo) error {
 	info.Checksum = sum
 	info.Size = s.base
 	if sum != 0 && !fr.SkipChecksum && sum != expected {
-		return &FileError{Offset: s.base - 8, Err: fmt.Errorf("%w: %w: stored %016x, computed %016x",
-			ErrCorrupt, ErrChecksum, sum, expected)}
+		return &FileError{Offset: s.base - 8, Err: report(lineRDBCRC, &ChecksumError{Stored: sum, Computed: expected}, "RDB CRC error")}
 	}
 	return nil
 }

@@ -76,7 +76,12 @@ func EncodeFunctions(libraryCodes []string, compress bool) []byte {
 // (in practice only the version's low byte, 0x0a, a newline, leaves valid
 // code), and Redis accepts such a payload, so this does too.
 func DecodeFunctions(payload []byte) ([]string, error) {
-	if _, _, err := VerifyPayload(payload); err != nil {
+	return RestoreOptions{}.DecodeFunctions(payload)
+}
+
+// DecodeFunctions is the package's DecodeFunctions with the options o.
+func (o RestoreOptions) DecodeFunctions(payload []byte) ([]string, error) {
+	if _, _, err := o.VerifyPayload(payload); err != nil {
 		return nil, err
 	}
 	var codes []string

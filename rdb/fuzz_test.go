@@ -184,7 +184,7 @@ func FuzzRestore(f *testing.F) {
 			v, err := Restore(payload)
 			switch {
 			case err == nil:
-			case err == ErrPayloadFooter || err == ErrBadData || errors.Is(err, ErrUnsupported):
+			case err == ErrPayloadFooter || errors.Is(err, ErrBadData) || errors.Is(err, ErrUnsupported):
 				if v != nil {
 					t.Fatalf("error %v with a value", err)
 				}

@@ -32,6 +32,12 @@ func AppendFooter(payload []byte) []byte {
 // treatment (Redis 7.0 has none; only its DEBUG
 // SET-SKIP-CHECKSUM-VALIDATION skips the check). The body aliases p.
 func VerifyPayload(p []byte) (body []byte, version uint16, err error) {
+	return RestoreOptions{}.VerifyPayload(p)
+}
+
+// VerifyPayload is the package's VerifyPayload with the options o: with
+// SkipChecksum, only the length and the version are checked.
+func (o RestoreOptions) VerifyPayload(p []byte) (body []byte, version uint16, err error) {
 	if len(p) < FooterLen {
 		return nil, 0, ErrPayloadFooter
 	}
@@ -40,7 +46,7 @@ func VerifyPayload(p []byte) (body []byte, version uint16, err error) {
 	if version > Version {
 		return nil, version, ErrPayloadFooter
 	}
-	if CRC64(0, p[:len(p)-8]) != binary.LittleEndian.Uint64(footer[2:]) {
+	if !o.SkipChecksum && CRC64(0, p[:len(p)-8]) != binary.LittleEndian.Uint64(footer[2:]) {
 		return nil, version, ErrPayloadFooter
 	}
 	return p[:len(p)-FooterLen], version, nil

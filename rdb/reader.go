@@ -99,7 +99,8 @@ func (r *Reader) ReadLenEncoded() (n uint64, encoded bool, err error) {
 		r.off += 9
 		return n, false, nil
 	default:
-		return 0, false, fmt.Errorf("%w: unknown length encoding 0x%02x", ErrCorrupt, b)
+		return 0, false, report(lineUnknownLenEncoding, fmt.Errorf("%w: unknown length encoding 0x%02x", ErrCorrupt, b),
+			"Unknown length encoding %d in rdbLoadLen()", b>>6)
 	}
 }
 
@@ -186,10 +187,11 @@ func (r *Reader) readStringAt() ([]byte, error) {
 		}
 		out, err := LZFDecompress(c, int(ulen))
 		if err != nil {
-			return nil, fmt.Errorf("%w: invalid LZF compressed string", ErrCorrupt)
+			return nil, report(lineLZF, fmt.Errorf("%w: invalid LZF compressed string", ErrCorrupt), "Invalid LZF compressed string")
 		}
 		return out, nil
 	default:
-		return nil, fmt.Errorf("%w: unknown RDB string encoding type %d", ErrCorrupt, n)
+		return nil, report(lineUnknownStringEnc, fmt.Errorf("%w: unknown RDB string encoding type %d", ErrCorrupt, n),
+			"Unknown RDB string encoding type %d", n)
 	}
 }

@@ -155,7 +155,7 @@ func (r *Reader) readMillis() (int64, error) {
 // groups and consumers by name, bytewise). Listpacks are kept as read.
 // A stream may be empty (no nodes, length 0): Redis writes such streams.
 func readStream(r *Reader, typ byte) (*Value, error) {
-	d, err := readStreamDump(r, typ)
+	d, err := readStreamDump(r, typ, true)
 	if err != nil {
 		return nil, err
 	}
@@ -166,27 +166,39 @@ func readStream(r *Reader, typ byte) (*Value, error) {
 }
 
 // readStreamDump reads a stream's data and puts it in Redis's order,
-// without checking it as a whole.
-func readStreamDump(r *Reader, typ byte) (*stream.Dump, error) {
+// without checking it as a whole. With check, it makes the checks
+// rdbLoadObject makes as it reads (each node's listpack, duplicate nodes,
+// a length without nodes, and readStreamGroup's), reporting failures as
+// Redis does.
+func readStreamDump(r *Reader, typ byte, check bool) (*stream.Dump, error) {
 	d := &stream.Dump{Legacy: typ == TypeStreamListpacks}
 	n, err := r.ReadLen()
 	if err != nil {
 		return nil, err
 	}
 	d.Nodes = make([]stream.Node, 0, capHint(n, r.Remaining()/2))
+	masters := make(map[stream.ID]struct{})
 	for ; n > 0; n-- {
 		key, err := r.ReadStringBytes()
 		if err != nil {
 			return nil, err
 		}
 		if len(key) != streamIDLen {
-			return nil, corruptf("stream node key of %d bytes", len(key))
+			return nil, report(lineStreamNodeKey, corruptf("stream node key of %d bytes", len(key)),
+				"Stream node key entry is not the size of a stream ID")
 		}
 		master := streamIDFrom(key)
 		lp, err := r.ReadStringBytes()
 		if err != nil {
 			return nil, err
 		}
+		if check && !stream.CheckNode(master, lp) {
+			return nil, report(lineStreamListpack, corruptf("stream node %v", master), "Stream listpack integrity check failed.")
+		}
+		if _, dup := masters[master]; dup {
+			return nil, report(lineStreamNodeDup, corruptf("stream node %v twice", master), "Listpack re-added with existing key")
+		}
+		masters[master] = struct{}{}
 		d.Nodes = append(d.Nodes, stream.Node{Master: master, Listpack: bytes.Clone(lp)})
 	}
 	if d.Length, err = r.readLenValue(); err != nil {
@@ -206,13 +218,18 @@ func readStreamDump(r *Reader, typ byte) (*stream.Dump, error) {
 			return nil, err
 		}
 	}
+	if check && d.Length != 0 && len(d.Nodes) == 0 {
+		return nil, report(lineStreamLength, corruptf("stream of length %d without nodes", d.Length),
+			"Stream length inconsistent with rax entries")
+	}
 	ng, err := r.ReadLen()
 	if err != nil {
 		return nil, err
 	}
 	d.Groups = make([]stream.GroupDump, 0, capHint(ng, r.Remaining()/4))
+	names := make(map[string]struct{})
 	for ; ng > 0; ng-- {
-		g, err := readStreamGroup(r, d.Legacy)
+		g, err := readStreamGroup(r, d.Legacy, check, names)
 		if err != nil {
 			return nil, err
 		}
@@ -233,8 +250,12 @@ func readStreamDump(r *Reader, typ byte) (*stream.Dump, error) {
 }
 
 // readStreamGroup reads one consumer group: its name, last ID, entries
-// read (not in legacy streams), PEL and consumers.
-func readStreamGroup(r *Reader, legacy bool) (stream.GroupDump, error) {
+// read (not in legacy streams), PEL and consumers, with the checks
+// rdbLoadObject makes as it reads them (names holds the groups' names so
+// far): duplicate group names, PEL entries and consumers, consumer PEL
+// entries missing from the group's PEL or repeated, and, with deep
+// sanitization, group PEL entries that no consumer owns.
+func readStreamGroup(r *Reader, legacy, check bool, names map[string]struct{}) (stream.GroupDump, error) {
 	var g stream.GroupDump
 	name, err := r.ReadString()
 	if err != nil {
@@ -251,6 +272,11 @@ func readStreamGroup(r *Reader, legacy bool) (stream.GroupDump, error) {
 		}
 		g.EntriesRead = int64(er)
 	}
+	if _, dup := names[name]; check && dup {
+		return g, report(lineStreamGroupDup, corruptf("stream group %q twice", name), "Duplicated consumer group name %s", name)
+	}
+	names[name] = struct{}{}
+	owner := make(map[stream.ID]int) // PEL entry -> consumer index + 1, 0: none yet
 	np, err := r.ReadLen()
 	if err != nil {
 		return g, err
@@ -267,6 +293,11 @@ func readStreamGroup(r *Reader, legacy bool) (stream.GroupDump, error) {
 		if p.DeliveryCount, err = r.readLenValue(); err != nil {
 			return g, err
 		}
+		if _, dup := owner[p.ID]; check && dup {
+			return g, report(lineStreamPELDup, corruptf("stream PEL entry %v twice", p.ID),
+				"Duplicated global PEL entry loading stream consumer group")
+		}
+		owner[p.ID] = 0
 		g.Pending = append(g.Pending, p)
 	}
 	nc, err := r.ReadLen()
@@ -274,11 +305,17 @@ func readStreamGroup(r *Reader, legacy bool) (stream.GroupDump, error) {
 		return g, err
 	}
 	g.Consumers = make([]stream.ConsumerDump, 0, capHint(nc, r.Remaining()/10))
+	consumers := make(map[string]struct{})
 	for ; nc > 0; nc-- {
 		var c stream.ConsumerDump
 		if c.Name, err = r.ReadString(); err != nil {
 			return g, err
 		}
+		if _, dup := consumers[c.Name]; check && dup {
+			return g, report(lineStreamConsumerDup, corruptf("stream consumer %q twice", c.Name), "Duplicate stream consumer detected.")
+		}
+		consumers[c.Name] = struct{}{}
+		mine := make(map[stream.ID]struct{})
 		if c.SeenTime, err = r.readMillis(); err != nil {
 			return g, err
 		}
@@ -292,9 +329,25 @@ func readStreamGroup(r *Reader, legacy bool) (stream.GroupDump, error) {
 			if err != nil {
 				return g, err
 			}
+			if _, ok := owner[id]; check && !ok {
+				return g, report(lineStreamNACKMissing, corruptf("consumer PEL entry %v not in the group's", id),
+					"Consumer entry not found in group global PEL")
+			}
+			if _, dup := mine[id]; check && dup {
+				return g, report(lineStreamNACKDup, corruptf("consumer PEL entry %v twice", id),
+					"Duplicated consumer PEL entry  loading a stream consumer group")
+			}
+			mine[id] = struct{}{}
+			owner[id] = len(g.Consumers) + 1
 			c.Pending = append(c.Pending, id)
 		}
 		g.Consumers = append(g.Consumers, c)
+	}
+	for _, p := range g.Pending {
+		if check && owner[p.ID] == 0 {
+			return g, report(lineStreamNACKOrphan, corruptf("stream PEL entry %v without consumer", p.ID),
+				"Stream CG PEL entry without consumer")
+		}
 	}
 	return g, nil
 }

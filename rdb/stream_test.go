@@ -269,7 +269,7 @@ func TestStreamDecodeErrors(t *testing.T) {
 		}),
 	}
 	for name, p := range cases {
-		if v, err := Restore(p); err != ErrBadData {
+		if v, err := Restore(p); !errors.Is(err, ErrBadData) {
 			t.Errorf("%s: Restore = %.100s, %v", name, canon(v), err)
 		}
 	}

@@ -473,7 +473,7 @@ func TestRedisScoreStrictness(t *testing.T) {
 	if got := c.Do("ZSCORE", "s", "m"); got != "$3\r\n1.5\r\n" {
 		t.Fatalf("ZSCORE = %q", got)
 	}
-	if _, err := Restore(p); err != ErrBadData {
+	if _, err := Restore(p); !errors.Is(err, ErrBadData) {
 		t.Fatalf("Restore = %v", err)
 	}
 	// Whole scores in every form Redis writes and reads back agree.

@@ -451,7 +451,7 @@ func corruptPayloads() map[string][]byte {
 
 func TestRestoreErrors(t *testing.T) {
 	for name, p := range corruptPayloads() {
-		if v, err := Restore(p); err != ErrBadData {
+		if v, err := Restore(p); !errors.Is(err, ErrBadData) {
 			t.Errorf("%s: Restore = %s, %v; want ErrBadData", name, canon(v), err)
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 
 	"github.com/hotkv/hotkv/hash"
 	"github.com/hotkv/hotkv/keyspace"
@@ -98,6 +99,32 @@ func entryValue(e *keyspace.Entry) *rdb.Value {
 	return nil
 }
 
+// restoreOptions are the decoding options of RESTORE and FUNCTION
+// RESTORE.
+func (s *Server) restoreOptions() rdb.RestoreOptions {
+	return rdb.RestoreOptions{SkipChecksum: s.skipChecksum.Load()}
+}
+
+// reportLoadError logs what Redis's rdbReportError logs for data it
+// refuses to load, if it logs anything: at verbose level for RESTORE
+// (restore), as a warning when loading a file. The offset is
+// server.loading_loaded_bytes, the progress of the last file load, which
+// Redis updates every loading-process-events-interval-bytes (2 MB): 0 for
+// RESTORE and for smaller files.
+func (s *Server) reportLoadError(err error, restore bool) string {
+	line, reason, ok := rdb.LoadReason(err)
+	if !ok {
+		return ""
+	}
+	msg := fmt.Sprintf("Internal error in RDB reading offset 0, function at rdb.c:%d -> %s", line, reason)
+	if restore {
+		s.verbosef("%s", msg)
+	} else {
+		s.warnf("%s", msg)
+	}
+	return msg
+}
+
 // restoreOptions are RESTORE's REPLACE, ABSTTL, IDLETIME and FREQ.
 type restoreOptions struct {
 	replace, absTTL bool
@@ -154,7 +181,8 @@ func cmdRestore(c *Client, args [][]byte) {
 		c.errorReply(errRestoreTTL)
 		return
 	}
-	v, err := rdb.Restore(args[3])
+	v, err := c.srv.restoreOptions().Restore(args[3])
+	c.srv.reportLoadError(err, true)
 	if errors.Is(err, rdb.ErrUnsupported) {
 		// A module value: valid, but HotKV has no modules.
 		err = rdb.ErrBadData

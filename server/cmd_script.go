@@ -421,7 +421,7 @@ func cmdFunctionRestore(c *Client, args [][]byte) {
 			return
 		}
 	}
-	codes, err := rdb.DecodeFunctions(args[2])
+	codes, err := c.srv.restoreOptions().DecodeFunctions(args[2])
 	if err != nil {
 		c.errorReply("ERR " + err.Error())
 		return

@@ -181,7 +181,8 @@ var debugHelp = []string{
 //
 // HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL,
 // QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE,
-// SET-DISABLE-DENY-SCRIPTS and SLEEP; other subcommands get Redis's
+// SET-DISABLE-DENY-SCRIPTS, SET-SKIP-CHECKSUM-VALIDATION and SLEEP; other
+// subcommands get Redis's
 // unknown-subcommand error.
 func cmdDebug(c *Client, args [][]byte) {
 	if !c.debugAllowed() {
@@ -225,6 +226,9 @@ func cmdDebug(c *Client, args [][]byte) {
 			return
 		}
 		c.w.OK()
+	case equalFold(sub, "set-skip-checksum-validation") && len(args) == 3:
+		c.srv.skipChecksum.Store(atoi(args[2]) != 0)
+		c.w.OK()
 	case equalFold(sub, "set-active-expire") && len(args) == 3:
 		// Redis reads the flag with atoi: anything but a number is 0.
 		c.srv.expire.disabled.Store(atoi(args[2]) == 0)
@@ -255,7 +259,7 @@ func debugReload(c *Client) {
 		return
 	}
 	s.emptyData()
-	if err := s.LoadSnapshot(); err != nil {
+	if err := s.loadSnapshot(false); err != nil {
 		s.warnf("DEBUG RELOAD: %v", err)
 		c.errorReply(errDebugReloadLoad)
 		return

@@ -285,7 +285,19 @@ func (s *Server) SaveOnSignal(sigint bool) (exit bool) {
 // LoadSnapshot loads the snapshot file (dir/dbfilename) into the empty
 // server at start-up, if it exists. A corrupt file is an error naming the
 // file and the offset.
-func (s *Server) LoadSnapshot() error {
+//
+// At start-up, a file whose content is corrupt or truncated is what Redis
+// reports through rdbReportError and exits for: the reason is logged, then
+// a summary as redis-check-rdb's on standard output, then "Terminating
+// server after rdb file reading failure.", and the error is
+// ErrLoadTerminated (the process exits without another message).
+func (s *Server) LoadSnapshot() error { return s.loadSnapshot(true) }
+
+// ErrLoadTerminated is LoadSnapshot's error after Redis's "Terminating
+// server after rdb file reading failure.", logged already.
+var ErrLoadTerminated = errors.New("terminating server after rdb file reading failure")
+
+func (s *Server) loadSnapshot(startup bool) error {
 	path := s.rdbPath()
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -297,18 +309,77 @@ func (s *Server) LoadSnapshot() error {
 	defer f.Close()
 	start := time.Now()
 	var counts loadCounts
-	if _, err := s.rdbReader(&counts, false).Read(bufio.NewReaderSize(f, 1<<20)); err != nil {
+	fr := s.rdbReader(&counts, false)
+	fr.SkipChecksum = !s.cfg.Lookup("rdbchecksum").Bool() || s.skipChecksum.Load()
+	info, err := fr.Read(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		if startup {
+			if s.reportFileError(path, err, &counts) {
+				return ErrLoadTerminated
+			}
+		} else {
+			s.reportLoadError(err, true)
+		}
 		return fmt.Errorf("loading %s: %w", path, err)
+	}
+	if info.Version >= 5 && info.Checksum == 0 && !fr.SkipChecksum {
+		s.warnf("RDB file was saved with checksum disabled: no check performed.")
 	}
 	s.persist.loadedKeys.Store(counts.loaded)
 	s.persist.expiredAt.Store(counts.expired)
-	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
+	if info.EmptyKeysSkipped > 0 {
+		s.warnf("Done loading RDB, keys loaded: %d, keys expired: %d, empty keys skipped: %d.", counts.loaded, counts.expired, info.EmptyKeysSkipped)
+	} else {
+		s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
+	}
 	s.logf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
 	return nil
 }
 
+// reportFileError logs, for a file whose content Redis would refuse at
+// start-up, what Redis logs before it exits (rdbReportError with
+// rdbFileBeingLoaded set): a checksum mismatch, the report of a corrupt
+// value, or, for a file that ends early or a value rejected without a
+// report, "Short read or OOM loading DB" and "Unexpected EOF reading RDB
+// file"; then redis-check-rdb's summary on standard output (reduced to
+// the error and the counts: HotKV does not list the file's fields) and the
+// termination line. It returns false, logging nothing, for other errors
+// (I/O errors, a wrong signature or version, unsupported data), which
+// Redis reports as a fatal error loading the DB.
+func (s *Server) reportFileError(path string, err error, counts *loadCounts) bool {
+	var fe *rdb.FileError
+	if !errors.As(err, &fe) || fe.Offset < 9 || errors.Is(err, rdb.ErrUnsupported) ||
+		!(errors.Is(err, rdb.ErrCorrupt) || errors.Is(err, rdb.ErrTruncated)) {
+		return false
+	}
+	// redis-check-rdb finds a wrong checksum or a short read itself, and
+	// exits; a corrupt value it reports as the server did, and returns.
+	var ce *rdb.ChecksumError
+	if errors.As(err, &ce) {
+		s.warnf("Wrong RDB checksum expected: (%x) but got (%x). Aborting now.", ce.Computed, ce.Stored)
+	}
+	check, terminate := "", true
+	switch msg := s.reportLoadError(err, false); {
+	case errors.As(err, &ce):
+		check, terminate = "RDB CRC error", false
+	case msg != "":
+		check = msg
+	default:
+		s.warnf("Short read or OOM loading DB. Unrecoverable error, aborting now.")
+		s.warnf("Internal error in RDB reading offset 0, function at rdb.c:3249 -> Unexpected EOF reading RDB file")
+		check, terminate = "Unexpected EOF reading RDB file", false
+	}
+	fmt.Fprintf(os.Stdout, "[offset 0] Checking RDB file %s\n--- RDB ERROR DETECTED ---\n[offset %d] %s\n"+
+		"[info] %d keys read\n[info] %d expires\n[info] %d already expired\n",
+		filepath.Base(path), fe.Offset, check, counts.loaded+counts.expired, counts.withExpire, counts.expired)
+	if terminate {
+		s.warnf("Terminating server after rdb file reading failure.")
+	}
+	return true
+}
+
 // loadCounts counts the keys an RDB load read.
-type loadCounts struct{ loaded, expired int64 }
+type loadCounts struct{ loaded, expired, withExpire int64 }
 
 // rdbReader returns a reader that loads an RDB file into the empty
 // dataset. Keys already expired are skipped, unless keepExpired (the base
@@ -316,13 +387,23 @@ type loadCounts struct{ loaded, expired int64 }
 func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader {
 	now := s.dbs[0].Now()
 	ec := s.newInternalClient(engineClient, 0, 0)
+	empty := 0
 	return &rdb.FileReader{
 		Databases: len(s.dbs),
 		OnFunction: func(code string) error {
 			_, err := s.scripting.engine.LoadLibrary(code, false)
 			return err
 		},
+		OnEmptyKey: func(_ int, key []byte) error {
+			if empty++; empty <= 10 {
+				s.warnf("rdbLoadObject skipping empty key: %s", key)
+			}
+			return nil
+		},
 		OnKey: func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
+			if expireMs >= 0 {
+				counts.withExpire++
+			}
 			if !keepExpired && expireMs >= 0 && expireMs <= now {
 				counts.expired++
 				return nil

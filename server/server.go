@@ -40,6 +40,9 @@ type Server struct {
 	log   *slog.Logger // logger through log/slog
 	// logger is the server's log (logging.go).
 	logger *rlog.Logger
+	// skipChecksum is DEBUG SET-SKIP-CHECKSUM-VALIDATION: payloads and
+	// RDB files are loaded without their CRC64 checked.
+	skipChecksum atomic.Bool
 
 	// Hot configuration, read with one atomic load per use (Config.Lookup
 	// is a map lookup by name): what the gate and the connections read,

@@ -151,3 +151,12 @@ func Load(d Dump) (*Stream, error) {
 	}
 	return s, nil
 }
+
+// CheckNode reports whether a node's listpack passes Load's checks of a
+// single listpack (those of Redis's streamValidateListpackIntegrity,
+// deep), so that a loader can tell a bad listpack from the other reasons
+// Load rejects a dump for.
+func CheckNode(master ID, lp []byte) bool {
+	_, err := decodeNode(master, lp)
+	return err == nil
+}

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -94,6 +95,9 @@ func run(args []string) int {
 	fi, _ := os.Stdout.Stat()
 	srv.LogBanner(fi != nil && fi.Mode()&os.ModeCharDevice != 0)
 	if err := srv.LoadData(); err != nil {
+		if errors.Is(err, server.ErrLoadTerminated) {
+			return 1 // logged as Redis does
+		}
 		log.Logf(warning, "Fatal error loading the DB: %v. Exiting.", err)
 		srv.RemovePidFile()
 		return 1
