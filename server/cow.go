@@ -29,7 +29,6 @@ var walkPause atomic.Int64
 // cowSnap is a snapshot being taken.
 type cowSnap struct {
 	s     *Server
-	now   int64 // unix ms at the start: keys expired by then are left out
 	mu    sync.Mutex
 	snap  *snapshot // filled by capture, guarded by mu
 	done  atomic.Bool
@@ -40,7 +39,7 @@ type cowSnap struct {
 // global lock exclusively.
 func (s *Server) startSnapshot() *cowSnap {
 	s.completeSnapshot()
-	cs := &cowSnap{s: s, now: s.dbs[0].Now(), ready: make(chan struct{}),
+	cs := &cowSnap{s: s, ready: make(chan struct{}),
 		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty()}}
 	for _, l := range s.scripting.engine.Libraries() {
 		cs.snap.functions = append(cs.snap.functions, l.Code)
@@ -64,10 +63,7 @@ func (s *Server) backgroundSnapshot(g *lock.Guard) *cowSnap {
 // capture copies e, an entry of database db, into the snapshot: the
 // keyspace's OnCapture hook, under e's key lock.
 func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
-	exp := e.Expire()
-	if exp != 0 && exp <= cs.now {
-		return // expired when the snapshot started: not saved, as Redis does
-	}
+	exp := e.Expire() // an expired key is saved too, as Redis 7.0 does
 	v := entryValue(e)
 	if v == nil {
 		return

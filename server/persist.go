@@ -111,14 +111,12 @@ func (s *Server) takeSnapshot(g *lock.Guard) *snapshot {
 // exclusively.
 func (s *Server) copyDataset() *snapshot {
 	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty()}
-	now := s.dbs[0].Now()
 	for i, db := range s.dbs {
 		keys := make([]snapKey, 0, db.Len())
 		db.ForEach(func(key string, e *keyspace.Entry) bool {
+			// Keys already expired are saved too, as Redis 7.0's
+			// rdbSaveDb does: a load skips them and counts them.
 			exp := e.Expire()
-			if exp != 0 && exp <= now {
-				return true // expired: not saved, as Redis does
-			}
 			v := entryValue(e)
 			if v == nil {
 				return true
