@@ -212,8 +212,8 @@ func cmdDebug(c *Client, args [][]byte) {
 		debugProtocol(c, args[2])
 	case equalFold(sub, "populate") && len(args) >= 3 && len(args) <= 5:
 		debugPopulate(c, args)
-	case equalFold(sub, "reload") && len(args) == 2:
-		debugReload(c)
+	case equalFold(sub, "reload"):
+		debugReload(c, args[2:])
 	case equalFold(sub, "loadaof") && len(args) == 2:
 		debugLoadAOF(c)
 	case equalFold(sub, "set-disable-deny-scripts") && len(args) == 3:
@@ -252,14 +252,40 @@ func (s *Server) emptyData() {
 
 // debugReload is DEBUG RELOAD: save the dataset, empty it and load the
 // file back, under the global lock DEBUG holds.
-func debugReload(c *Client) {
+//
+// Its options, as Redis's: NOSAVE loads the file as it is, NOFLUSH loads
+// it over the dataset (a key or library already there fails the load),
+// MERGE lets the file's keys and libraries replace those already there.
+func debugReload(c *Client, opts [][]byte) {
 	s := c.srv
-	if err := s.writeSnapshot(s.copyDataset(), c.encodeOptions()); err != nil {
-		c.errorReply(errDebugReloadSave)
-		return
+	save, flush, merge := true, true, false
+	for _, o := range opts {
+		switch {
+		case equalFold(o, "merge"):
+			merge = true
+		case equalFold(o, "noflush"):
+			flush = false
+		case equalFold(o, "nosave"):
+			save = false
+		default:
+			c.errorReply(errDebugReloadOptions)
+			return
+		}
 	}
-	s.emptyData()
-	if err := s.loadSnapshot(false); err != nil {
+	if save {
+		if err := s.writeSnapshot(s.copyDataset(), c.encodeOptions()); err != nil {
+			c.errorReply(errDebugReloadSave)
+			return
+		}
+	}
+	if flush {
+		s.emptyData()
+	}
+	dup := dupReplace // a fresh dataset: the file's own duplicates replace
+	if !flush && !merge {
+		dup = dupRefuse
+	}
+	if err := s.loadSnapshot(false, dup); err != nil {
 		s.warnf("DEBUG RELOAD: %v", err)
 		c.errorReply(errDebugReloadLoad)
 		return

@@ -799,3 +799,29 @@ func TestDirtyCountsChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugReloadOptions: DEBUG RELOAD's NOSAVE, NOFLUSH and MERGE, and
+// the error for another option, as Redis (unit/functions' reload tests).
+func TestDebugReloadOptions(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	lib := func(name string) string {
+		return "#!lua name=" + name + "\nredis.register_function('" + name + "', function() return 'hello' end)"
+	}
+	steps := [][]string{
+		{"FUNCTION", "LOAD", lib("test")},
+		{"DEBUG", "RELOAD", "NOFLUSH"}, {"DEBUG", "RELOAD", "NOFLUSH", "MERGE"}, {"FUNCTION", "LIST"},
+		{"DEBUG", "RELOAD", "BOGUS"},
+		{"FUNCTION", "DELETE", "test"}, {"SET", "x", "1"}, {"FUNCTION", "LOAD", lib("test1")},
+		{"DEBUG", "RELOAD"}, {"FUNCTION", "LOAD", lib("test2")}, {"SET", "x", "2"},
+		{"DEBUG", "RELOAD", "NOSAVE", "NOFLUSH", "MERGE"},
+		{"FCALL", "test1", "0"}, {"FCALL", "test2", "0"}, {"GET", "x"},
+		{"DEBUG", "RELOAD", "NOSAVE"}, {"FCALL", "test2", "0"}, {"GET", "x"},
+	}
+	r, h := difftest.Dial(t, redis), difftest.Dial(t, hotkv)
+	for _, s := range steps {
+		if got, want := h.Do(s...), r.Do(s...); got != want {
+			t.Errorf("%.40q: HotKV %q, Redis %q", s, got, want)
+		}
+	}
+}

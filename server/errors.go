@@ -93,10 +93,11 @@ const (
 		"Commands that may modify the data set are disabled, because this instance is configured to report errors " +
 		"during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for " +
 		"details about the RDB error."
-	errSaveFailed      = "ERR"
-	errShutdownFailed  = "ERR Errors trying to SHUTDOWN. Check logs."
-	errDebugReloadSave = "ERR Error trying to save the DB, can't reload"
-	errDebugReloadLoad = "ERR Error trying to load the RDB dump, check server logs."
+	errSaveFailed         = "ERR"
+	errShutdownFailed     = "ERR Errors trying to SHUTDOWN. Check logs."
+	errDebugReloadSave    = "ERR Error trying to save the DB, can't reload"
+	errDebugReloadLoad    = "ERR Error trying to load the RDB dump"
+	errDebugReloadOptions = "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options."
 	// HotKV's own: Redis 7.0 exits when there is no file to load.
 	errDebugPackedThreshold = "ERR argument must be a memory value bigger than 1 and smaller than 4gb"
 	errDebugLoadAOFNone     = "ERR DEBUG LOADAOF: there is no append only file to load"
@@ -235,6 +236,7 @@ const (
 	errReplicaofFromReplica = "ERR Command is not valid when client is a replica."
 	errReadOnlyReplica      = "READONLY You can't write against a read only replica."
 	errWaitOnReplica        = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
+	errScriptStale          = "ERR Can not execute the command on a stale replica"
 	errNoReplicas           = "NOREPLICAS Not enough good replicas to write."
 	errMasterDown           = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 	errReplconfOption       = "ERR Unrecognized REPLCONF option: %s"

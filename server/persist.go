@@ -289,13 +289,25 @@ func (s *Server) SaveOnSignal(sigint bool) (exit bool) {
 // a summary as redis-check-rdb's on standard output, then "Terminating
 // server after rdb file reading failure.", and the error is
 // ErrLoadTerminated (the process exits without another message).
-func (s *Server) LoadSnapshot() error { return s.loadSnapshot(true) }
+func (s *Server) LoadSnapshot() error { return s.loadSnapshot(true, dupReplace) }
+
+// dupMode says what loading a key or function library that exists
+// already does.
+type dupMode int
+
+const (
+	// dupReplace: the loaded one replaces it (a fresh dataset; DEBUG
+	// RELOAD MERGE).
+	dupReplace dupMode = iota
+	// dupRefuse: the load fails (DEBUG RELOAD NOFLUSH).
+	dupRefuse
+)
 
 // ErrLoadTerminated is LoadSnapshot's error after Redis's "Terminating
 // server after rdb file reading failure.", logged already.
 var ErrLoadTerminated = errors.New("terminating server after rdb file reading failure")
 
-func (s *Server) loadSnapshot(startup bool) error {
+func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 	path := s.rdbPath()
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -308,6 +320,21 @@ func (s *Server) loadSnapshot(startup bool) error {
 	start := time.Now()
 	var counts loadCounts
 	fr := s.rdbReader(&counts, false)
+	if dup == dupRefuse {
+		onKey := fr.OnKey
+		fr.OnKey = func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
+			if s.dbs[i].Peek(key) != nil {
+				s.warnf("RDB has duplicated key '%s' in DB %d", key, i)
+				return fmt.Errorf("duplicated key %q in DB %d", key, i)
+			}
+			return onKey(i, key, v, expireMs, idle, freq)
+		}
+	} else if !startup {
+		fr.OnFunction = func(code string) error {
+			_, err := s.scripting.engine.LoadLibrary(code, true)
+			return err
+		}
+	}
 	fr.SkipChecksum = !s.cfg.Lookup("rdbchecksum").Bool() || s.skipChecksum.Load()
 	info, err := fr.Read(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {

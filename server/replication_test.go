@@ -323,3 +323,29 @@ func TestWait(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleScripts: on a replica whose link is down with
+// replica-serve-stale-data no, a function without allow-stale is
+// refused with MASTERDOWN, one with it runs, but its non-stale commands
+// are refused inside ("Can not execute the command on a stale replica"),
+// as in Redis (unit/functions "allow stale").
+func TestStaleScripts(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	lib := `#!lua name=test
+redis.register_function{function_name='f1', callback=function() return 'hello' end, flags={'no-writes'}}
+redis.register_function{function_name='f2', callback=function() return 'hello' end, flags={'allow-stale', 'no-writes'}}
+redis.register_function{function_name='f3', callback=function() return redis.call('get', 'x') end, flags={'allow-stale', 'no-writes'}}
+redis.register_function{function_name='f4', callback=function() return type(redis.call('info', 'server')) end, flags={'allow-stale', 'no-writes'}}`
+	steps := [][]string{
+		{"FUNCTION", "LOAD", "REPLACE", lib}, {"CONFIG", "SET", "replica-serve-stale-data", "no"},
+		{"REPLICAOF", "127.0.0.1", "1"},
+		{"FCALL", "f1", "0"}, {"FCALL", "f2", "0"}, {"FCALL", "f3", "0"}, {"FCALL", "f4", "0"},
+		{"REPLICAOF", "NO", "ONE"}, {"CONFIG", "SET", "replica-serve-stale-data", "yes"}, {"FCALL", "f3", "0"},
+	}
+	for _, s := range steps {
+		if got, want := difftest.Dial(t, hotkv).Do(s...), difftest.Dial(t, redis).Do(s...); got != want {
+			t.Errorf("%.40q: HotKV %q, Redis %q", s, got, want)
+		}
+	}
+}

@@ -268,6 +268,9 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 			}
 		}
 	}
+	if cmd.Flags&Stale == 0 && s.servingStale() {
+		return sr.reject(cmd, errScriptStale)
+	}
 	if write && !sr.caller.obey {
 		if s.readOnlyReplica() {
 			return sr.reject(cmd, errReadOnlyReplica)

@@ -90,7 +90,8 @@ const (
 	engineClient clientKind = iota
 	// replayClient replays the append-only file: its writes are not
 	// propagated and MONITOR and the slow log do not see them; its
-	// blocking commands never wait.
+	// blocking commands never wait; every check obeys it, as the master
+	// client (a read-only replica replays its file too).
 	replayClient
 	// standInClient serves a blocked client's command on another
 	// connection's goroutine (blocking.go).
@@ -117,7 +118,7 @@ func (s *Server) newInternalClient(kind clientKind, id uint64, db int) *Client {
 	case engineClient:
 		c.scripted = true
 	case replayClient:
-		c.scripted, c.replaying = true, true
+		c.scripted, c.replaying, c.obey = true, true, true
 	case standInClient:
 		c.servingBlocked = true
 	case masterClient:
