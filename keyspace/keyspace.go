@@ -703,7 +703,9 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 // until about count keys were collected, and the cursor to continue from
 // (0 when the iteration is complete). Every key that exists for the whole
 // iteration is returned at least once, whatever else is added or removed.
-// Expired keys are skipped (but counted, as Redis counts them).
+// Expired keys are skipped (but counted, as Redis counts them) and
+// removed, with the OnExpire hook, as lazy expiry removes them (not while
+// HoldExpired).
 //
 // Like Redis's, the work per call is bounded by count, not by how sparse
 // the keyspace is: empty shards cost nothing, so an empty database ends
@@ -746,6 +748,8 @@ func (db *DB) Scan(cursor uint64, count int, fn func(key string, e *Entry)) uint
 			}
 			if x.live {
 				fn(x.k, x.e)
+			} else {
+				db.expireIfSame(s, x.e) // as Redis's SCAN, which expires what it meets
 			}
 			found++
 		}

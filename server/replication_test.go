@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -347,5 +348,31 @@ redis.register_function{function_name='f4', callback=function() return type(redi
 		if got, want := difftest.Dial(t, hotkv).Do(s...), difftest.Dial(t, redis).Do(s...); got != want {
 			t.Errorf("%.40q: HotKV %q, Redis %q", s, got, want)
 		}
+	}
+}
+
+// TestLazyExpireStream: SCAN removes the expired keys it meets, each
+// propagated as a DEL of its own (not in MULTI/EXEC), as Redis's
+// (unit/expire "SCAN: Lazy-expire should not be wrapped in MULTI/EXEC").
+func TestLazyExpireStream(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes", "--repl-ping-replica-period", "3600")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes", "--repl-ping-replica-period", "3600")
+	for _, addr := range []string{redis, hotkv} {
+		c := difftest.Dial(t, addr)
+		c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+		c.Do("SET", "foo1", "bar", "PX", "1")
+		c.Do("SET", "foo2", "bar", "PX", "1")
+		time.Sleep(10 * time.Millisecond)
+		r, _ := syncStream(t, addr)
+		c.Do("SCAN", "0")
+		c.Do("SET", "after", "1")
+		got := readStream(t, r, 4)
+		slices.Sort(got[1:3])
+		want := []string{"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n", "*2\r\n$3\r\nDEL\r\n$4\r\nfoo1\r\n",
+			"*2\r\n$3\r\nDEL\r\n$4\r\nfoo2\r\n", "*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: stream %q", addr, got)
+		}
+		c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
 	}
 }
