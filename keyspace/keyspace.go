@@ -397,6 +397,17 @@ func (db *DB) Peek(key []byte) *Entry {
 	return e
 }
 
+// StoredEntry returns the entry stored under key, live or expired (Redis's
+// dictFind, which DEBUG OBJECT uses): it removes nothing, calls no hook
+// and leaves the access time. The caller holds key's tag lock.
+func (db *DB) StoredEntry(key []byte) *Entry {
+	h, s := db.locate(key)
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	s.mu.RUnlock()
+	return e
+}
+
 // Stored reports whether an entry is stored under key, live or expired,
 // and whether it is expired — Redis's dictFind and keyIsExpired, which
 // WATCH needs: it removes nothing and calls no hook. The caller must not

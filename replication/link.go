@@ -116,6 +116,10 @@ func (l *Link) ReplID() string { return l.replID.Load().(string) }
 // LastIO returns the unix seconds of the last data received.
 func (l *Link) LastIO() int64 { return l.lastIO.Load() }
 
+// Stopping reports whether Stop or Close was called: a command the link
+// is applying that waits (CLIENT PAUSE) gives up.
+func (l *Link) Stopping() bool { return l.stopped() }
+
 func (l *Link) stopped() bool {
 	select {
 	case <-l.stop:

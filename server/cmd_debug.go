@@ -15,7 +15,7 @@ import (
 // serializedlength is the length of the value's RDB encoding, lru the
 // last access on Redis's 24-bit seconds clock.
 func debugObject(c *Client, key []byte) {
-	e := c.db.Peek(key)
+	e := c.db.StoredEntry(key) // an expired key too, as Redis's dictFind
 	if e == nil {
 		c.errorReply(errNoSuchKey)
 		return

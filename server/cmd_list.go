@@ -688,6 +688,7 @@ func (c *Client) listMove(src, dst []byte, fromFront, toFront bool) bool {
 func cmdLMPop(c *Client, args [][]byte) {
 	keys, front, count, ok := c.parseMPop(args, 1)
 	if ok && !c.listMPop(keys, front, count) {
+		c.propagateNothing() // nothing popped
 		c.w.NullArray()
 	}
 }

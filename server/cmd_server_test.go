@@ -825,3 +825,23 @@ func TestDebugReloadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugObjectStaleKey: DEBUG OBJECT finds a key that expired but was
+// not removed yet, and leaves it (Redis's dictFind), as unit/scripting's
+// "Script delete the expired key" expects.
+func TestDebugObjectStaleKey(t *testing.T) {
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, hotkv)
+	c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	c.Do("SET", "key", "value", "PX", "1")
+	time.Sleep(5 * time.Millisecond)
+	if got := c.Do("DEBUG", "OBJECT", "key"); !strings.HasPrefix(got, "+Value at:") {
+		t.Errorf("DEBUG OBJECT of a stale key: %q", got)
+	}
+	if got := c.Do("DBSIZE"); got != ":1\r\n" {
+		t.Errorf("DBSIZE after DEBUG OBJECT: %q (the key was removed)", got)
+	}
+	if got := c.Do("EXISTS", "key"); got != ":0\r\n" {
+		t.Errorf("EXISTS: %q", got)
+	}
+}

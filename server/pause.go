@@ -194,8 +194,14 @@ func (s *Server) endPauseLocked() []*postponement {
 // or cmd may write or propagate. A command MULTI refuses (no_multi) is
 // refused at once, as Redis checks that before the pause.
 func (s *Server) paused(c *Client, cmd *Command, args [][]byte) bool {
+	return c.conn != nil && s.pausedFor(c, cmd, args)
+}
+
+// pausedFor is paused for any client, a replica's master client included
+// (which waits on its link rather than being postponed).
+func (s *Server) pausedFor(c *Client, cmd *Command, args [][]byte) bool {
 	mode := s.pause.mode.Load()
-	if mode == pauseOff || c.conn == nil || c.tx.active && cmd.Flags&(NoMulti|TxControl) == NoMulti {
+	if mode == pauseOff || c.tx.active && cmd.Flags&(NoMulti|TxControl) == NoMulti {
 		return false
 	}
 	return mode == pauseAll || s.mayReplicate(c, cmd, args)

@@ -134,7 +134,9 @@ func (s *Server) startReplication(host string, port int) {
 	mc := rs.master
 	mc.db = s.dbs[0]
 	mc.dbIndex.Store(0)
-	rs.link.Store(replication.Connect(replication.LinkConfig{
+	var self atomic.Pointer[replication.Link] // the link, for its Apply
+	stopping := func() bool { l := self.Load(); return l != nil && l.Stopping() }
+	l := replication.Connect(replication.LinkConfig{
 		Host: host, Port: port,
 		ListeningPort: func() int {
 			if p := s.cfg.Lookup("replica-announce-port").Int(); p != 0 {
@@ -148,12 +150,21 @@ func (s *Server) startReplication(host string, port int) {
 		Timeout: func() time.Duration { return time.Duration(s.cfg.Lookup("repl-timeout").Int()) * time.Second },
 		Load:    s.loadFromMaster,
 		Apply: func(args [][]byte) {
+			// CLIENT PAUSE holds the master's stream too, as Redis
+			// pauses its master client: the offset stays until it ends.
+			if cmd := mc.lookupMemo(args); cmd != nil {
+				for s.pausedFor(mc, cmd, args) && !stopping() {
+					time.Sleep(time.Millisecond)
+				}
+			}
 			s.dispatch(mc, args)
 			mc.w.Reset()
 		},
 		Logf:  func(f string, a ...any) { s.logf(f, a...) },
 		Warnf: func(f string, a ...any) { s.warnf(f, a...) },
-	}))
+	})
+	self.Store(l)
+	rs.link.Store(l)
 }
 
 // stopReplication makes the replica a master again: the link closes,

@@ -83,6 +83,7 @@ func TestReplicationStream(t *testing.T) {
 		{"GETEX", "a", "PERSIST"}, {"SET", "a", "2", "PX", "100000"}, {"GETDEL", "a"},
 		{"RPUSH", "l2", "x", "y"}, {"LMPOP", "1", "l2", "LEFT", "COUNT", "10"},
 		{"ZADD", "z", "1", "a"}, {"ZMPOP", "1", "z", "MIN", "COUNT", "5"},
+		{"LMPOP", "2", "none1", "none2", "LEFT", "COUNT", "10"}, {"ZMPOP", "1", "none3", "MAX"},
 		{"SET", "unchanged", "1"}, {"SETNX", "unchanged", "2"},
 	}
 	streams := map[string][]string{}
@@ -375,4 +376,30 @@ func TestLazyExpireStream(t *testing.T) {
 		}
 		c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
 	}
+}
+
+// TestReplicaPause: CLIENT PAUSE WRITE on a replica holds its master's
+// stream (the offset does not move) until the pause ends, as Redis's
+// paused master client (unit/pause "Test when replica paused, offset
+// would not grow").
+func TestReplicaPause(t *testing.T) {
+	_, master := startServer(t)
+	_, mport, _ := net.SplitHostPort(master)
+	_, replica := startServer(t, "--replicaof", "127.0.0.1", mport)
+	m, r := difftest.Dial(t, master), difftest.Dial(t, replica)
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	m.Do("SET", "a", "1")
+	waitFor(t, func() bool { return r.Do("GET", "a") == "$1\r\n1\r\n" })
+	before := between(r.Do("INFO", "replication"), "slave_repl_offset:", "\r\n")
+	r.Do("CLIENT", "PAUSE", "100000", "WRITE")
+	m.Do("SET", "a", "2")
+	time.Sleep(200 * time.Millisecond)
+	if got := between(r.Do("INFO", "replication"), "slave_repl_offset:", "\r\n"); got != before {
+		t.Errorf("offset moved during the pause: %s -> %s", before, got)
+	}
+	if got := r.Do("GET", "a"); got != "$1\r\n1\r\n" {
+		t.Errorf("GET during the pause: %q", got)
+	}
+	r.Do("CLIENT", "UNPAUSE")
+	waitFor(t, func() bool { return r.Do("GET", "a") == "$1\r\n2\r\n" })
 }
