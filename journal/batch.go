@@ -17,7 +17,20 @@ type Batch struct {
 type rec struct {
 	db  int
 	end int
+	to  Target
 }
+
+// Target says where a record goes: the append-only file, the replicas,
+// or both (Redis's PROPAGATE_AOF and PROPAGATE_REPL). PUBLISH goes to
+// replicas only; a script chooses with redis.set_repl.
+type Target uint8
+
+// The targets.
+const (
+	ToAOF      Target = 1
+	ToReplicas Target = 2
+	ToAll             = ToAOF | ToReplicas
+)
 
 // Reset keeps buffers up to these sizes for the next records; larger
 // ones (a script that wrote a lot) are released.
@@ -26,10 +39,16 @@ const (
 	maxKeptRecs = 4096
 )
 
-// Add appends a record: args, run on database db.
-func (b *Batch) Add(db int, args [][]byte) {
+// Add appends a record for both targets: args, run on database db.
+func (b *Batch) Add(db int, args [][]byte) { b.AddTo(db, args, ToAll) }
+
+// AddTo appends a record for the targets to (none: nothing is added).
+func (b *Batch) AddTo(db int, args [][]byte, to Target) {
+	if to == 0 {
+		return
+	}
 	b.buf = aof.AppendCommand(b.buf, args)
-	b.recs = append(b.recs, rec{db: db, end: len(b.buf)})
+	b.recs = append(b.recs, rec{db: db, end: len(b.buf), to: to})
 }
 
 // Take appends the records of from to b, in their order, and resets from.
@@ -37,7 +56,7 @@ func (b *Batch) Take(from *Batch) {
 	base := len(b.buf)
 	b.buf = append(b.buf, from.buf...)
 	for _, r := range from.recs {
-		b.recs = append(b.recs, rec{db: r.db, end: base + r.end})
+		b.recs = append(b.recs, rec{db: r.db, end: base + r.end, to: r.to})
 	}
 	from.Reset()
 }
@@ -56,6 +75,9 @@ func (b *Batch) Record(i int) (db int, cmd []byte) {
 	r := b.recs[i]
 	return r.db, b.buf[start:r.end]
 }
+
+// Target returns where record i goes.
+func (b *Batch) Target(i int) Target { return b.recs[i].to }
 
 // Reset empties the batch, keeping its buffers unless they are large.
 func (b *Batch) Reset() {

@@ -156,19 +156,17 @@ func (j *Journal) AppendCommand(db int, args ...[]byte) {
 
 // Heartbeat appends the PING a master sends its replicas every
 // repl-ping-replica-period (Redis's replicationCron): on the stream's
-// current database, so with no SELECT before it, and for replicas only —
-// its unit reads ReplicasOnly, and the append-only file skips it as Redis
-// never writes it there. It counts in the offset.
+// current database, so with no SELECT before it, and for replicas only
+// (ToReplicas: Redis never writes it to the append-only file). It counts
+// in the offset.
 func (j *Journal) Heartbeat() {
 	if !j.Active() {
 		return
 	}
 	j.mu.Lock()
 	j.one.Reset()
-	j.one.Add(j.db, [][]byte{[]byte("PING")})
-	j.unit.replicasOnly = true
+	j.one.AddTo(j.db, [][]byte{[]byte("PING")}, ToReplicas)
 	j.appendLocked(&j.one)
-	j.unit.replicasOnly = false
 	j.mu.Unlock()
 }
 
@@ -180,10 +178,8 @@ func (j *Journal) GetAck() {
 	}
 	j.mu.Lock()
 	j.one.Reset()
-	j.one.Add(j.db, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
-	j.unit.replicasOnly = true
+	j.one.AddTo(j.db, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")}, ToReplicas)
 	j.appendLocked(&j.one)
-	j.unit.replicasOnly = false
 	j.mu.Unlock()
 }
 
@@ -197,6 +193,7 @@ func (j *Journal) appendLocked(b *Batch) {
 	u.b, u.db, u.start = b, j.db, j.offset
 	if u.single = b.Len() == 1; u.single {
 		u.oneDB, u.oneCmd = b.Record(0)
+		u.oneTo = b.Target(0)
 	}
 	n, db := u.framedSize()
 	u.end = u.start + n
@@ -217,14 +214,8 @@ type Unit struct {
 	single bool
 	oneDB  int
 	oneCmd []byte
-	// replicasOnly: the unit is the replicas' PING or REPLCONF GETACK.
-	replicasOnly bool
+	oneTo  Target
 }
-
-// ReplicasOnly reports whether the unit is for replicas only: the PING a
-// master sends them (Heartbeat) or REPLCONF GETACK (GetAck), which the
-// append-only file never gets.
-func (u *Unit) ReplicasOnly() bool { return u.replicasOnly }
 
 // Len returns the number of records of the unit.
 func (u *Unit) Len() int { return u.b.Len() }
@@ -259,6 +250,19 @@ func (u *Unit) Command(i int) (db int, cmd []byte) {
 	return u.multiCommand(i)
 }
 
+// Target returns where command i of the unit (as Command numbers them)
+// goes: MULTI and EXEC go to both, as Redis wraps a unit for both
+// whatever its records' targets.
+func (u *Unit) Target(i int) Target {
+	switch {
+	case u.single:
+		return u.oneTo
+	case i == 0 || i == u.b.Len()+1:
+		return ToAll
+	}
+	return u.b.Target(i - 1)
+}
+
 // multiCommand is Command for a unit of several records.
 func (u *Unit) multiCommand(i int) (db int, cmd []byte) {
 	n := u.b.Len()
@@ -284,6 +288,9 @@ func (u *Unit) End() int64 { return u.end }
 func (u *Unit) AppendFramed(dst []byte) []byte {
 	db := u.db
 	for i := range u.Commands() {
+		if u.Target(i)&ToReplicas == 0 {
+			continue // the AOF's only
+		}
 		cdb, cmd := u.Command(i)
 		if cdb != db {
 			dst = aof.AppendSelect(dst, cdb)
@@ -298,6 +305,9 @@ func (u *Unit) AppendFramed(dst []byte) []byte {
 // database after the unit.
 func (u *Unit) framedSize() (n int64, db int) {
 	if u.single {
+		if u.oneTo&ToReplicas == 0 {
+			return 0, u.db
+		}
 		if n = int64(len(u.oneCmd)); u.oneDB != u.db {
 			n += selectLen(u.oneDB)
 		}
@@ -305,6 +315,9 @@ func (u *Unit) framedSize() (n int64, db int) {
 	}
 	db = u.db
 	for i := range u.Commands() {
+		if u.Target(i)&ToReplicas == 0 {
+			continue
+		}
 		cdb, cmd := u.Command(i)
 		if cdb != db {
 			n += selectLen(cdb)

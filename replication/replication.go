@@ -77,6 +77,7 @@ type Master struct {
 
 	mu       sync.Mutex // a leaf
 	replicas []*Replica
+	attached atomic.Int32 // len(replicas), read without mu
 }
 
 // New returns the master side of replication for the stream j, under
@@ -106,6 +107,7 @@ func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
 	m.j.ForceSelect()
 	m.mu.Lock()
 	m.replicas = append(m.replicas, r)
+	m.attached.Store(int32(len(m.replicas)))
 	m.mu.Unlock()
 	return r, m.j.Offset()
 }
@@ -136,8 +138,12 @@ func (m *Master) Detach(r *Replica) {
 			break
 		}
 	}
+	m.attached.Store(int32(len(m.replicas)))
 	m.mu.Unlock()
 }
+
+// Attached reports whether any replica is attached.
+func (m *Master) Attached() bool { return m.attached.Load() > 0 }
 
 // Replicas returns the attached replicas, in the order they attached.
 func (m *Master) Replicas() []*Replica {

@@ -215,9 +215,8 @@ func redisStatusReply(L *lua.LState) int {
 	return 1
 }
 
-// redisSetRepl is redis.set_repl: accepted and checked; every write a
-// script makes is propagated (HotKV does not filter propagation per
-// script yet).
+// redisSetRepl is redis.set_repl: where the script's later writes are
+// propagated (Run.SetRepl).
 func (v *vm) redisSetRepl(L *lua.LState) int {
 	if v.run == nil {
 		return raise(L, "redis.set_repl can only be called inside a script invocation")
@@ -228,6 +227,9 @@ func (v *vm) redisSetRepl(L *lua.LState) int {
 	n, _ := toNumber(L.Get(1))
 	if int(n)&^3 != 0 {
 		return raise(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.")
+	}
+	if v.run.SetRepl != nil {
+		v.run.SetRepl(int(n))
 	}
 	return 0
 }

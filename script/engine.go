@@ -91,6 +91,10 @@ type Run struct {
 	// counted it (its error table has ignore_error_stats_update), as
 	// Redis's error statistics want.
 	OnError func(msg string, counted bool)
+	// SetRepl, when set, receives redis.set_repl's flags (REPL_AOF 1,
+	// REPL_REPLICA 2, both 3, none 0): where the script's later writes
+	// are propagated.
+	SetRepl func(flags int)
 }
 
 func (run *Run) error(msg string, counted bool) {

@@ -93,15 +93,15 @@ var exitProcess = os.Exit
 // starts with one) and the timestamps. It is the AOF's journal.Subscriber:
 // called under the journal's mutex, while subscribed (on).
 func (a *aofState) Write(u *journal.Unit) {
-	if u.ReplicasOnly() {
-		return // the replicas' PING or GETACK
-	}
 	var now int64
 	if a.feeder.Timestamps {
 		now = time.Now().Unix()
 	}
 	n := len(a.stage)
 	for i := range u.Commands() {
+		if u.Target(i)&journal.ToAOF == 0 {
+			continue // for replicas only (PUBLISH, redis.set_repl)
+		}
 		db, cmd := u.Command(i)
 		a.stage = a.feeder.FeedEncoded(a.stage, now, db, cmd)
 	}

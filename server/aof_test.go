@@ -134,6 +134,15 @@ func TestAOFMatchesRedis(t *testing.T) {
 		served([]string{"BLMPOP", "0", "2", "nokey", "q5", "RIGHT", "COUNT", "2"}, []string{"RPUSH", "q5", "x", "y", "z"})
 		served([]string{"BZPOPMAX", "zq", "0"}, []string{"ZADD", "zq", "1", "a", "2", "b"})
 		served([]string{"BZMPOP", "0", "1", "zq2", "MIN", "COUNT", "5"}, []string{"ZADD", "zq2", "1", "a"})
+		// PUBLISH goes to replicas only; a script's redis.set_repl
+		// chooses where its writes go.
+		c.Do("PUBLISH", "ch", "m")
+		c.Do("MULTI")
+		c.Do("PUBLISH", "ch", "m")
+		c.Do("SET", "pub", "1")
+		c.Do("EXEC")
+		c.Do("EVAL", "redis.set_repl(redis.REPL_AOF) redis.call('set', 'aof', '1') redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'repl', '1') redis.set_repl(redis.REPL_NONE) redis.call('set', 'none', '1') redis.set_repl(redis.REPL_ALL) redis.call('set', 'all', '1') return 1", "0")
+		c.Do("EVAL", "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'repl2', '1') return 1", "0")
 	}
 	want := readIncr(t, rdir)
 	got := readIncr(t, hdir)

@@ -171,14 +171,16 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 	// time, and a finished run is referenced from nowhere. So are the
 	// callbacks bound to it (a method value allocates).
 	sr := &c.scriptClient().sr
-	call, interrupt, onError := sr.callFn, sr.interruptFn, sr.onErrorFn
+	call, interrupt, onError, setRepl := sr.callFn, sr.interruptFn, sr.onErrorFn, sr.setReplFn
 	if call == nil {
-		call, interrupt, onError = sr.call, sr.interrupt, c.scriptError
+		call, interrupt, onError, setRepl = sr.call, sr.interrupt, c.scriptError, sr.setRepl
 	}
+	c.engine.prop.targeted = false // the writes go everywhere until redis.set_repl
 	*sr = scriptRun{
 		callFn:      call,
 		interruptFn: interrupt,
 		onErrorFn:   onError,
+		setReplFn:   setRepl,
 		s:           s,
 		caller:      c,
 		ec:          c.engine,
@@ -198,7 +200,8 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 // buffer, which stays as it is until the command returns (nothing else
 // reads c's connection meanwhile, even once its loop went on without it).
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
-	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.callFn, Interrupt: sr.interruptFn, Shard: c.slot, OnError: sr.onErrorFn}
+	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.callFn, Interrupt: sr.interruptFn, Shard: c.slot,
+		OnError: sr.onErrorFn, SetRepl: sr.setReplFn}
 	c.srv.runScript(c, sr, c.tx.inExec || c.callerLocks)
 }
 

@@ -41,6 +41,37 @@ type propState struct {
 	// counted: Redis's server.dirty grows by it.
 	changes int
 	counted bool
+	// to is where the records go when targeted (a script's
+	// redis.set_repl), else both the AOF and the replicas.
+	to       journal.Target
+	targeted bool
+}
+
+// record adds args, run on c's database, to c's records for the targets
+// to (narrowed by a script's redis.set_repl) that have a consumer now —
+// the append-only file when it is on, replicas when any is attached — as
+// Redis's alsoPropagate drops what shouldPropagate says nobody takes.
+func (c *Client) record(args [][]byte, to journal.Target) {
+	p := &c.prop
+	if p.targeted {
+		to &= p.to
+	}
+	if to != journal.ToAll {
+		to &= c.srv.propagationTargets()
+	}
+	p.AddTo(int(c.dbIndex.Load()), args, to)
+}
+
+// propagationTargets returns the targets that have a consumer now.
+func (s *Server) propagationTargets() journal.Target {
+	var t journal.Target
+	if s.aof.on.Load() {
+		t |= journal.ToAOF
+	}
+	if s.repl.Attached() {
+		t |= journal.ToReplicas
+	}
+	return t
 }
 
 // propagating reports whether writes are recorded: the journal has a
@@ -52,7 +83,18 @@ func (s *Server) propagating() bool { return s.journal.Active() }
 func (c *Client) propagate(args ...[]byte) {
 	c.prop.decided, c.prop.changed = true, true
 	if c.srv.propagating() {
-		c.prop.Add(int(c.dbIndex.Load()), args)
+		c.record(args, journal.ToAll)
+	}
+}
+
+// propagateTo records the running command as sent, for the targets to
+// only, without counting a change (PUBLISH: replicas only, as Redis's
+// forceCommandPropagation). Inside a script, the script's redis.set_repl
+// narrows to further.
+func (c *Client) propagateTo(to journal.Target, args ...[]byte) {
+	c.prop.decided = true
+	if c.srv.propagating() {
+		c.record(args, to)
 	}
 }
 
@@ -98,7 +140,7 @@ func (c *Client) recordWrite(cmd *Command, args [][]byte, failed bool) (changes 
 		return changes
 	}
 	if c.srv.propagating() {
-		p.Add(int(c.dbIndex.Load()), args)
+		c.record(args, journal.ToAll)
 	}
 	return max(changes, 1)
 }

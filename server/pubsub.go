@@ -8,6 +8,7 @@ import (
 
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/glob"
+	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/resp"
 )
 
@@ -247,6 +248,8 @@ func (c *Client) unsubscribeAll() {
 func cmdPublish(kind int) func(c *Client, args [][]byte) {
 	return func(c *Client, args [][]byte) {
 		c.w.Int(c.srv.publish(c, kind, args[1], args[2]))
+		// Replicas get it (their subscribers too), the AOF does not.
+		c.propagateTo(journal.ToReplicas, args...)
 	}
 }
 

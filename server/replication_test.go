@@ -84,6 +84,9 @@ func TestReplicationStream(t *testing.T) {
 		{"RPUSH", "l2", "x", "y"}, {"LMPOP", "1", "l2", "LEFT", "COUNT", "10"},
 		{"ZADD", "z", "1", "a"}, {"ZMPOP", "1", "z", "MIN", "COUNT", "5"},
 		{"LMPOP", "2", "none1", "none2", "LEFT", "COUNT", "10"}, {"ZMPOP", "1", "none3", "MAX"},
+		{"PUBLISH", "ch", "hello"}, {"MULTI"}, {"PUBLISH", "ch", "m"}, {"SET", "p", "1"}, {"EXEC"},
+		{"EVAL", "redis.set_repl(redis.REPL_AOF) redis.call('set', 'aof', '1') redis.set_repl(redis.REPL_ALL) redis.call('set', 'all', '1') redis.set_repl(redis.REPL_NONE) redis.call('set', 'none', '1') return 1", "0"},
+		{"EVAL", "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'r', '1') return 1", "0"},
 		{"SET", "unchanged", "1"}, {"SETNX", "unchanged", "2"},
 	}
 	streams := map[string][]string{}
@@ -94,7 +97,7 @@ func TestReplicationStream(t *testing.T) {
 		for _, cmd := range cmds {
 			c.Do(cmd...)
 		}
-		streams[name] = readStream(t, r, 21)
+		streams[name] = readStream(t, r, 28)
 	}
 	// The absolute expiry times differ by the milliseconds between runs.
 	ms := regexp.MustCompile(`\$13\r\n\d{13}\r\n`)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/script"
 )
@@ -76,11 +77,13 @@ type scriptRun struct {
 	fn     *script.Function // or a function
 	run    script.Run
 	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
-	// callFn, interruptFn and onErrorFn are call, interrupt and the
-	// caller's scriptError, bound once for the engine client's reused run.
+	// callFn, interruptFn, onErrorFn and setReplFn are call, interrupt,
+	// the caller's scriptError and setRepl, bound once for the engine
+	// client's reused run.
 	callFn      func(args [][]byte, proto int) ([]byte, string)
 	interruptFn func() bool
 	onErrorFn   func(msg string, counted bool)
+	setReplFn   func(flags int)
 	killed      atomic.Bool
 	timed       atomic.Bool // past busy-reply-threshold
 }
@@ -182,6 +185,14 @@ func busyError(eval bool) string {
 		return errBusyScript
 	}
 	return errBusyFunction
+}
+
+// setRepl is redis.set_repl: the script's later writes are propagated
+// to the AOF, the replicas, both or neither (its flags are journal
+// targets).
+func (sr *scriptRun) setRepl(flags int) {
+	p := &sr.ec.prop
+	p.to, p.targeted = journal.Target(flags), true
 }
 
 // busyReply is the BUSY error while a global-lock script is busy.
