@@ -126,6 +126,9 @@ func cmdShutdown(c *Client, args [][]byte) {
 	if s.scripting.busy.Load() > 0 {
 		s.abandon() // as Redis, exit with the script still running
 	}
+	// New connections are refused from now on, before this client sees
+	// its connection close, as when Redis exits.
+	s.closeListeners()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

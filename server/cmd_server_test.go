@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -843,5 +844,23 @@ func TestDebugObjectStaleKey(t *testing.T) {
 	}
 	if got := c.Do("EXISTS", "key"); got != ":0\r\n" {
 		t.Errorf("EXISTS: %q", got)
+	}
+}
+
+// TestShutdownRefusesAtOnce: once SHUTDOWN's client sees its connection
+// close, new connections are refused (unit/scripting "SHUTDOWN NOSAVE can
+// kill a timedout script anyway" connects right after).
+func TestShutdownRefusesAtOnce(t *testing.T) {
+	for range 20 {
+		_, addr := startServer(t)
+		c := difftest.Dial(t, addr)
+		c.Send(difftest.Encode("SHUTDOWN", "NOSAVE"))
+		if _, err := c.ReadErr(2 * time.Second); err == nil {
+			t.Fatal("SHUTDOWN replied")
+		}
+		if conn, err := net.Dial("tcp", addr); err == nil {
+			conn.Close()
+			t.Fatal("a connection was accepted after SHUTDOWN closed its client's")
+		}
 	}
 }
