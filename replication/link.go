@@ -60,6 +60,7 @@ type Link struct {
 
 	state  atomic.Value // string
 	offset atomic.Int64 // the master's offset this replica has applied
+	read   atomic.Int64 // the master's offset this replica has read
 	replID atomic.Value // string: the master's replication ID
 	lastIO atomic.Int64 // unix seconds of the last data from the master
 	// connectedOnce: the link has completed a synchronization.
@@ -108,6 +109,10 @@ func (l *Link) State() string { return l.state.Load().(string) }
 // Offset returns the master's offset this replica has applied; -1 before
 // the first synchronization.
 func (l *Link) Offset() int64 { return l.offset.Load() }
+
+// ReadOffset returns the master's offset this replica has read, applied
+// or not (slave_read_repl_offset).
+func (l *Link) ReadOffset() int64 { return max(l.read.Load(), l.offset.Load()) }
 
 // ReplID returns the master's replication ID, "" before the first
 // synchronization.
@@ -388,6 +393,7 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 	}()
 	rd := resp.NewReader(br)
 	var consumed int64
+	base := l.offset.Load()
 	for {
 		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
 		args, err := rd.ReadCommand()
@@ -402,6 +408,7 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 			return fmt.Errorf("Connection with master lost: %v", err)
 		}
 		l.lastIO.Store(time.Now().Unix())
+		l.read.Store(base + rd.BytesRead)
 		now := rd.Consumed()
 		n := now - consumed
 		consumed = now

@@ -194,7 +194,7 @@ func (s *Server) infoReplication(b []byte) []byte {
 			sync = 1
 		}
 		b = fmt.Appendf(b, "master_sync_in_progress:%d\r\n", sync)
-		b = fmt.Appendf(b, "slave_read_repl_offset:%d\r\nslave_repl_offset:%d\r\n", l.Offset(), l.Offset())
+		b = fmt.Appendf(b, "slave_read_repl_offset:%d\r\nslave_repl_offset:%d\r\n", l.ReadOffset(), l.Offset())
 		if up == "down" {
 			b = append(b, "master_link_down_since_seconds:-1\r\n"...)
 		}

@@ -400,6 +400,10 @@ func TestReplicaPause(t *testing.T) {
 	if got := between(r.Do("INFO", "replication"), "slave_repl_offset:", "\r\n"); got != before {
 		t.Errorf("offset moved during the pause: %s -> %s", before, got)
 	}
+	mOffset := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	if got := between(r.Do("INFO", "replication"), "slave_read_repl_offset:", "\r\n"); got != mOffset {
+		t.Errorf("read offset during the pause %s, master's %s", got, mOffset)
+	}
 	if got := r.Do("GET", "a"); got != "$1\r\n1\r\n" {
 		t.Errorf("GET during the pause: %q", got)
 	}
