@@ -95,6 +95,28 @@ func (j *Journal) Subscribe(s Subscriber) {
 	j.active.Store(true)
 }
 
+// SubscribeWith runs fn with the stream's offset and, when it returns
+// true, subscribes s at that one point of the stream, under the journal's
+// mutex: no unit falls between what fn saw (a replica's backlog) and the
+// first unit s receives. fn must not block nor call into the journal.
+func (j *Journal) SubscribeWith(s Subscriber, fn func(offset int64) bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !fn(j.offset) {
+		return
+	}
+	for _, o := range j.subs {
+		if o == s {
+			return
+		}
+	}
+	if len(j.subs) == 0 {
+		j.db = -1
+	}
+	j.subs = append(j.subs, s)
+	j.active.Store(true)
+}
+
 // Unsubscribe stops delivery to s: once it returns, s receives no unit.
 func (j *Journal) Unsubscribe(s Subscriber) {
 	j.mu.Lock()

@@ -45,8 +45,14 @@ type LinkConfig struct {
 	// -1: until EOF). It runs on the link's goroutine.
 	Load func(r io.Reader, size int64) error
 	// Apply runs one command of the master's stream; it runs on the
-	// link's goroutine, in stream order.
-	Apply func(args [][]byte)
+	// link's goroutine, in stream order. It reports whether the stream
+	// is at a boundary (not inside a MULTI ... EXEC): the offset moves
+	// only there, so that a link lost inside a transaction continues from
+	// its MULTI.
+	Apply func(args [][]byte) (boundary bool)
+	// Lost, when set, is called when a session ends: the command it was
+	// in the middle of (a transaction) is to be forgotten.
+	Lost func()
 	// Logf and Warnf log in the server's log.
 	Logf, Warnf func(format string, args ...any)
 }
@@ -139,6 +145,9 @@ func (l *Link) run() {
 	for !l.stopped() {
 		l.state.Store(StateConnecting)
 		err := l.session()
+		if l.cfg.Lost != nil {
+			l.cfg.Lost()
+		}
 		if l.stopped() {
 			break
 		}
@@ -185,11 +194,29 @@ func (l *Link) session() error {
 	if err := l.handshake(conn, br); err != nil {
 		return err
 	}
-	// PSYNC: no cached master state to continue from.
-	l.cfg.Logf("Partial resynchronization not possible (no cached master)")
-	line, err := l.command(conn, br, "PSYNC", "?", "-1")
+	// PSYNC: continue from where the last session stopped, when there
+	// was one.
+	cachedID, cachedOff := l.ReplID(), l.Offset()
+	psyncID, psyncOff := "?", "-1"
+	if cachedID != "" && cachedOff >= 0 {
+		psyncID, psyncOff = cachedID, strconv.FormatInt(cachedOff+1, 10)
+		l.cfg.Logf("Trying a partial resynchronization (request %s:%s).", psyncID, psyncOff)
+	} else {
+		l.cfg.Logf("Partial resynchronization not possible (no cached master)")
+	}
+	line, err := l.command(conn, br, "PSYNC", psyncID, psyncOff)
 	if err != nil {
 		return err
+	}
+	if rest, ok := strings.CutPrefix(line, "+CONTINUE"); ok {
+		if id := strings.TrimSpace(rest); id != "" && id != cachedID {
+			l.cfg.Logf("Master replication ID changed to %s", id)
+			l.replID.Store(id)
+		}
+		l.cfg.Logf("Successful partial resynchronization with master.")
+		l.cfg.Logf("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
+		l.state.Store(StateConnected)
+		return l.follow(conn, br)
 	}
 	replID, offset, ok := parseFullResync(line)
 	if !ok {
@@ -392,7 +419,7 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 		}
 	}()
 	rd := resp.NewReader(br)
-	var consumed int64
+	var consumed, pending int64
 	base := l.offset.Load()
 	for {
 		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
@@ -410,14 +437,18 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 		l.lastIO.Store(time.Now().Unix())
 		l.read.Store(base + rd.BytesRead)
 		now := rd.Consumed()
-		n := now - consumed
+		pending += now - consumed
 		consumed = now
+		boundary := true
 		if len(args) >= 2 && strings.EqualFold(string(args[0]), "replconf") && strings.EqualFold(string(args[1]), "getack") {
 			l.ack()
 		} else {
-			l.cfg.Apply(args)
+			boundary = l.cfg.Apply(args)
 		}
-		l.offset.Add(n)
+		if boundary {
+			l.offset.Add(pending)
+			pending = 0
+		}
 	}
 }
 

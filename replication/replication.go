@@ -12,6 +12,9 @@
 package replication
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -78,12 +81,19 @@ type Master struct {
 	mu       sync.Mutex // a leaf
 	replicas []*Replica
 	attached atomic.Int32 // len(replicas), read without mu
+	// bl is the backlog, created with the first replica (nil before and
+	// once repl-backlog-ttl freed it); set under mu, read under mu or
+	// the journal's mutex, its content under the journal's mutex.
+	bl          *backlog
+	backlogSize func() int64
 }
 
 // New returns the master side of replication for the stream j, under
 // the replication ID replID.
-func New(j *journal.Journal, replID string) *Master {
-	m := &Master{j: j}
+//
+// backlogSize is repl-backlog-size.
+func New(j *journal.Journal, replID string, backlogSize func() int64) *Master {
+	m := &Master{j: j, backlogSize: backlogSize}
 	m.replID.Store(replID)
 	return m
 }
@@ -103,6 +113,16 @@ func (m *Master) SetReplID(id string) { m.replID.Store(id) }
 func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
 	r := &Replica{sink: sink, Addr: addr, Psync: psync}
 	r.AckTime.Store(time.Now().Unix())
+	m.mu.Lock()
+	if m.bl == nil {
+		// A backlog from scratch: a history of its own, so a new
+		// replication ID (Redis's changeReplicationId).
+		m.bl = &backlog{sizeFn: m.backlogSize, size: m.backlogSize()}
+		m.SetReplID(NewReplID())
+		bl := m.bl
+		m.j.SubscribeWith(bl, func(offset int64) bool { bl.end = offset; return true })
+	}
+	m.mu.Unlock()
 	m.j.Subscribe(r)
 	m.j.ForceSelect()
 	m.mu.Lock()
@@ -110,6 +130,64 @@ func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
 	m.attached.Store(int32(len(m.replicas)))
 	m.mu.Unlock()
 	return r, m.j.Offset()
+}
+
+// Continue attaches a replica that asks to continue the stream of
+// replication ID replID from byte offset psync (PSYNC replid offset), when
+// this master can: the ID is its own and the backlog holds the bytes from
+// there. It then sends "+CONTINUE <replid>" and those bytes, and the
+// replica follows the stream from that point; otherwise it returns nil and
+// why not, for the log, and the replica needs a full resynchronization.
+func (m *Master) Continue(sink Sink, addr, replID string, psync int64) (*Replica, string) {
+	if replID != m.ReplID() {
+		return nil, fmt.Sprintf("Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')",
+			replID, m.ReplID(), "0000000000000000000000000000000000000000")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.bl == nil {
+		return nil, fmt.Sprintf("no backlog (Replica request was: %d)", psync)
+	}
+	r := &Replica{sink: sink, Addr: addr, Psync: true, live: true}
+	r.AckTime.Store(time.Now().Unix())
+	ok := false
+	m.j.SubscribeWith(r, func(int64) bool {
+		var hist []byte
+		if hist, ok = m.bl.from(psync); !ok {
+			return false
+		}
+		sink.Send(fmt.Appendf(nil, "+CONTINUE %s\r\n", m.ReplID()))
+		if len(hist) > 0 {
+			sink.Send(hist)
+		}
+		return true
+	})
+	if !ok {
+		return nil, fmt.Sprintf("lack of backlog (Replica request was: %d)", psync)
+	}
+	m.replicas = append(m.replicas, r)
+	m.attached.Store(int32(len(m.replicas)))
+	return r, ""
+}
+
+// Backlog returns the backlog's state for INFO: whether there is one, the
+// offset of its first byte and its length.
+func (m *Master) Backlog() (active bool, first, histlen int64) {
+	m.mu.Lock()
+	bl := m.bl
+	m.mu.Unlock()
+	if bl == nil {
+		return false, 0, 0
+	}
+	m.j.Do(func() { first, histlen = bl.first(), bl.histlen() })
+	return true, first, histlen
+}
+
+// NewReplID returns a fresh 40-hex-digit replication ID.
+func NewReplID() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Start sends the replica its payload, the snapshot's RDB as a bulk
@@ -169,10 +247,13 @@ func (m *Master) Offset() int64 { return m.j.Offset() }
 // Heartbeats sends the replicas a PING through the stream every period()
 // seconds while any is attached, as Redis's replicationCron, until stop
 // is closed.
-func (m *Master) Heartbeats(period func() int64, stop <-chan struct{}) {
+//
+// It also frees the backlog once no replica was attached for ttl()
+// seconds (repl-backlog-ttl; 0: never).
+func (m *Master) Heartbeats(period, ttl func() int64, stop <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	var secs int64
+	var secs, alone int64
 	for {
 		select {
 		case <-stop:
@@ -180,13 +261,19 @@ func (m *Master) Heartbeats(period func() int64, stop <-chan struct{}) {
 		case <-t.C:
 		}
 		secs++
-		if p := period(); p > 0 && secs%p == 0 {
-			m.mu.Lock()
-			n := len(m.replicas)
-			m.mu.Unlock()
-			if n > 0 {
-				m.j.Heartbeat()
+		m.mu.Lock()
+		n := len(m.replicas)
+		if n > 0 {
+			alone = 0
+		} else if m.bl != nil {
+			if alone++; ttl() > 0 && alone >= ttl() {
+				m.j.Unsubscribe(m.bl)
+				m.bl = nil
 			}
+		}
+		m.mu.Unlock()
+		if p := period(); p > 0 && secs%p == 0 && n > 0 {
+			m.j.Heartbeat()
 		}
 	}
 }

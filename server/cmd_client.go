@@ -87,6 +87,9 @@ func clientTypeByName(b []byte) int {
 }
 
 func (c *Client) clientType() int {
+	if c.replica.Load() != nil {
+		return clientTypeReplica
+	}
 	if c.subscribed() {
 		return clientTypePubSub
 	}

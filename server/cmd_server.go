@@ -1131,7 +1131,8 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "instantaneous_output_kbps:%.2f\r\n", r[2]/1024)
 	b = append(b, "instantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\n"...)
 	b = fmt.Appendf(b, "rejected_connections:%d\r\n", st.rejectedConns.Load())
-	b = append(b, "sync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"...)
+	b = fmt.Appendf(b, "sync_full:%d\r\nsync_partial_ok:%d\r\nsync_partial_err:%d\r\n",
+		s.replStats.full.Load(), s.replStats.partialOK.Load(), s.replStats.partialErr.Load())
 	b = fmt.Appendf(b, "expired_keys:%d\r\n", st.expiredKeys.Load())
 	b = fmt.Appendf(b, "expired_stale_perc:%.2f\r\n", s.expire.stale()*100)
 	b = fmt.Appendf(b, "expired_time_cap_reached_count:%d\r\n", s.expire.timeCapReached.Load())

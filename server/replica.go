@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -149,7 +148,7 @@ func (s *Server) startReplication(host string, port int) {
 		},
 		Timeout: func() time.Duration { return time.Duration(s.cfg.Lookup("repl-timeout").Int()) * time.Second },
 		Load:    s.loadFromMaster,
-		Apply: func(args [][]byte) {
+		Apply: func(args [][]byte) bool {
 			// CLIENT PAUSE holds the master's stream too, as Redis
 			// pauses its master client: the offset stays until it ends.
 			if cmd := mc.lookupMemo(args); cmd != nil {
@@ -159,6 +158,12 @@ func (s *Server) startReplication(host string, port int) {
 			}
 			s.dispatch(mc, args)
 			mc.w.Reset()
+			return !mc.tx.active
+		},
+		Lost: func() {
+			if mc.tx.active {
+				mc.discardTx() // the rest of it comes again
+			}
 		},
 		Logf:  func(f string, a ...any) { s.logf(f, a...) },
 		Warnf: func(f string, a ...any) { s.warnf(f, a...) },
@@ -185,12 +190,7 @@ func (s *Server) stopReplication() {
 		db.HoldExpired.Store(false)
 	}
 	s.disconnectReplicas()
-	s.repl.SetReplID(newReplID())
-}
-
-// newReplID returns a fresh 40-hex-digit replication ID.
-func newReplID() string {
-	return fmt.Sprintf("%016x%016x%08x", rand.Uint64(), rand.Uint64(), rand.Uint32())
+	s.repl.SetReplID(replication.NewReplID())
 }
 
 // disconnectReplicas closes the connections of the replicas attached

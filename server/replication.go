@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotkv/hotkv/config"
@@ -13,10 +14,10 @@ import (
 
 // The master side of replication (package replication): SYNC and PSYNC
 // attach the connection as a replica and send it a snapshot, then the
-// journal's stream; REPLCONF carries what the replica tells its master.
-// PSYNC always answers with a full resynchronization (there is no
-// backlog yet), and HotKV cannot be a replica itself (REPLICAOF is
-// refused): both are issue #18's.
+// journal's stream — or, for a PSYNC whose replication ID and offset the
+// backlog can serve, "+CONTINUE" and the stream from that offset;
+// REPLCONF carries what the replica tells its master. The replica role is
+// in replica.go.
 
 func replicationCommands() []*Command {
 	return []*Command{
@@ -33,6 +34,9 @@ func replicationCommands() []*Command {
 		{Name: "replconf", Arity: -1, Flags: Admin | NoScript | Loading | Stale | AllowBusy | LockFree, Handler: cmdReplconf},
 	}
 }
+
+// replStats counts the synchronizations replicas asked for (INFO stats).
+type replStats struct{ full, partialOK, partialErr atomic.Int64 }
 
 // replicaSink queues the stream for a replica's connection, as pub/sub
 // messages are queued, and disconnects a replica whose queued output
@@ -80,8 +84,22 @@ func cmdSync(c *Client, args [][]byte) {
 	name := replicaName(c)
 	s.logf("Replica %s asks for synchronization", name)
 	if psync && !bytes.Equal(args[1], []byte("?")) {
-		s.logf("Partial resynchronization not accepted: no replication backlog")
+		offset, _ := parseInt(args[2])
+		r, why := s.repl.Continue(replicaSink{c}, peerString(c.conn.RemoteAddr()), string(args[1]), offset)
+		if r != nil {
+			s.replStats.partialOK.Add(1)
+			r.ListeningPort.Store(c.replicaPort.Load())
+			c.replica.Store(r)
+			c.replicaOnline.Store(true)
+			s.logf("Partial resynchronization request from %s accepted. Sending bytes of backlog starting from offset %d.", name, offset)
+			return
+		}
+		s.logf("Partial resynchronization not accepted: %s", why)
+		s.replStats.partialErr.Add(1)
+	} else if psync {
+		s.logf("Full resync requested by replica %s", name)
 	}
+	s.replStats.full.Add(1)
 	snap := s.startSnapshot() // under the global lock, taken at the gate
 	r, offset := s.repl.Attach(replicaSink{c}, peerString(c.conn.RemoteAddr()), psync)
 	r.ListeningPort.Store(c.replicaPort.Load())
@@ -222,9 +240,10 @@ func (s *Server) infoReplication(b []byte) []byte {
 	b = fmt.Appendf(b, "master_replid:%s\r\n", replID)
 	b = append(b, "master_replid2:0000000000000000000000000000000000000000\r\n"...)
 	b = fmt.Appendf(b, "master_repl_offset:%d\r\n", offset)
-	b = append(b, "second_repl_offset:-1\r\nrepl_backlog_active:0\r\n"...)
+	active, first, histlen := s.repl.Backlog()
+	b = fmt.Appendf(b, "second_repl_offset:-1\r\nrepl_backlog_active:%d\r\n", boolInt(active))
 	b = fmt.Appendf(b, "repl_backlog_size:%d\r\n", s.cfg.Lookup("repl-backlog-size").Int())
-	return append(b, "repl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n"...)
+	return fmt.Appendf(b, "repl_backlog_first_byte_offset:%d\r\nrepl_backlog_histlen:%d\r\n", first, histlen)
 }
 
 // boolInt is 1 for true, as INFO shows flags.

@@ -410,3 +410,42 @@ func TestReplicaPause(t *testing.T) {
 	r.Do("CLIENT", "UNPAUSE")
 	waitFor(t, func() bool { return r.Do("GET", "a") == "$1\r\n2\r\n" })
 }
+
+// TestPartialResync: a replica whose link drops continues from its offset
+// (PSYNC replid offset, +CONTINUE from the backlog) with no new snapshot,
+// and gets the writes made while it was away; the backlog shows in INFO.
+// Both with a HotKV replica and with a redis-server replica of HotKV.
+func TestPartialResync(t *testing.T) {
+	_, master := startServer(t)
+	_, mport, _ := net.SplitHostPort(master)
+	_, hreplica := startServer(t, "--replicaof", "127.0.0.1", mport)
+	rreplica := difftest.StartRedis(t, "--replicaof", "127.0.0.1", mport)
+	m := difftest.Dial(t, master)
+	replicas := []*difftest.Conn{difftest.Dial(t, hreplica), difftest.Dial(t, rreplica)}
+	for _, r := range replicas {
+		waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	}
+	m.Do("SET", "a", "1")
+	if info := m.Do("INFO", "replication"); !strings.Contains(info, "repl_backlog_active:1\r\n") {
+		t.Fatalf("no backlog: %q", info)
+	}
+	if got := m.Do("CLIENT", "KILL", "TYPE", "replica"); got != ":2\r\n" {
+		t.Fatalf("CLIENT KILL TYPE replica: %q", got)
+	}
+	m.Do("SET", "b", "2")
+	m.Do("MULTI")
+	m.Do("INCR", "n")
+	m.Do("INCR", "n")
+	m.Do("EXEC")
+	offset := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	for _, r := range replicas {
+		waitFor(t, func() bool { return between(r.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == offset })
+		if got := r.Do("MGET", "a", "b", "n"); got != "*3\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n2\r\n" {
+			t.Errorf("replica's data: %q", got)
+		}
+	}
+	stats := m.Do("INFO", "stats")
+	if !strings.Contains(stats, "sync_full:2\r\n") || !strings.Contains(stats, "sync_partial_ok:2\r\n") {
+		t.Errorf("INFO stats: sync_full %s, sync_partial_ok %s", between(stats, "sync_full:", "\r\n"), between(stats, "sync_partial_ok:", "\r\n"))
+	}
+}

@@ -97,6 +97,7 @@ type Server struct {
 	journal      journal.Journal         // the write stream (propagate.go)
 	repl         *replication.Master     // the replicas attached (replication.go)
 	replica      replicaState            // the replica role (replica.go)
+	replStats    replStats               // INFO's sync_* counters
 	aof          aofState                // a subscriber of the journal
 	slowlog      slowlog
 	lastSave     atomic.Int64 // unix seconds
@@ -193,7 +194,8 @@ func New(cfg *config.Config) *Server {
 	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
 	s.aof.journal = &s.journal
-	s.repl = replication.New(&s.journal, s.hexID("replid"))
+	backlogSize := s.cfg.Lookup("repl-backlog-size")
+	s.repl = replication.New(&s.journal, s.hexID("replid"), backlogSize.Int)
 	s.aof.rwLastSecs.Store(-1)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
@@ -280,7 +282,7 @@ func (s *Server) Serve() error {
 	s.wg.Add(1)
 	go s.cron()
 	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
-	go s.repl.Heartbeats(pingPeriod.Int, s.done)
+	go s.repl.Heartbeats(pingPeriod.Int, s.cfg.Lookup("repl-backlog-ttl").Int, s.done)
 	if host, port, ok := s.cfg.Lookup("replicaof").ReplicaOf(); ok {
 		s.startReplication(host, port)
 	}
