@@ -63,6 +63,9 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 		c.errors = errs
 	}
 	changes := c.recordWrite(cmd, args, failed)
+	if changes > 0 && !c.obey && s.isReplica() {
+		s.rememberReplicaExpires(c, cmd, args) // a writable replica's own write
+	}
 	end = monoNow()
 	d := end - start
 	if w := c.blocked; w != nil {

@@ -73,8 +73,14 @@ func (s *Server) expireEffort() (keysPerLoop, timePerc, acceptable int) {
 // activeExpireCycle runs one slow expiry cycle for a cron running at hz.
 func (s *Server) activeExpireCycle(hz int) {
 	st := &s.expire
-	if st.disabled.Load() || s.pause.mode.Load() != pauseOff || s.isReplica() {
+	if st.disabled.Load() || s.pause.mode.Load() != pauseOff {
 		// While clients are paused the dataset stays still (pause.go).
+		return
+	}
+	if s.isReplica() {
+		// A replica's keys expire when its master says so, but for
+		// those its own clients gave an expiry (a writable replica).
+		s.expireReplicaKeys()
 		return
 	}
 	start := time.Now()

@@ -56,6 +56,80 @@ func (s *Server) servingStale() bool {
 	return l != nil && l.State() != replication.StateConnected
 }
 
+// replicaExpires is the keys a writable replica's own clients gave an
+// expiry (Redis's slaveKeysWithExpire): the master's stream never removes
+// them, so the replica's expiry cycle does.
+type replicaExpires struct {
+	mu   sync.Mutex // a leaf
+	keys map[blockKey]struct{}
+}
+
+// reset forgets the keys (the role changed).
+func (re *replicaExpires) reset() {
+	re.mu.Lock()
+	re.keys = nil
+	re.mu.Unlock()
+}
+
+// rememberReplicaExpires records the keys of cmd, a write a client (not
+// the master) ran on a replica, that now have an expiry. The caller holds
+// their locks.
+func (s *Server) rememberReplicaExpires(c *Client, cmd *Command, args [][]byte) {
+	db := int(c.dbIndex.Load())
+	for _, i := range cmd.keyPositions(nil, args) {
+		if e := c.db.StoredEntry(args[i]); e != nil && e.Expire() != 0 {
+			re := &s.replicaExpires
+			re.mu.Lock()
+			if re.keys == nil {
+				re.keys = make(map[blockKey]struct{})
+			}
+			re.keys[blockKey{db, string(args[i])}] = struct{}{}
+			re.mu.Unlock()
+		}
+	}
+}
+
+// expireReplicaKeys removes those of the remembered keys that expired,
+// each under its lock, counted and notified as the expiry cycle does, and
+// forgets the keys that are gone or lost their expiry.
+func (s *Server) expireReplicaKeys() {
+	re := &s.replicaExpires
+	re.mu.Lock()
+	keys := make([]blockKey, 0, len(re.keys))
+	for k := range re.keys {
+		keys = append(keys, k)
+	}
+	re.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	st := &s.expire
+	if st.guard == nil {
+		st.guard = s.locks.NewGuard(rand.Uint64())
+		st.cursors = make([]int, len(s.dbs))
+	}
+	for _, k := range keys {
+		st.key = append(st.key[:0], k.key...)
+		if !st.guard.TryLockKey(st.key) {
+			continue // busy: the next cycle
+		}
+		db := s.dbs[k.db]
+		e := db.StoredEntry(st.key)
+		forget := e == nil || e.Expire() == 0
+		if !forget && db.DeleteExpired(st.key) {
+			forget = true
+			s.stats.expiredKeys.Add(1)
+			s.notifyDB(k.db, evExpired, "expired", st.key)
+		}
+		st.guard.Unlock()
+		if forget {
+			re.mu.Lock()
+			delete(re.keys, k)
+			re.mu.Unlock()
+		}
+	}
+}
+
 // enoughReplicas reports whether a master has the replicas
 // min-replicas-to-write asks for: online, and acknowledged within
 // min-replicas-max-lag seconds (Redis's checkGoodReplicasStatus).
@@ -126,6 +200,7 @@ func (s *Server) startReplication(host string, port int) {
 	for _, db := range s.dbs {
 		db.HoldExpired.Store(true)
 	}
+	s.replicaExpires.reset()
 	s.logger.SetRole('S')
 	if rs.master == nil {
 		rs.master = s.newInternalClient(masterClient, 0, 0)
@@ -185,6 +260,7 @@ func (s *Server) stopReplication() {
 	}
 	l.Close()
 	rs.link.Store(nil)
+	s.replicaExpires.reset() // the expiry cycle takes every key again
 	s.logger.SetRole('M')
 	for _, db := range s.dbs {
 		db.HoldExpired.Store(false)

@@ -449,3 +449,23 @@ func TestPartialResync(t *testing.T) {
 		t.Errorf("INFO stats: sync_full %s, sync_partial_ok %s", between(stats, "sync_full:", "\r\n"), between(stats, "sync_partial_ok:", "\r\n"))
 	}
 }
+
+// TestWritableReplicaExpiry: on a writable replica, a key its own client
+// gave an expiry is removed by the replica's expiry cycle (counted in
+// expired_keys), as Redis's expireSlaveKeys; keys from the master still
+// wait for the master's DEL.
+func TestWritableReplicaExpiry(t *testing.T) {
+	_, master := startServer(t)
+	_, mport, _ := net.SplitHostPort(master)
+	_, replica := startServer(t, "--replicaof", "127.0.0.1", mport, "--replica-read-only", "no")
+	r := difftest.Dial(t, replica)
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	before := between(r.Do("INFO", "stats"), "expired_keys:", "\r\n")
+	if got := r.Do("SET", "foo", "bar", "PX", "1"); got != "+OK\r\n" {
+		t.Fatalf("SET on a writable replica: %q", got)
+	}
+	waitFor(t, func() bool { return r.Do("DBSIZE") == ":0\r\n" })
+	if after := between(r.Do("INFO", "stats"), "expired_keys:", "\r\n"); after == before {
+		t.Errorf("expired_keys stayed %s", after)
+	}
+}

@@ -91,16 +91,17 @@ type Server struct {
 	pubsub          pubsubState
 	tracking        trackingState // client-side caching (tracking.go)
 	// notifyEvents is notify-keyspace-events (notify.go).
-	notifyEvents *config.Param
-	snaps        keyspace.Snapshots      // copy-on-write snapshots (cow.go)
-	cow          atomic.Pointer[cowSnap] // the last one started
-	journal      journal.Journal         // the write stream (propagate.go)
-	repl         *replication.Master     // the replicas attached (replication.go)
-	replica      replicaState            // the replica role (replica.go)
-	replStats    replStats               // INFO's sync_* counters
-	aof          aofState                // a subscriber of the journal
-	slowlog      slowlog
-	lastSave     atomic.Int64 // unix seconds
+	notifyEvents   *config.Param
+	snaps          keyspace.Snapshots      // copy-on-write snapshots (cow.go)
+	cow            atomic.Pointer[cowSnap] // the last one started
+	journal        journal.Journal         // the write stream (propagate.go)
+	repl           *replication.Master     // the replicas attached (replication.go)
+	replica        replicaState            // the replica role (replica.go)
+	replStats      replStats               // INFO's sync_* counters
+	replicaExpires replicaExpires          // a writable replica's own expiring keys
+	aof            aofState                // a subscriber of the journal
+	slowlog        slowlog
+	lastSave       atomic.Int64 // unix seconds
 
 	expire    expireState
 	hz        atomic.Int64 // the cron's current frequency (INFO's hz)
