@@ -269,6 +269,10 @@ type DB struct {
 	// (CLIENT PAUSE keeps the dataset still). Writes that replace an
 	// expired key still remove it.
 	HoldExpired atomic.Bool
+	// Frozen, when set and not 0, is the time (unix ms) expiries compare
+	// with instead of Now: a script sees time stand still while it runs,
+	// as in Redis. The server shares one among its databases.
+	Frozen *atomic.Int64
 	// OnExpire, when set, is called (under the shard lock; it must not
 	// call back into the DB) with each key removed lazily by expiry: on
 	// access, or when a write (SET, DEL) meets the expired key. Keys the
@@ -312,6 +316,11 @@ func New() *DB { return &DB{Now: NowMs} }
 func (db *DB) expiryNow() int64 {
 	if db.KeepExpired.Load() {
 		return math.MinInt64
+	}
+	if f := db.Frozen; f != nil {
+		if t := f.Load(); t != 0 {
+			return t
+		}
 	}
 	return db.Now()
 }

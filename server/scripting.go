@@ -144,6 +144,13 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 	defer s.endScript(c, sr, held)
 	sr.start = monoNow()
 	ec.mark = sr.start // the first redis.call starts from here: one clock read less
+	if !sr.keyed {
+		// Time stands still for keys' expiry while the script runs, as
+		// in Redis; under the global lock nobody else sees it. A
+		// key-locked script sees the time go on: freezing it would
+		// freeze it for the clients running beside it.
+		s.frozenTime.Store(s.dbs[0].Now())
+	}
 	if sr.script != nil {
 		sc.engine.Eval(sr.script, run, &c.w)
 	} else {
@@ -160,6 +167,9 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 func (s *Server) endScript(c *Client, sr *scriptRun, held bool) {
 	sc := &s.scripting
 	ec := sr.ec
+	if !sr.keyed {
+		s.frozenTime.Store(0)
+	}
 	if sr.timed.Load() {
 		sc.mu.Lock()
 		delete(sc.running, sr)

@@ -543,3 +543,26 @@ func TestDisableDenyScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptTimeStandsStill: a key that expires while a script runs is
+// still there for the script (Redis pretends time is blocked at the
+// script's start), and gone after it, as in Redis (unit/scripting "Script
+// block the time during execution").
+func TestScriptTimeStandsStill(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	body := `redis.call("SET", "key", "value", "PX", "1")
+redis.call("DEBUG", "SLEEP", 0.01)
+return redis.call("EXISTS", "key")`
+	for _, addr := range []string{redis, hotkv} {
+		c := difftest.Dial(t, addr)
+		c.Do("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1")
+		if got := c.Do("EVAL", body, "0"); got != ":1\r\n" {
+			t.Errorf("%s: EXISTS inside the script: %q", addr, got)
+		}
+		if got := c.Do("EXISTS", "key"); got != ":0\r\n" {
+			t.Errorf("%s: EXISTS after the script: %q", addr, got)
+		}
+		c.Do("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0")
+	}
+}

@@ -99,6 +99,7 @@ type Server struct {
 	replica        replicaState            // the replica role (replica.go)
 	replStats      replStats               // INFO's sync_* counters
 	replicaExpires replicaExpires          // a writable replica's own expiring keys
+	frozenTime     atomic.Int64            // the time a global-lock script sees (scripting.go)
 	aof            aofState                // a subscriber of the journal
 	slowlog        slowlog
 	lastSave       atomic.Int64 // unix seconds
@@ -172,6 +173,7 @@ func New(cfg *config.Config) *Server {
 			s.keyChanged(i, key)
 		}
 		s.dbs[i].Snapshots = &s.snaps
+		s.dbs[i].Frozen = &s.frozenTime
 		s.dbs[i].OnCapture = func(e *keyspace.Entry) { s.cow.Load().capture(i, e) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
