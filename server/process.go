@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Process-level directives: what a redis-server process does at startup
@@ -27,10 +28,23 @@ var unsupportedAtStartup = []struct {
 		"HotKV has no cluster mode"},
 	{"tls-port", func(s *Server) bool { return s.cfg.Lookup("tls-port").Int() != 0 },
 		"HotKV has no TLS"},
+	{"aclfile", func(s *Server) bool { return s.cfg.Lookup("aclfile").String() != "" },
+		"HotKV has no ACL users yet: the file's users would not be enforced"},
+}
+
+// unsupportedDirectives says why HotKV refuses each directive that is not
+// a parameter (config.Directives): none may be accepted and left undone —
+// a user line or a renamed command would leave the server open where the
+// operator meant to close it.
+var unsupportedDirectives = map[string]string{
+	"user":           "HotKV has no ACL users yet: the user would not be enforced",
+	"rename-command": "HotKV cannot rename or disable commands yet",
+	"loadmodule":     "HotKV has no modules",
 }
 
 // CheckStartup refuses a configuration that asks for what HotKV cannot
-// do (daemonizing, supervision, cluster mode, TLS): the
+// do (daemonizing, supervision, cluster mode, TLS, ACL users, renamed
+// commands, modules): the
 // error names the directive, so that nothing asked for is silently left
 // undone.
 func (s *Server) CheckStartup() error {
@@ -40,6 +54,13 @@ func (s *Server) CheckStartup() error {
 			p := s.cfg.Lookup(u.name)
 			errs = append(errs, fmt.Errorf(errUnsupportedDirective, u.name, p.String(), u.why))
 		}
+	}
+	for _, d := range s.cfg.Directives() {
+		why, ok := unsupportedDirectives[d[0]]
+		if !ok {
+			why = "HotKV has no modules" // a module's parameter
+		}
+		errs = append(errs, fmt.Errorf(errUnsupportedDirective, d[0], strings.Join(d[1:], " "), why))
 	}
 	return errors.Join(errs...)
 }

@@ -143,6 +143,10 @@ func TestRefusedAtStartup(t *testing.T) {
 		{"--supervised systemd", "Unsupported directive 'supervised systemd'"},
 		{"--cluster-enabled yes", "Unsupported directive 'cluster-enabled yes'"},
 		{"--tls-port 1", "Unsupported directive 'tls-port 1'"},
+		{"--user foo --user foo", "Unsupported directive 'user foo'"},
+		{"--user default off", "Unsupported directive 'user default off'"},
+		{"--rename-command FLUSHDB x", "Unsupported directive 'rename-command FLUSHDB x'"},
+		{"--aclfile /tmp/users.acl", "Unsupported directive 'aclfile /tmp/users.acl'"},
 		{"--no-such-directive 1", "Bad directive or wrong number of arguments"},
 		{"--logfile " + filepath.Join(dir, "missing", "x.log"), "Can't open the log file"},
 	} {
