@@ -196,15 +196,22 @@ func (s *Server) startAccepting(ln net.Listener) {
 	}()
 }
 
-// closeListeners closes every listener (Shutdown).
+// closeListeners closes every listener (SHUTDOWN, Shutdown): their accept
+// loops end without an error.
 func (s *Server) closeListeners() {
-	s.listen.mu.Lock()
-	defer s.listen.mu.Unlock()
-	for _, ln := range s.listen.lns {
+	ls := &s.listen
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.retired == nil {
+		ls.retired = make(map[net.Listener]bool)
+	}
+	for _, ln := range ls.lns {
+		ls.retired[ln] = true
 		ln.Close()
 	}
-	if s.listen.unix != nil {
-		s.listen.unix.Close()
+	if ls.unix != nil {
+		ls.retired[ls.unix] = true
+		ls.unix.Close()
 	}
 }
 
