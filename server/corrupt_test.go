@@ -62,6 +62,10 @@ func startLoggedServer(t *testing.T, dir string, args ...string) (*Server, strin
 		defer cancel()
 		s.Shutdown(ctx)
 	})
+	// Serving (its transport started) before the test may end.
+	if err := difftest.WaitReady(s.Addr().String(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	return s, s.Addr().String(), buf, nil
 }
 

@@ -174,7 +174,7 @@ func between(s, prefix, end string) string {
 // transaction's with EXECABORT, a script's write), ROLE; then REPLICAOF NO
 // ONE makes it a writable master that keeps the data.
 func TestHotKVReplicatesRedis(t *testing.T) {
-	master := difftest.StartRedis(t)
+	master := difftest.StartRedis(t, "--repl-diskless-sync-delay", "0")
 	m := difftest.Dial(t, master)
 	m.Do("SET", "before", "1")
 	m.Do("HSET", "h", "f", "v")
@@ -291,7 +291,7 @@ func TestWait(t *testing.T) {
 		waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
 		return m, r
 	}
-	redisMaster := difftest.StartRedis(t)
+	redisMaster := difftest.StartRedis(t, "--repl-diskless-sync-delay", "0")
 	rm, rr := setup(redisMaster, func(port string) string { return difftest.StartRedis(t, "--replicaof", "127.0.0.1", port) })
 	_, hotkvMaster := startServer(t)
 	hm, hr := setup(hotkvMaster, func(port string) string {
