@@ -25,7 +25,8 @@ import (
 // Link states, as ROLE names them.
 const (
 	StateConnect    = "connect"    // waiting to (re)connect
-	StateConnecting = "connecting" // handshake
+	StateConnecting = "connecting" // connecting to the master
+	StateHandshake  = "handshake"  // PING, AUTH, REPLCONF, PSYNC
 	StateSync       = "sync"       // receiving and loading the payload
 	StateConnected  = "connected"  // following the stream
 )
@@ -190,6 +191,7 @@ func (l *Link) session() error {
 		l.mu.Unlock()
 	}()
 	l.cfg.Logf("MASTER <-> REPLICA sync started")
+	l.state.Store(StateHandshake)
 	br := bufio.NewReaderSize(conn, 64<<10)
 	if err := l.handshake(conn, br); err != nil {
 		return err
@@ -289,6 +291,10 @@ func (l *Link) command(conn net.Conn, br *bufio.Reader, args ...string) (string,
 	conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
 	for {
 		line, err := br.ReadString('\n')
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return "", errors.New("Timeout connecting to the MASTER...")
+		}
 		if err != nil {
 			return "", fmt.Errorf("Master did not reply to %s: %v", args[0], err)
 		}

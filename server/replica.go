@@ -233,6 +233,7 @@ func (s *Server) startReplication(host string, port int) {
 			}
 			s.dispatch(mc, args)
 			mc.w.Reset()
+			mc.publishStats() // INFO commandstats counts the master's commands
 			return !mc.tx.active
 		},
 		Lost: func() {

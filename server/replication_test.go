@@ -204,6 +204,12 @@ func TestHotKVReplicatesRedis(t *testing.T) {
 			t.Errorf("%q: HotKV %q, Redis replica %q", cmd, got, want)
 		}
 	}
+	for _, c := range []*difftest.Conn{h, r} {
+		// The master's commands count in the replica's commandstats.
+		if stats := c.Do("INFO", "commandstats"); !strings.Contains(stats, "cmdstat_rpush:calls=1,") {
+			t.Errorf("replica's commandstats lack the master's RPUSH: %q", stats)
+		}
+	}
 	for _, cmd := range [][]string{{"SET", "x", "1"}, {"MULTI"}, {"SET", "x", "1"}, {"EXEC"},
 		{"EVAL", "return redis.call('set', 'x', '1')", "0"}, {"EVAL", "#!lua\nreturn redis.call('set', 'x', '1')", "0"},
 		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'n')", "0"}, {"GET", "x"}} {
