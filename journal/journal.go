@@ -63,6 +63,10 @@ type Journal struct {
 	db   int
 	unit Unit  // the unit being delivered
 	one  Batch // AppendCommand's unit
+	none Batch // a proxied unit's (empty) batch
+	// proxy: the stream replicas get is a master's, proxied (AppendRaw);
+	// the server's own units go to the AOF only.
+	proxy bool
 }
 
 // Active reports whether the stream has a subscriber: writes need to be
@@ -205,6 +209,48 @@ func (j *Journal) GetAck() {
 	j.mu.Unlock()
 }
 
+// SetProxy switches proxying on (a replica: its replicas get its master's
+// stream through AppendRaw, its own units go to the AOF only, as Redis's
+// replicationFeedSlaves feeds nothing on a replica) or off (a master
+// again: the next unit starts with a SELECT).
+func (j *Journal) SetProxy(on bool) {
+	j.mu.Lock()
+	j.proxy = on
+	j.db = -1
+	j.mu.Unlock()
+}
+
+// AppendRaw appends a master's stream bytes, as they came, for replicas
+// only (a replica proxies its master's stream: the offsets stay the
+// master's). The stream's database is unknown after them.
+func (j *Journal) AppendRaw(b []byte) {
+	if !j.Active() || len(b) == 0 {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.subs) == 0 {
+		return
+	}
+	u := &j.unit
+	*u = Unit{b: &j.none, db: j.db, start: j.offset, end: j.offset + int64(len(b)), raw: b}
+	j.db, j.offset = -1, u.end
+	for _, s := range j.subs {
+		s.Write(u)
+	}
+	u.raw = nil
+}
+
+// ResetOffset sets the stream's offset (a replica takes its master's
+// offset at a full synchronization) and runs fn, under the journal's
+// mutex (fn resets what subscribers built: the backlog).
+func (j *Journal) ResetOffset(offset int64, fn func()) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.offset, j.db = offset, -1
+	fn()
+}
+
 // appendLocked frames b, advances the offset and delivers it. The caller
 // holds mu.
 func (j *Journal) appendLocked(b *Batch) {
@@ -213,6 +259,7 @@ func (j *Journal) appendLocked(b *Batch) {
 	}
 	u := &j.unit
 	u.b, u.db, u.start = b, j.db, j.offset
+	u.raw, u.local = nil, j.proxy
 	if u.single = b.Len() == 1; u.single {
 		u.oneDB, u.oneCmd = b.Record(0)
 		u.oneTo = b.Target(0)
@@ -237,6 +284,11 @@ type Unit struct {
 	oneDB  int
 	oneCmd []byte
 	oneTo  Target
+	// raw: a master's stream bytes, proxied (AppendRaw), for replicas.
+	raw []byte
+	// local: the server is a replica; its own records do not go to its
+	// replicas.
+	local bool
 }
 
 // Len returns the number of records of the unit.
@@ -254,7 +306,10 @@ func (u *Unit) Multi() bool { return u.b.Len() > 1 }
 // records, and MULTI and EXEC around them when Multi. SELECTs are not
 // counted: they depend on where the unit lands in a stream.
 func (u *Unit) Commands() int {
-	if n := u.b.Len(); n > 1 {
+	switch n := u.b.Len(); {
+	case u.raw != nil:
+		return 0 // the AOF gets nothing of a proxied unit
+	case n > 1:
 		return n + 2
 	}
 	return 1
@@ -276,13 +331,19 @@ func (u *Unit) Command(i int) (db int, cmd []byte) {
 // goes: MULTI and EXEC go to both, as Redis wraps a unit for both
 // whatever its records' targets.
 func (u *Unit) Target(i int) Target {
+	var t Target
 	switch {
 	case u.single:
-		return u.oneTo
+		t = u.oneTo
 	case i == 0 || i == u.b.Len()+1:
-		return ToAll
+		t = ToAll
+	default:
+		t = u.b.Target(i - 1)
 	}
-	return u.b.Target(i - 1)
+	if u.local {
+		t &^= ToReplicas
+	}
+	return t
 }
 
 // multiCommand is Command for a unit of several records.
@@ -308,6 +369,9 @@ func (u *Unit) End() int64 { return u.end }
 // AppendFramed appends the unit's bytes in the stream (End-Start of them)
 // to dst: its commands, with the SELECTs the stream puts before them.
 func (u *Unit) AppendFramed(dst []byte) []byte {
+	if u.raw != nil {
+		return append(dst, u.raw...)
+	}
 	db := u.db
 	for i := range u.Commands() {
 		if u.Target(i)&ToReplicas == 0 {
@@ -327,7 +391,7 @@ func (u *Unit) AppendFramed(dst []byte) []byte {
 // database after the unit.
 func (u *Unit) framedSize() (n int64, db int) {
 	if u.single {
-		if u.oneTo&ToReplicas == 0 {
+		if u.Target(0)&ToReplicas == 0 {
 			return 0, u.db
 		}
 		if n = int64(len(u.oneCmd)); u.oneDB != u.db {

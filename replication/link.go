@@ -54,6 +54,13 @@ type LinkConfig struct {
 	// Lost, when set, is called when a session ends: the command it was
 	// in the middle of (a transaction) is to be forgotten.
 	Lost func()
+	// Synced is called once the replica follows the master's stream of
+	// replication ID replID from offset: after a full synchronization
+	// (full) or a partial one.
+	Synced func(replID string, offset int64, full bool)
+	// Proxy receives the stream's bytes as applied, a transaction at a
+	// time, for the replica's own replicas.
+	Proxy func(raw []byte)
 	// Logf and Warnf log in the server's log.
 	Logf, Warnf func(format string, args ...any)
 }
@@ -217,6 +224,7 @@ func (l *Link) session() error {
 		}
 		l.cfg.Logf("Successful partial resynchronization with master.")
 		l.cfg.Logf("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
+		l.cfg.Synced(l.ReplID(), l.Offset(), false)
 		l.state.Store(StateConnected)
 		return l.follow(conn, br)
 	}
@@ -231,6 +239,7 @@ func (l *Link) session() error {
 	}
 	l.replID.Store(replID)
 	l.offset.Store(offset)
+	l.cfg.Synced(replID, offset, true)
 	l.state.Store(StateConnected)
 	l.connectedOnce.Store(true)
 	l.cfg.Logf("MASTER <-> REPLICA sync: Finished with success")
@@ -426,6 +435,7 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 	}()
 	rd := resp.NewReader(br)
 	var consumed, pending int64
+	var raw []byte // the bytes applied since the last boundary
 	base := l.offset.Load()
 	for {
 		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
@@ -451,9 +461,15 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 		} else {
 			boundary = l.cfg.Apply(args)
 		}
+		raw = appendCommand(raw, args) // a master writes RESP multibulks: the same bytes
 		if boundary {
 			l.offset.Add(pending)
 			pending = 0
+			l.cfg.Proxy(raw)
+			raw = raw[:0]
+			if cap(raw) > 64<<10 {
+				raw = nil
+			}
 		}
 	}
 }
@@ -462,4 +478,19 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 func (l *Link) ack() {
 	off := strconv.FormatInt(l.offset.Load(), 10)
 	l.write(fmt.Appendf(nil, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", len(off), off))
+}
+
+// appendCommand appends args as a RESP multibulk.
+func appendCommand(dst []byte, args [][]byte) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, '\r', '\n')
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
 }

@@ -86,6 +86,14 @@ type Master struct {
 	// the journal's mutex, its content under the journal's mutex.
 	bl          *backlog
 	backlogSize func() int64
+	// following: the server is a replica; its backlog holds its master's
+	// stream and is kept whatever repl-backlog-ttl says.
+	following atomic.Bool
+	// replID2 and secondOffset are the ID this server followed before it
+	// was promoted, and the offset up to which it may continue it
+	// (Redis's replid2 and second_replid_offset; -1: none). Under mu.
+	replID2      string
+	secondOffset int64
 }
 
 // New returns the master side of replication for the stream j, under
@@ -93,9 +101,53 @@ type Master struct {
 //
 // backlogSize is repl-backlog-size.
 func New(j *journal.Journal, replID string, backlogSize func() int64) *Master {
-	m := &Master{j: j, backlogSize: backlogSize}
+	m := &Master{j: j, backlogSize: backlogSize, replID2: noReplID, secondOffset: -1}
 	m.replID.Store(replID)
 	return m
+}
+
+// noReplID is the ID Redis shows when there is none.
+const noReplID = "0000000000000000000000000000000000000000"
+
+// Follow makes this server's stream its master's, a replica's: the
+// replication ID is the master's and the stream (offset, backlog) goes on
+// from offset — reset there after a full synchronization (full), kept
+// after a partial one. The backlog is created if there is none (a replica
+// keeps one, to serve its own replicas and a promotion).
+func (m *Master) Follow(replID string, offset int64, full bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.following.Store(true)
+	m.SetReplID(replID)
+	if m.bl == nil {
+		m.bl = &backlog{sizeFn: m.backlogSize, size: m.backlogSize()}
+		m.j.SubscribeWith(m.bl, func(int64) bool { return true })
+		full = true
+	}
+	if full {
+		bl := m.bl
+		m.j.ResetOffset(offset, func() { bl.buf, bl.end = bl.buf[:0], offset })
+	}
+}
+
+// Promote makes a replica a master (REPLICAOF NO ONE): a new replication
+// ID, the old one kept as the second (Redis's shiftReplicationId), so
+// that its former fellow replicas can continue up to this offset.
+func (m *Master) Promote() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.following.Store(false)
+	m.replID2 = m.ReplID()
+	m.secondOffset = m.j.Offset() + 1
+	m.SetReplID(NewReplID())
+}
+
+// Second returns the second replication ID and offset (INFO's
+// master_replid2 and second_repl_offset).
+func (m *Master) Second() (string, int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.replID2, m.secondOffset
 }
 
 // ReplID returns the replication ID (master_replid).
@@ -116,9 +168,11 @@ func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
 	m.mu.Lock()
 	if m.bl == nil {
 		// A backlog from scratch: a history of its own, so a new
-		// replication ID (Redis's changeReplicationId).
+		// replication ID (Redis's changeReplicationId and
+		// clearReplicationId2).
 		m.bl = &backlog{sizeFn: m.backlogSize, size: m.backlogSize()}
 		m.SetReplID(NewReplID())
+		m.replID2, m.secondOffset = noReplID, -1
 		bl := m.bl
 		m.j.SubscribeWith(bl, func(offset int64) bool { bl.end = offset; return true })
 	}
@@ -139,12 +193,15 @@ func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
 // replica follows the stream from that point; otherwise it returns nil and
 // why not, for the log, and the replica needs a full resynchronization.
 func (m *Master) Continue(sink Sink, addr, replID string, psync int64) (*Replica, string) {
-	if replID != m.ReplID() {
-		return nil, fmt.Sprintf("Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')",
-			replID, m.ReplID(), "0000000000000000000000000000000000000000")
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	switch {
+	case replID != m.ReplID() && replID != m.replID2:
+		return nil, fmt.Sprintf("Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')",
+			replID, m.ReplID(), m.replID2)
+	case replID != m.ReplID() && psync > m.secondOffset:
+		return nil, fmt.Sprintf("Requested offset for second ID was %d, but I can reply up to %d", psync, m.secondOffset)
+	}
 	if m.bl == nil {
 		return nil, fmt.Sprintf("no backlog (Replica request was: %d)", psync)
 	}
@@ -265,7 +322,7 @@ func (m *Master) Heartbeats(period, ttl func() int64, stop <-chan struct{}) {
 		n := len(m.replicas)
 		if n > 0 {
 			alone = 0
-		} else if m.bl != nil {
+		} else if m.bl != nil && !m.following.Load() {
 			if alone++; ttl() > 0 && alone >= ttl() {
 				m.j.Unsubscribe(m.bl)
 				m.bl = nil

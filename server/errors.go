@@ -232,6 +232,7 @@ const (
 // transactions
 const (
 	errNotInMulti           = "ERR Command not allowed inside a transaction"
+	errSyncNoMasterLink     = "NOMASTERLINK Can't SYNC while not connected with my master"
 	errSyncPendingOutput    = "ERR SYNC and PSYNC are invalid with pending output"
 	errReplicaofFromReplica = "ERR Command is not valid when client is a replica."
 	errReadOnlyReplica      = "READONLY You can't write against a read only replica."

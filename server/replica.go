@@ -201,6 +201,7 @@ func (s *Server) startReplication(host string, port int) {
 		db.HoldExpired.Store(true)
 	}
 	s.replicaExpires.reset()
+	s.journal.SetProxy(true) // its replicas get its master's stream
 	s.logger.SetRole('S')
 	if rs.master == nil {
 		rs.master = s.newInternalClient(masterClient, 0, 0)
@@ -241,6 +242,13 @@ func (s *Server) startReplication(host string, port int) {
 				mc.discardTx() // the rest of it comes again
 			}
 		},
+		Synced: func(replID string, offset int64, full bool) {
+			if full {
+				s.disconnectReplicas() // they resynchronize with the new data
+			}
+			s.repl.Follow(replID, offset, full)
+		},
+		Proxy: s.journal.AppendRaw,
 		Logf:  func(f string, a ...any) { s.logf(f, a...) },
 		Warnf: func(f string, a ...any) { s.warnf(f, a...) },
 	})
@@ -249,8 +257,9 @@ func (s *Server) startReplication(host string, port int) {
 }
 
 // stopReplication makes the replica a master again: the link closes,
-// keys expire again, and the replicas attached here resynchronize under
-// a new replication ID (Redis's shiftReplicationId).
+// keys expire again, and the stream goes on under a new replication ID,
+// the old one kept as the second (Redis's shiftReplicationId), so that
+// the replicas attached here, disconnected to learn it, continue.
 func (s *Server) stopReplication() {
 	rs := &s.replica
 	rs.mu.Lock()
@@ -261,13 +270,16 @@ func (s *Server) stopReplication() {
 	}
 	l.Close()
 	rs.link.Store(nil)
+	s.journal.SetProxy(false)
 	s.replicaExpires.reset() // the expiry cycle takes every key again
 	s.logger.SetRole('M')
 	for _, db := range s.dbs {
 		db.HoldExpired.Store(false)
 	}
+	s.repl.Promote()
+	// Its replicas reconnect to learn the new ID, and continue under the
+	// second one (Redis 7.0's replicationUnsetMaster).
 	s.disconnectReplicas()
-	s.repl.SetReplID(replication.NewReplID())
 }
 
 // disconnectReplicas closes the connections of the replicas attached

@@ -77,6 +77,10 @@ func cmdSync(c *Client, args [][]byte) {
 			return
 		}
 	}
+	if l := s.replicaLink(); l != nil && l.State() != replication.StateConnected {
+		c.errorReply(errSyncNoMasterLink)
+		return
+	}
 	if len(c.w.Buf) > 0 {
 		c.errorReply(errSyncPendingOutput)
 		return
@@ -238,10 +242,11 @@ func (s *Server) infoReplication(b []byte) []byte {
 	}
 	b = append(b, "master_failover_state:no-failover\r\n"...)
 	b = fmt.Appendf(b, "master_replid:%s\r\n", replID)
-	b = append(b, "master_replid2:0000000000000000000000000000000000000000\r\n"...)
+	replID2, second := s.repl.Second()
+	b = fmt.Appendf(b, "master_replid2:%s\r\n", replID2)
 	b = fmt.Appendf(b, "master_repl_offset:%d\r\n", offset)
 	active, first, histlen := s.repl.Backlog()
-	b = fmt.Appendf(b, "second_repl_offset:-1\r\nrepl_backlog_active:%d\r\n", boolInt(active))
+	b = fmt.Appendf(b, "second_repl_offset:%d\r\nrepl_backlog_active:%d\r\n", second, boolInt(active))
 	b = fmt.Appendf(b, "repl_backlog_size:%d\r\n", s.cfg.Lookup("repl-backlog-size").Int())
 	return fmt.Appendf(b, "repl_backlog_first_byte_offset:%d\r\nrepl_backlog_histlen:%d\r\n", first, histlen)
 }

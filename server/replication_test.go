@@ -197,7 +197,9 @@ func TestHotKVReplicatesRedis(t *testing.T) {
 	m.Do("EVAL", "redis.call('incr', 'n') return redis.call('incr', 'n')", "0")
 	m.Do("SET", "ttl", "x", "EX", "1000")
 	offset := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
-	waitFor(t, func() bool { return between(h.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == offset })
+	for _, c := range []*difftest.Conn{h, r} {
+		waitFor(t, func() bool { return between(c.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == offset })
+	}
 	for _, cmd := range [][]string{{"GET", "before"}, {"HGETALL", "h"}, {"SELECT", "4"}, {"LRANGE", "l", "0", "-1"},
 		{"GET", "n"}, {"TTL", "ttl"}} {
 		if got, want := h.Do(cmd...), r.Do(cmd...); got != want {
@@ -473,5 +475,49 @@ func TestWritableReplicaExpiry(t *testing.T) {
 	waitFor(t, func() bool { return r.Do("DBSIZE") == ":0\r\n" })
 	if after := between(r.Do("INFO", "stats"), "expired_keys:", "\r\n"); after == before {
 		t.Errorf("expired_keys stayed %s", after)
+	}
+}
+
+// TestChainedReplicas: a HotKV replica passes its master's stream on to
+// its own replicas as it came (the offsets are the master's all along the
+// chain), and once promoted (REPLICAOF NO ONE) its replicas continue
+// under its second replication ID without a new snapshot.
+func TestChainedReplicas(t *testing.T) {
+	master := difftest.StartRedis(t, "--repl-diskless-sync-delay", "0")
+	_, mport, _ := net.SplitHostPort(master)
+	_, middle := startServer(t, "--replicaof", "127.0.0.1", mport)
+	_, midPort, _ := net.SplitHostPort(middle)
+	m, mid := difftest.Dial(t, master), difftest.Dial(t, middle)
+	waitFor(t, func() bool { return strings.Contains(mid.Do("INFO", "replication"), "master_link_status:up") })
+	_, hsub := startServer(t, "--replicaof", "127.0.0.1", midPort)
+	rsub := difftest.StartRedis(t, "--replicaof", "127.0.0.1", midPort)
+	subs := []*difftest.Conn{difftest.Dial(t, hsub), difftest.Dial(t, rsub)}
+	for _, c := range subs {
+		waitFor(t, func() bool { return strings.Contains(c.Do("INFO", "replication"), "master_link_status:up") })
+	}
+	m.Do("SET", "a", "1")
+	m.Do("SELECT", "3")
+	m.Do("MULTI")
+	m.Do("INCR", "n")
+	m.Do("RPUSH", "l", "x")
+	m.Do("EXEC")
+	offset := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	for _, c := range append([]*difftest.Conn{mid}, subs...) {
+		waitFor(t, func() bool { return between(c.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == offset })
+		c.Do("SELECT", "3")
+		if got := c.Do("LRANGE", "l", "0", "-1"); got != "*1\r\n$1\r\nx\r\n" {
+			t.Errorf("LRANGE on a replica: %q", got)
+		}
+	}
+	// The middle one is promoted; its replicas continue.
+	mid.Do("REPLICAOF", "NO", "ONE")
+	mid.Do("SELECT", "0")
+	mid.Do("SET", "after", "promotion")
+	for _, c := range subs {
+		c.Do("SELECT", "0")
+		waitFor(t, func() bool { return c.Do("GET", "after") == "$9\r\npromotion\r\n" })
+	}
+	if stats := mid.Do("INFO", "stats"); !strings.Contains(stats, "sync_partial_ok:2\r\n") {
+		t.Errorf("the promoted replica's replicas did not continue: %s", between(stats, "sync_full:", "\r\nsync_partial_err"))
 	}
 }
