@@ -297,8 +297,10 @@ func (l *Link) command(conn net.Conn, br *bufio.Reader, args ...string) (string,
 	if err := l.write(b); err != nil {
 		return "", err
 	}
-	conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
 	for {
+		// A master's newlines (while it prepares the payload) keep the
+		// link alive.
+		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
 		line, err := br.ReadString('\n')
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {

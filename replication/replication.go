@@ -251,11 +251,25 @@ func NewReplID() string {
 // ("$<len>\r\n" and the bytes, no trailing CRLF, as Redis sends a
 // disk-based payload), then the units the stream carried since Attach;
 // from then on units go straight to its sink.
-func (m *Master) Start(r *Replica, rdb []byte) {
+//
+// With eof the payload goes in the diskless form instead: "$EOF:" and a
+// random 40-character mark, the bytes, the mark again (for replicas that
+// said REPLCONF capa eof).
+func (m *Master) Start(r *Replica, rdb []byte, eof bool) {
+	var mark []byte
+	if eof {
+		mark = []byte(NewReplID()) // 40 random hex characters
+	}
 	m.j.Do(func() {
-		r.sink.Send(strconv.AppendInt([]byte{'$'}, int64(len(rdb)), 10))
-		r.sink.Send([]byte("\r\n"))
-		r.sink.Send(rdb)
+		if eof {
+			r.sink.Send(append(append([]byte("$EOF:"), mark...), '\r', '\n'))
+			r.sink.Send(rdb)
+			r.sink.Send(mark)
+		} else {
+			r.sink.Send(strconv.AppendInt([]byte{'$'}, int64(len(rdb)), 10))
+			r.sink.Send([]byte("\r\n"))
+			r.sink.Send(rdb)
+		}
 		if len(r.pending) > 0 {
 			r.sink.Send(r.pending)
 		}

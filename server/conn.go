@@ -46,6 +46,10 @@ type Client struct {
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
 	replicaPort   atomic.Int64
+	// replicaEOF: it said REPLCONF capa eof; replicaWaiting: it waits for
+	// a diskless transfer to start.
+	replicaEOF     bool
+	replicaWaiting atomic.Bool
 	// woff is the stream offset after the client's last write (WAIT).
 	woff int64
 	// obey: the client is a replica's master, whose commands every check

@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -104,29 +106,135 @@ func cmdSync(c *Client, args [][]byte) {
 		s.logf("Full resync requested by replica %s", name)
 	}
 	s.replStats.full.Add(1)
-	snap := s.startSnapshot() // under the global lock, taken at the gate
-	r, offset := s.repl.Attach(replicaSink{c}, peerString(c.conn.RemoteAddr()), psync)
-	r.ListeningPort.Store(c.replicaPort.Load())
-	c.replica.Store(r)
-	c.replicaOnline.Store(false)
-	if psync {
-		// Through the replica's queue, ahead of the payload.
-		replicaSink{c}.Send(fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n", s.repl.ReplID(), offset))
+	w := syncWaiter{c: c, psync: psync, name: name}
+	if c.replicaEOF && s.cfg.Lookup("repl-diskless-sync").Bool() {
+		// Diskless: the payload streams to the replicas that asked
+		// within repl-diskless-sync-delay, all from one snapshot.
+		s.disklessEnqueue(w)
+		return
 	}
-	s.logf("Starting BGSAVE for SYNC with target: disk")
-	opts := c.encodeOptions()
+	s.startFullSync([]syncWaiter{w}, false) // under the global lock, taken at the gate
+}
+
+// syncWaiter is a replica that asked for a full synchronization.
+type syncWaiter struct {
+	c     *Client
+	psync bool
+	name  string
+}
+
+// startFullSync starts the full synchronization of the replicas ws from
+// one snapshot: each is attached at the snapshot's point and, for PSYNC,
+// told +FULLRESYNC; a goroutine encodes the snapshot and sends it to
+// them, as a sized bulk or, diskless (eof), in the "$EOF:<mark>" form. The
+// caller holds the global lock exclusively.
+func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
+	snap := s.startSnapshot()
+	type started struct {
+		w syncWaiter
+		r *replication.Replica
+	}
+	var rs []started
+	for _, w := range ws {
+		c := w.c
+		c.replicaWaiting.Store(false)
+		if c.killed.Load() || c.gone {
+			continue
+		}
+		r, offset := s.repl.Attach(replicaSink{c}, peerString(c.conn.RemoteAddr()), w.psync)
+		r.ListeningPort.Store(c.replicaPort.Load())
+		c.replica.Store(r)
+		c.replicaOnline.Store(false)
+		if w.psync {
+			// Through the replica's queue, ahead of the payload.
+			replicaSink{c}.Send(fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n", s.repl.ReplID(), offset))
+		}
+		rs = append(rs, started{w, r})
+	}
+	if len(rs) == 0 {
+		snap.wait() // nobody left to send it to
+		return
+	}
+	target := "disk"
+	if eof {
+		target = "replicas sockets"
+	}
+	s.logf("Starting BGSAVE for SYNC with target: %s", target)
+	opts := rs[0].w.c.encodeOptions()
 	go func() {
 		var rdb bytes.Buffer
 		if err := s.encodeSnapshot(&rdb, snap.wait(), opts, false); err != nil {
-			s.warnf("Can't produce the RDB for replica %s: %v", name, err)
-			c.kill()
+			s.warnf("Can't produce the RDB for replicas: %v", err)
+			for _, x := range rs {
+				x.w.c.kill()
+			}
 			return
 		}
 		s.logf("Background RDB transfer started")
-		s.repl.Start(r, rdb.Bytes())
-		c.replicaOnline.Store(true)
-		s.logf("Synchronization with replica %s succeeded", name)
+		for _, x := range rs {
+			s.repl.Start(x.r, rdb.Bytes(), eof)
+			x.w.c.replicaOnline.Store(true)
+			s.logf("Synchronization with replica %s succeeded", x.w.name)
+		}
 	}()
+}
+
+// disklessState holds the replicas waiting for a diskless transfer.
+type disklessState struct {
+	mu      sync.Mutex // a leaf
+	waiting []syncWaiter
+	running bool // a goroutine waits out the delay
+}
+
+// disklessEnqueue adds w to the replicas waiting for the next diskless
+// transfer, which starts repl-diskless-sync-delay seconds after the first
+// one asked (or once repl-diskless-sync-max-replicas are waiting); they
+// get a newline every second meanwhile, as Redis keeps their links alive.
+func (s *Server) disklessEnqueue(w syncWaiter) {
+	ds := &s.diskless
+	w.c.replicaWaiting.Store(true)
+	ds.mu.Lock()
+	ds.waiting = append(ds.waiting, w)
+	start := !ds.running
+	ds.running = true
+	ds.mu.Unlock()
+	if start {
+		go s.disklessWait()
+	}
+}
+
+func (s *Server) disklessWait() {
+	ds := &s.diskless
+	deadline := time.Now().Add(time.Duration(s.cfg.Lookup("repl-diskless-sync-delay").Int()) * time.Second)
+	lastNewline := time.Now()
+	for {
+		ds.mu.Lock()
+		n := len(ds.waiting)
+		ds.mu.Unlock()
+		max := s.cfg.Lookup("repl-diskless-sync-max-replicas").Int()
+		if !time.Now().Before(deadline) || max > 0 && int64(n) >= max || s.closing.Load() {
+			break
+		}
+		time.Sleep(min(time.Until(deadline), 100*time.Millisecond))
+		if time.Since(lastNewline) >= time.Second {
+			lastNewline = time.Now()
+			ds.mu.Lock()
+			for _, w := range ds.waiting {
+				replicaSink{w.c}.Send([]byte("\n"))
+			}
+			ds.mu.Unlock()
+		}
+	}
+	g := s.locks.NewGuard(rand.Uint64())
+	g.LockGlobal()
+	defer g.Unlock()
+	ds.mu.Lock()
+	ws := ds.waiting
+	ds.waiting, ds.running = nil, false
+	ds.mu.Unlock()
+	if !s.closing.Load() {
+		s.startFullSync(ws, true)
+	}
 }
 
 // replicaName is how Redis names a replica in its log: ip:port, the port
@@ -163,9 +271,12 @@ func cmdReplconf(c *Client, args [][]byte) {
 			if r := c.replica.Load(); r != nil {
 				r.ListeningPort.Store(port)
 			}
-		case equalFold(opt, "ip-address"), equalFold(opt, "capa"), equalFold(opt, "rdb-only"):
-			// The announced address is shown as given; HotKV's payloads
-			// are disk-style bulks, which every replica reads.
+		case equalFold(opt, "capa"):
+			if equalFold(val, "eof") {
+				c.replicaEOF = true // it reads diskless payloads
+			}
+		case equalFold(opt, "ip-address"), equalFold(opt, "rdb-only"):
+			// The announced address is shown as given.
 		case equalFold(opt, "ack"), equalFold(opt, "fack"):
 			// A replica's acknowledgement: no reply.
 			r := c.replica.Load()

@@ -114,7 +114,7 @@ func TestReplicationStream(t *testing.T) {
 // acknowledgements. Then the replica's connection is dropped and HotKV
 // forgets it.
 func TestRedisReplicatesHotKV(t *testing.T) {
-	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0")
 	c := difftest.Dial(t, hotkv)
 	for i := range 50 {
 		c.Do("SET", fmt.Sprint("pre:", i), fmt.Sprint(i))
@@ -424,7 +424,7 @@ func TestReplicaPause(t *testing.T) {
 // and gets the writes made while it was away; the backlog shows in INFO.
 // Both with a HotKV replica and with a redis-server replica of HotKV.
 func TestPartialResync(t *testing.T) {
-	_, master := startServer(t)
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0")
 	_, mport, _ := net.SplitHostPort(master)
 	_, hreplica := startServer(t, "--replicaof", "127.0.0.1", mport)
 	rreplica := difftest.StartRedis(t, "--replicaof", "127.0.0.1", mport)
@@ -485,7 +485,7 @@ func TestWritableReplicaExpiry(t *testing.T) {
 func TestChainedReplicas(t *testing.T) {
 	master := difftest.StartRedis(t, "--repl-diskless-sync-delay", "0")
 	_, mport, _ := net.SplitHostPort(master)
-	_, middle := startServer(t, "--replicaof", "127.0.0.1", mport)
+	_, middle := startServer(t, "--replicaof", "127.0.0.1", mport, "--repl-diskless-sync-delay", "0")
 	_, midPort, _ := net.SplitHostPort(middle)
 	m, mid := difftest.Dial(t, master), difftest.Dial(t, middle)
 	waitFor(t, func() bool { return strings.Contains(mid.Do("INFO", "replication"), "master_link_status:up") })
@@ -520,4 +520,56 @@ func TestChainedReplicas(t *testing.T) {
 	if stats := mid.Do("INFO", "stats"); !strings.Contains(stats, "sync_partial_ok:2\r\n") {
 		t.Errorf("the promoted replica's replicas did not continue: %s", between(stats, "sync_full:", "\r\nsync_partial_err"))
 	}
+}
+
+// TestDisklessSync: a replica that says REPLCONF capa eof, of a master
+// with repl-diskless-sync yes, waits repl-diskless-sync-delay (getting
+// newlines) before its +FULLRESYNC and a payload in the "$EOF:<mark>"
+// form; a redis-server replica loads it. With repl-diskless-sync no, a
+// sized bulk comes at once.
+func TestDisklessSync(t *testing.T) {
+	for _, diskless := range []string{"yes", "no"} {
+		_, master := startServer(t, "--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "1")
+		m := difftest.Dial(t, master)
+		m.Do("SET", "k", "v")
+		conn, err := net.Dial("tcp", master)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		start := time.Now()
+		br := bufio.NewReader(conn)
+		conn.Write(difftest.Encode("REPLCONF", "capa", "eof"))
+		if line, _ := br.ReadString('\n'); line != "+OK\r\n" {
+			t.Fatalf("REPLCONF capa eof: %q", line)
+		}
+		conn.Write(difftest.Encode("PSYNC", "?", "-1"))
+		lines := []string{"+OK"}
+		for len(lines) < 3 {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("after %q: %v", lines, err)
+			}
+			if line = strings.TrimRight(line, "\r\n"); line != "" {
+				lines = append(lines, line)
+			}
+		}
+		took := time.Since(start)
+		if lines[0] != "+OK" || !strings.HasPrefix(lines[1], "+FULLRESYNC ") {
+			t.Fatalf("repl-diskless-sync %s: %q", diskless, lines)
+		}
+		switch {
+		case diskless == "yes" && (!strings.HasPrefix(lines[2], "$EOF:") || len(lines[2]) != 45 || took < 900*time.Millisecond):
+			t.Errorf("diskless: %q after %v", lines[2], took)
+		case diskless == "no" && (!strings.HasPrefix(lines[2], "$") || strings.HasPrefix(lines[2], "$EOF:") || took > 500*time.Millisecond):
+			t.Errorf("disk: %q after %v", lines[2], took)
+		}
+	}
+	// A redis-server replica reads the diskless form.
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, mport, _ := net.SplitHostPort(master)
+	difftest.Dial(t, master).Do("SET", "k", "v")
+	r := difftest.Dial(t, difftest.StartRedis(t, "--replicaof", "127.0.0.1", mport))
+	waitFor(t, func() bool { return r.Do("GET", "k") == "$1\r\nv\r\n" })
 }

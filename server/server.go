@@ -98,6 +98,7 @@ type Server struct {
 	repl           *replication.Master     // the replicas attached (replication.go)
 	replica        replicaState            // the replica role (replica.go)
 	replStats      replStats               // INFO's sync_* counters
+	diskless       disklessState           // replicas waiting for a diskless transfer
 	replicaExpires replicaExpires          // a writable replica's own expiring keys
 	frozenTime     atomic.Int64            // the time a global-lock script sees (scripting.go)
 	aof            aofState                // a subscriber of the journal
@@ -480,7 +481,7 @@ func (s *Server) closeIdleClients(now time.Time) {
 	var idle []*Client
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
-		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !c.isBlocked.Load() && c.replica.Load() == nil && !slices.Contains(s.mu.monitors, c) {
+		if nowSec-c.lastActive.Load()/1000 > timeout && !c.busy.Load() && !c.isBlocked.Load() && c.replica.Load() == nil && !c.replicaWaiting.Load() && !slices.Contains(s.mu.monitors, c) {
 			idle = append(idle, c)
 		}
 	}
