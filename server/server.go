@@ -49,6 +49,7 @@ type Server struct {
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
 
 	listen  listenState // listen.go
+	oom     oomState    // oom.go
 	loops   *loops      // the event loops serving clients (Linux)
 	started time.Time
 	nextID  atomic.Uint64
@@ -219,6 +220,7 @@ func New(cfg *config.Config) *Server {
 	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
 	s.listenHooks(cfg)
+	s.oomHooks(cfg)
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
 	return s

@@ -105,6 +105,7 @@ func run(args []string) int {
 		log.Logf(notice, "The server is now ready to accept connections at %s", sock)
 	}
 
+	srv.ApplyOOMScoreAdj()
 	go handleSignals(srv)
 	if err := srv.Serve(); err != nil {
 		log.Log(warning, err.Error())
