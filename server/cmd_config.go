@@ -142,7 +142,7 @@ func (s *Server) resetStats() {
 		&st.expiredKeys, &st.hits, &st.misses,
 		&st.protocolErrors, &st.unexpectedErrors,
 		&st.totalErrorReplies, &st.panics, &st.evicted,
-		&st.expireCycleKeys, &st.expireCycleCPUMicros,
+		&st.expireCycleKeys, &st.expireCycleCPUMicros, &st.lazyfreed,
 	} {
 		v.Store(0)
 	}

@@ -970,9 +970,9 @@ func (s *Server) infoMemory(b []byte) []byte {
 		"mem_cluster_links:0\r\n"+
 		"mem_aof_buffer:0\r\n"...)
 	b = fmt.Appendf(b, "mem_allocator:%s\r\n", runtime.Version())
-	return append(b, "active_defrag_running:0\r\n"+
-		"lazyfree_pending_objects:0\r\n"+
-		"lazyfreed_objects:0\r\n"...)
+	b = append(b, "active_defrag_running:0\r\n"+
+		"lazyfree_pending_objects:0\r\n"...)
+	return fmt.Appendf(b, "lazyfreed_objects:%d\r\n", s.stats.lazyfreed.Load())
 }
 
 // infoPersistence reports no persistence activity: RDB and AOF are not

@@ -113,6 +113,7 @@ type serverStats struct {
 	protocolErrors, unexpectedErrors      atomic.Int64
 	totalErrorReplies, panics, evicted    atomic.Int64
 	expireCycleKeys, expireCycleCPUMicros atomic.Int64
+	lazyfreed                             atomic.Int64 // lazyfree.go
 
 	errors errorStats // INFO errorstats
 
