@@ -190,6 +190,7 @@ func New(cfg *config.Config) *Server {
 	s.lastSave.Store(time.Now().Unix())
 	s.aof.journal = &s.journal
 	s.aof.rwLastSecs.Store(-1)
+	s.aof.rwLastOK.Store(true)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
 	s.scripting.engine = script.NewEngine()
