@@ -105,8 +105,12 @@ func cmdShutdown(c *Client, args [][]byte) {
 		return
 	}
 	if abort {
-		// Shutdown is immediate, so there is never one to abort.
-		c.errorReply(errNoShutdownInProgress)
+		// SHUTDOWN itself is immediate: only a signal's can be pending.
+		if c.srv.abortShutdown() {
+			c.w.OK()
+		} else {
+			c.errorReply(errNoShutdownInProgress)
+		}
 		return
 	}
 	s := c.srv
@@ -170,6 +174,8 @@ var debugHelp = []string{
 	"    default.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
+	"PAUSE-CRON <0|1>",
+	"    Stop periodic cron job processing.",
 }
 
 // DEBUG subcommand [arg ...]
@@ -191,6 +197,9 @@ func cmdDebug(c *Client, args [][]byte) {
 		if d := strtod(args[2]); d > 0 {
 			time.Sleep(time.Duration(d * float64(time.Second)))
 		}
+		c.w.OK()
+	case equalFold(sub, "pause-cron") && len(args) == 3:
+		c.srv.cronPaused.Store(atoi(args[2]) != 0)
 		c.w.OK()
 	case equalFold(sub, "log") && len(args) == 3:
 		c.srv.warnf("DEBUG LOG: %s", args[2])

@@ -96,9 +96,11 @@ type Server struct {
 	slowlog      slowlog
 	lastSave     atomic.Int64 // unix seconds
 
-	expire    expireState
-	hz        atomic.Int64 // the cron's current frequency (INFO's hz)
-	cronTicks atomic.Int64 // cron runs so far (tests watch it)
+	expire      expireState
+	hz          atomic.Int64 // the cron's current frequency (INFO's hz)
+	cronTicks   atomic.Int64 // cron runs so far (tests watch it)
+	cronPaused  atomic.Bool  // DEBUG PAUSE-CRON
+	sigShutdown sigShutdown  // shutdown.go
 
 	usedMem struct {
 		at    atomic.Int64 // unix ms of the last computation
@@ -400,6 +402,10 @@ func (s *Server) cron() {
 		case <-t.C:
 			start := time.Now()
 			keyspace.Tick(start.UnixMilli())
+			if s.cronPaused.Load() {
+				continue
+			}
+			s.cronShutdown()
 			s.activeExpireCycle(hz)
 			s.trackingCron()
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
