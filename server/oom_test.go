@@ -61,7 +61,8 @@ func TestOOMScoreAdj(t *testing.T) {
 	check("relative clamped", "1000")
 	p.Do("CONFIG SET oom-score-adj no")
 	check("no again", "22")
-	p.Do("CONFIG GET oom-score-adj*")
+	p.Do("CONFIG GET oom-score-adj")
+	p.Do("CONFIG GET oom-score-adj-values")
 }
 
 // TestOOMScoreAdjFailure: a score that cannot be written vetoes the CONFIG
