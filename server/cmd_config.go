@@ -143,6 +143,7 @@ func (s *Server) resetStats() {
 		&st.protocolErrors, &st.unexpectedErrors,
 		&st.totalErrorReplies, &st.panics, &st.evicted,
 		&st.expireCycleKeys, &st.expireCycleCPUMicros, &st.lazyfreed,
+		&s.replyBuf.shrinks, &s.replyBuf.expands,
 	} {
 		v.Store(0)
 	}

@@ -176,6 +176,12 @@ var debugHelp = []string{
 	"    Stop the server for <seconds>. Decimals allowed.",
 	"PAUSE-CRON <0|1>",
 	"    Stop periodic cron job processing.",
+	"REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+	"    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+	"    In case NEVER is provided the last observed peak will never be reset",
+	"    In case RESET is provided the peak reset time will be restored to the default value",
+	"REPLYBUFFER RESIZING <0|1>",
+	"    Enable or disable the reply buffer resize cron job",
 }
 
 // DEBUG subcommand [arg ...]
@@ -198,6 +204,8 @@ func cmdDebug(c *Client, args [][]byte) {
 			time.Sleep(time.Duration(d * float64(time.Second)))
 		}
 		c.w.OK()
+	case equalFold(sub, "replybuffer") && len(args) == 4:
+		debugReplyBuffer(c, args)
 	case equalFold(sub, "pause-cron") && len(args) == 3:
 		c.srv.cronPaused.Store(atoi(args[2]) != 0)
 		c.w.OK()
@@ -1116,6 +1124,7 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "unexpected_error_replies:%d\r\n", st.unexpectedErrors.Load())
 	b = fmt.Appendf(b, "total_error_replies:%d\r\n", st.totalErrorReplies.Load())
 	b = append(b, "dump_payload_sanitizations:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"...)
+	b = fmt.Appendf(b, "reply_buffer_shrinks:%d\r\nreply_buffer_expands:%d\r\n", s.replyBuf.shrinks.Load(), s.replyBuf.expands.Load())
 	b = fmt.Appendf(b, "total_protocol_errors:%d\r\n", st.protocolErrors.Load())
 	return fmt.Appendf(b, "recovered_panics:%d\r\n", st.panics.Load())
 }

@@ -97,10 +97,11 @@ type Server struct {
 	lastSave     atomic.Int64 // unix seconds
 
 	expire      expireState
-	hz          atomic.Int64 // the cron's current frequency (INFO's hz)
-	cronTicks   atomic.Int64 // cron runs so far (tests watch it)
-	cronPaused  atomic.Bool  // DEBUG PAUSE-CRON
-	sigShutdown sigShutdown  // shutdown.go
+	hz          atomic.Int64   // the cron's current frequency (INFO's hz)
+	cronTicks   atomic.Int64   // cron runs so far (tests watch it)
+	cronPaused  atomic.Bool    // DEBUG PAUSE-CRON
+	replyBuf    replyBufConfig // replybuf.go
+	sigShutdown sigShutdown    // shutdown.go
 
 	usedMem struct {
 		at    atomic.Int64 // unix ms of the last computation
@@ -193,6 +194,7 @@ func New(cfg *config.Config) *Server {
 	s.aof.journal = &s.journal
 	s.aof.rwLastSecs.Store(-1)
 	s.aof.rwLastOK.Store(true)
+	s.replyBuf.peakResetMs.Store(replyBufDefaultPeakResetMs)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
 	s.scripting.engine = script.NewEngine()
@@ -416,6 +418,7 @@ func (s *Server) cron() {
 				s.closeIdleClients(start)
 			}
 			s.resizeQueryBufs(start, everySecond)
+			s.resizeReplyBufs(start)
 			if everySecond {
 				s.migrates.expire(start)
 			}
