@@ -748,6 +748,10 @@ func cmdFlushAll(c *Client, args [][]byte) {
 		return
 	}
 	s := c.srv
+	// Redis's flushAllDataAndResetRDB kills the saving child: the
+	// snapshot would be of the data flushed. (It stops at its next key;
+	// waiting for it here, under the global lock, could wait forever.)
+	s.persist.bgKill.kill()
 	all := make([]int, len(s.dbs))
 	removed := 0
 	for i, db := range s.dbs {

@@ -157,7 +157,13 @@ func (s *Server) writeSnapshot(snap *snapshot, opts rdb.EncodeOptions) error {
 	defer ps.mu.Unlock()
 	path := s.rdbPath()
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
-	err := s.writeRDB(tmp, snap, opts)
+	err := killed(snap.kill)
+	if err == nil {
+		err = s.writeRDB(tmp, snap, opts)
+	}
+	if err == nil {
+		err = killed(snap.kill) // a killed save never replaces the file
+	}
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}

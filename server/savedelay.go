@@ -35,6 +35,16 @@ func (k *killSwitch) kill() bool {
 	return true
 }
 
+// killed returns errSaveKilled once kill is closed.
+func killed(kill <-chan struct{}) error {
+	select {
+	case <-kill:
+		return errSaveKilled
+	default:
+		return nil
+	}
+}
+
 // keySaveDelay runs before each key a snapshot or rewrite writes: it
 // returns errSaveKilled once kill is closed, and sleeps as Redis's
 // debugDelay(rdb-key-save-delay) does (microseconds; a negative value
@@ -42,10 +52,8 @@ func (k *killSwitch) kill() bool {
 // delay it started with, here lowering the setting (to 0, say) cuts a
 // delay short: the tests that set a long delay and then 0 kill the child.
 func (s *Server) keySaveDelay(kill <-chan struct{}) error {
-	select {
-	case <-kill:
-		return errSaveKilled
-	default:
+	if err := killed(kill); err != nil {
+		return err
 	}
 	us := s.cfg.Lookup("rdb-key-save-delay").Int()
 	if us == 0 {

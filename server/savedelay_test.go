@@ -165,3 +165,39 @@ func TestShutdownKillsBgsave(t *testing.T) {
 		t.Errorf("dump.rdb written by a killed BGSAVE: %v", err)
 	}
 }
+
+// TestFlushallKillsBgsave is integration/rdb's "Test FLUSHALL aborts
+// bgsave" against redis-server: FLUSHALL kills a running BGSAVE, which
+// writes no file and is no failure (writes go on; the changes stay
+// unsaved).
+func TestFlushallKillsBgsave(t *testing.T) {
+	p, _, _, _ := bhvPair(t)
+	for i := 0; i < 20; i++ {
+		p.Do("SET k" + strconv.Itoa(i) + " v")
+	}
+	p.Do("CONFIG SET rdb-key-save-delay 100000")
+	p.Do("BGSAVE")
+	p.Do("FLUSHALL")
+	start := time.Now()
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		waitFor(t, func() bool { return infoField(t, c, "rdb_bgsave_in_progress") == "0" })
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the BGSAVE ran on for %v after FLUSHALL", d)
+	}
+	p.Do("CONFIG SET rdb-key-save-delay 0")
+	p.Do("SET x xx")
+	p.DoBoth("INFO persistence", func(r, h string) {
+		if rv, hv := bhvField(r, "rdb_last_bgsave_status"), bhvField(h, "rdb_last_bgsave_status"); rv != hv {
+			t.Errorf("rdb_last_bgsave_status: redis %q, hotkv %q", rv, hv)
+		}
+		if bhvField(h, "rdb_changes_since_last_save") == "0" {
+			t.Error("the killed BGSAVE counted as a save")
+		}
+	})
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		if _, err := os.Stat(filepath.Join(configDir(t, c), "dump.rdb")); !os.IsNotExist(err) {
+			t.Errorf("dump.rdb after a killed BGSAVE: %v", err)
+		}
+	}
+}
