@@ -82,6 +82,7 @@ type aofState struct {
 	rwCount     atomic.Int64
 	rwFailures  atomic.Int64 // consecutive
 	rwLastOK    atomic.Bool
+	rwKill      killSwitch // stops the running rewrite (appendonly no)
 }
 
 // exitProcess ends the process after a fatal error (tests replace it).
@@ -194,7 +195,7 @@ func (s *Server) aofCron() {
 		a.flushLocked(false)
 		a.wmu.Unlock()
 	}
-	if a.rwScheduled.Load() && !a.rewriting.Load() {
+	if a.rwScheduled.Load() && !a.rewriting.Load() && !s.persist.bgRunning.Load() {
 		if s.rewriteAOF(false) == nil {
 			a.rwScheduled.Store(false)
 		}
@@ -477,6 +478,9 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			return err
 		}
 		for _, k := range keys {
+			if err := s.keySaveDelay(snap.kill); err != nil {
+				return err
+			}
 			if err := fw.WriteKey(k.key, k.v, k.expire, -1, -1); err != nil {
 				return err
 			}
@@ -526,18 +530,22 @@ func (s *Server) rewriteAOF(held bool) error {
 		s.rewriteDone(err)
 		return err
 	}
+	a.rwCount.Add(1) // aof_rewrites counts the rewrites started, as Redis's
 	// The snapshot starts at the same point as the new incremental file.
 	cs := s.startSnapshot()
 	opts := s.defaultEncodeOptions()
 	s.logf("Background append only file rewriting started")
+	kill := a.rwKill.arm()
 	go func() {
 		snap := cs.wait()
+		snap.kill = kill
 		tmp, err := d.WriteBase(func(w io.Writer) error {
 			if !d.RDBPreamble {
-				return writeCommandBase(w, snap)
+				return writeCommandBase(w, snap, s.keySaveDelay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
+		a.rwKill.disarm(kill)
 		if err == nil {
 			err = s.installRewrite(d, tmp)
 		}
@@ -580,6 +588,10 @@ func (s *Server) installRewrite(d *aof.Dir, tmp string) error {
 // rewriteDone records the outcome of a rewrite.
 func (s *Server) rewriteDone(err error) {
 	a := &s.aof
+	if errors.Is(err, errSaveKilled) { // killAppendOnlyChild: no outcome
+		a.rewriting.Store(false)
+		return
+	}
 	a.rwLastSecs.Store(time.Now().Unix() - a.rwStarted.Load())
 	if err != nil {
 		a.rwLastOK.Store(false)
@@ -588,7 +600,6 @@ func (s *Server) rewriteDone(err error) {
 	} else {
 		a.rwLastOK.Store(true)
 		a.rwFailures.Store(0)
-		a.rwCount.Add(1)
 		s.logf("Background AOF rewrite finished successfully")
 	}
 	a.rewriting.Store(false)
@@ -648,6 +659,12 @@ func (s *Server) stopAOF() {
 		app.Close()
 	}
 	a.app.Store(nil)
+	a.rwScheduled.Store(false)
+	if a.rwKill.kill() {
+		// The rewrite's goroutine stops at its next key and removes its
+		// temporary file; there is no child process.
+		s.logf("Killing running AOF rewrite child: %d", os.Getpid())
+	}
 	if a.waitRewrite {
 		a.dir.RemoveTempIncr()
 		a.waitRewrite = false
@@ -678,6 +695,12 @@ func cmdBgrewriteaof(c *Client, args [][]byte) {
 		c.errorReply(errAOFRewriteInProgress)
 		return
 	}
+	if s.persist.bgRunning.Load() { // Redis: another child is active
+		s.aof.rwScheduled.Store(true)
+		s.aof.rwFailures.Store(0)
+		c.w.Simple("Background append only file rewriting scheduled")
+		return
+	}
 	// The gate took the global lock (the command is flagged Global).
 	if err := s.rewriteAOF(true); err != nil {
 		c.errorReply(errAOFRewriteFailed)
@@ -695,7 +718,7 @@ func (s *Server) appendAOFInfo(b []byte) []byte {
 		inProgress, current = 1, time.Now().Unix()-a.rwStarted.Load()
 	}
 	status := "ok"
-	if a.rwCount.Load()+a.rwFailures.Load() > 0 && !a.rwLastOK.Load() {
+	if !a.rwLastOK.Load() {
 		status = "err"
 	}
 	writeStatus := "ok"
@@ -736,8 +759,8 @@ const rewriteItemsPerCmd = 64
 // writeCommandBase writes snap as commands (aof-use-rdb-preamble no), as
 // Redis's rewriteAppendOnlyFileRio: the function libraries, then per
 // database a SELECT and, per key, the commands that build it and its
-// PEXPIREAT.
-func writeCommandBase(w io.Writer, snap *snapshot) error {
+// PEXPIREAT. delay runs before each key (keySaveDelay).
+func writeCommandBase(w io.Writer, snap *snapshot, delay func(kill <-chan struct{}) error) error {
 	var buf []byte
 	put := func(args ...[]byte) error {
 		buf = aof.AppendCommand(buf[:0], args)
@@ -757,6 +780,9 @@ func writeCommandBase(w io.Writer, snap *snapshot) error {
 			return err
 		}
 		for _, k := range keys {
+			if err := delay(snap.kill); err != nil {
+				return err
+			}
 			if err := writeKeyCommands(put, k); err != nil {
 				return err
 			}

@@ -186,13 +186,9 @@ func (s *Server) clientByID(id int64) *Client {
 	return cl
 }
 
-// Memory figures CLIENT LIST shows for parts HotKV does not measure: the
-// client structure with its fixed buffers, and the reply buffer (Redis's
-// 16 KB static buffer, reported as rbs and rbp).
-const (
-	clientBaseMem  = 1024
-	replyBufferMem = 16 * 1024
-)
+// clientBaseMem is the memory CLIENT LIST counts for the client structure
+// with its fixed buffers, which HotKV does not measure.
+const clientBaseMem = 1024
 
 // appendClientInfo appends cl's CLIENT LIST line, with Redis 7.0.15's
 // fields in its order. c is the client asking, args its command: for c
@@ -225,7 +221,8 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	if omem > 0 {
 		oll = 1
 	}
-	totMem := clientBaseMem + replyBufferMem + qbuf + qbufFree + argvMem + obl + omem
+	rbs, rbp := int(cl.rbuf.size.Load()), int(cl.rbuf.peak.Load())
+	totMem := clientBaseMem + rbs + qbuf + qbufFree + argvMem + obl + omem
 
 	flags := make([]byte, 0, 4)
 	// In Redis's order (catClientInfoString).
@@ -263,7 +260,7 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0",
 		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), qbuf, qbufFree, argvMem)
 	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=%d resp=%d",
-		replyBufferMem, replyBufferMem, obl, oll, omem, totMem, cmd, cl.trackingRedir(), proto)
+		rbs, rbp, obl, oll, omem, totMem, cmd, cl.trackingRedir(), proto)
 	return dst
 }
 

@@ -142,7 +142,8 @@ func (s *Server) resetStats() {
 		&st.expiredKeys, &st.hits, &st.misses,
 		&st.protocolErrors, &st.unexpectedErrors,
 		&st.totalErrorReplies, &st.panics, &st.evicted,
-		&st.expireCycleKeys, &st.expireCycleCPUMicros,
+		&st.expireCycleKeys, &st.expireCycleCPUMicros, &st.lazyfreed,
+		&s.replyBuf.shrinks, &s.replyBuf.expands,
 	} {
 		v.Store(0)
 	}

@@ -19,7 +19,7 @@ func keyCommands() []*Command {
 	}
 	return []*Command{
 		keyed("del", -2, Write, 1, -1, cmdDel),
-		keyed("unlink", -2, Write|Fast, 1, -1, cmdDel),
+		keyed("unlink", -2, Write|Fast, 1, -1, cmdUnlink),
 		keyed("exists", -2, Readonly|Fast, 1, -1, cmdExists),
 		keyed("type", 2, Readonly|Fast, 1, 1, cmdType),
 		keyed("touch", -2, Readonly|Fast, 1, -1, cmdTouch),
@@ -67,11 +67,26 @@ func (c *Client) lookupNoTouch(key []byte) *keyspace.Entry {
 }
 
 // DEL key [key ...]
-// UNLINK key [key ...]
 func cmdDel(c *Client, args [][]byte) {
+	c.delKeys(args, c.srv.cfg.Lookup("lazyfree-lazy-user-del").Bool())
+}
+
+// UNLINK key [key ...]
+func cmdUnlink(c *Client, args [][]byte) { c.delKeys(args, true) }
+
+// delKeys is Redis's delGenericCommand: lazy counts the values it removes
+// as lazily freed (see freeAsync).
+func (c *Client) delKeys(args [][]byte, lazy bool) {
 	var n int64
 	for _, k := range args[1:] {
+		var e *keyspace.Entry
+		if lazy {
+			e = c.db.Peek(k)
+		}
 		if c.db.Delete(k) {
+			if e != nil {
+				c.srv.freeAsync(e)
+			}
 			c.notify(evGeneric, "del", k)
 			n++
 		}
@@ -695,21 +710,29 @@ func cmdSwapDB(c *Client, args [][]byte) {
 	c.w.OK()
 }
 
-// flushMode parses the optional ASYNC|SYNC argument of FLUSHDB/FLUSHALL.
-func (c *Client) flushMode(args [][]byte) bool {
+// flushMode parses the optional ASYNC|SYNC argument of FLUSHDB/FLUSHALL:
+// async is ASYNC, or neither with lazyfree-lazy-user-flush set.
+func (c *Client) flushMode(args [][]byte) (async, ok bool) {
 	if len(args) > 2 || len(args) == 2 && !equalFold(args[1], "async") && !equalFold(args[1], "sync") {
 		c.errorReply(errSyntax)
-		return false
+		return false, false
 	}
-	return true
+	if len(args) == 2 {
+		return equalFold(args[1], "async"), true
+	}
+	return c.srv.cfg.Lookup("lazyfree-lazy-user-flush").Bool(), true
 }
 
 // FLUSHDB [ASYNC | SYNC]
 func cmdFlushDB(c *Client, args [][]byte) {
-	if !c.flushMode(args) {
+	async, ok := c.flushMode(args)
+	if !ok {
 		return
 	}
 	c.srv.touchWatchedInDB(int(c.dbIndex.Load()), -1)
+	if async { // Redis's emptyDbAsync frees the keys in the background
+		c.srv.stats.lazyfreed.Add(int64(c.db.Len()))
+	}
 	c.dirty(c.db.Len())  // the keys removed, as Redis counts them
 	c.propagate(args...) // even when there were none
 	c.db.Flush()
@@ -720,15 +743,23 @@ func cmdFlushDB(c *Client, args [][]byte) {
 
 // FLUSHALL [ASYNC | SYNC]
 func cmdFlushAll(c *Client, args [][]byte) {
-	if !c.flushMode(args) {
+	async, ok := c.flushMode(args)
+	if !ok {
 		return
 	}
 	s := c.srv
+	// Redis's flushAllDataAndResetRDB kills the saving child: the
+	// snapshot would be of the data flushed. (It stops at its next key;
+	// waiting for it here, under the global lock, could wait forever.)
+	s.persist.bgKill.kill()
 	all := make([]int, len(s.dbs))
 	removed := 0
 	for i, db := range s.dbs {
 		s.touchWatchedInDB(i, -1)
 		removed += db.Len()
+		if async {
+			s.stats.lazyfreed.Add(int64(db.Len()))
+		}
 		db.Flush()
 		all[i] = i
 	}

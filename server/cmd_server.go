@@ -107,8 +107,12 @@ func cmdShutdown(c *Client, args [][]byte) {
 		return
 	}
 	if abort {
-		// Shutdown is immediate, so there is never one to abort.
-		c.errorReply(errNoShutdownInProgress)
+		// SHUTDOWN itself is immediate: only a signal's can be pending.
+		if c.srv.abortShutdown() {
+			c.w.OK()
+		} else {
+			c.errorReply(errNoShutdownInProgress)
+		}
 		return
 	}
 	s := c.srv
@@ -178,6 +182,14 @@ var debugHelp = []string{
 	"    default.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
+	"PAUSE-CRON <0|1>",
+	"    Stop periodic cron job processing.",
+	"REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+	"    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+	"    In case NEVER is provided the last observed peak will never be reset",
+	"    In case RESET is provided the peak reset time will be restored to the default value",
+	"REPLYBUFFER RESIZING <0|1>",
+	"    Enable or disable the reply buffer resize cron job",
 }
 
 // DEBUG subcommand [arg ...]
@@ -201,6 +213,11 @@ func cmdDebug(c *Client, args [][]byte) {
 		if d := strtod(args[2]); d > 0 {
 			time.Sleep(time.Duration(d * float64(time.Second)))
 		}
+		c.w.OK()
+	case equalFold(sub, "replybuffer") && len(args) == 4:
+		debugReplyBuffer(c, args)
+	case equalFold(sub, "pause-cron") && len(args) == 3:
+		c.srv.cronPaused.Store(atoi(args[2]) != 0)
 		c.w.OK()
 	case equalFold(sub, "log") && len(args) == 3:
 		c.srv.warnf("DEBUG LOG: %s", args[2])
@@ -1019,9 +1036,9 @@ func (s *Server) infoMemory(b []byte) []byte {
 		"mem_cluster_links:0\r\n"+
 		"mem_aof_buffer:0\r\n"...)
 	b = fmt.Appendf(b, "mem_allocator:%s\r\n", runtime.Version())
-	return append(b, "active_defrag_running:0\r\n"+
-		"lazyfree_pending_objects:0\r\n"+
-		"lazyfreed_objects:0\r\n"...)
+	b = append(b, "active_defrag_running:0\r\n"+
+		"lazyfree_pending_objects:0\r\n"...)
+	return fmt.Appendf(b, "lazyfreed_objects:%d\r\n", s.stats.lazyfreed.Load())
 }
 
 // infoPersistence reports no persistence activity: RDB and AOF are not
@@ -1157,6 +1174,7 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "unexpected_error_replies:%d\r\n", st.unexpectedErrors.Load())
 	b = fmt.Appendf(b, "total_error_replies:%d\r\n", st.totalErrorReplies.Load())
 	b = append(b, "dump_payload_sanitizations:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\n"...)
+	b = fmt.Appendf(b, "reply_buffer_shrinks:%d\r\nreply_buffer_expands:%d\r\n", s.replyBuf.shrinks.Load(), s.replyBuf.expands.Load())
 	b = fmt.Appendf(b, "total_protocol_errors:%d\r\n", st.protocolErrors.Load())
 	return fmt.Appendf(b, "recovered_panics:%d\r\n", st.panics.Load())
 }

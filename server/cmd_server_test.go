@@ -234,7 +234,6 @@ func TestInfoSelection(t *testing.T) {
 func TestInfoFieldsLikeRedis(t *testing.T) {
 	p := newPair(t)
 	missingOK := map[string]bool{
-		"reply_buffer_expands": true, "reply_buffer_shrinks": true,
 		"total_reads_processed": true, "total_writes_processed": true,
 		"used_cpu_sys_main_thread": true, "used_cpu_user_main_thread": true,
 	}

@@ -31,6 +31,8 @@ type Client struct {
 	rd   *resp.Reader
 	w    resp.Writer
 
+	rbuf replyBuf // replybuf.go: the reply buffer CLIENT LIST reports
+
 	db      *keyspace.DB
 	dbIndex atomic.Int32
 	guard   *lock.Guard
@@ -154,6 +156,7 @@ func (s *Server) newClient(conn transport) *Client {
 	c.authenticated = s.requirepass.String() == ""
 	c.rd.Unauthenticated = !c.authenticated
 	c.lastActive.Store(c.created.UnixMilli())
+	c.initReplyBuf(c.created)
 	s.mu.Lock()
 	s.mu.clients[id] = c
 	s.mu.Unlock()
@@ -377,6 +380,7 @@ func (c *Client) flush() error {
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
+	c.noteReplyBytes(len(c.w.Buf))
 	var n int
 	var err error
 	if c.srv.aof.behind() {

@@ -5,6 +5,10 @@ package server
 const (
 	errSyntax = "ERR syntax error"
 
+	// The apply error of CONFIG SET oom-score-adj and oom-score-adj-values
+	// (config.c's updateOOMScoreAdj), after "CONFIG SET failed ... - ".
+	errOOMScoreAdjFailed = "Failed to set current oom_score_adj. Check server logs."
+
 	// CLIENT TRACKING and CLIENT CACHING (networking.c, tracking.c).
 	errTrackingRedirectTwice     = "ERR A client can only redirect to a single other client"
 	errTrackingRedirectNoClient  = "ERR The client ID you want redirect to does not exist"

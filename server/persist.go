@@ -40,6 +40,7 @@ type persistState struct {
 	savedDirty atomic.Int64
 	lastTry    atomic.Int64
 	scheduled  atomic.Bool // BGSAVE SCHEDULE: another save after the running one
+	bgKill     killSwitch  // stops the running BGSAVE (SHUTDOWN)
 }
 
 // dirty returns the number of write commands run so far.
@@ -94,6 +95,9 @@ type snapshot struct {
 	dbs       [][]snapKey
 	functions []string
 	dirty     int64 // the write commands it covers
+	// kill, when closed, stops writing the snapshot (errSaveKilled);
+	// nil for a save nothing can kill.
+	kill <-chan struct{}
 }
 
 // takeSnapshot copies the dataset under the global lock, taken
@@ -151,15 +155,21 @@ func (s *Server) writeSnapshot(snap *snapshot, opts rdb.EncodeOptions) error {
 	defer ps.mu.Unlock()
 	path := s.rdbPath()
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
-	err := s.writeRDB(tmp, snap, opts)
+	err := killed(snap.kill)
+	if err == nil {
+		err = s.writeRDB(tmp, snap, opts)
+	}
+	if err == nil {
+		err = killed(snap.kill) // a killed save never replaces the file
+	}
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		ps.lastOK.Store(false)
-		ps.failed.Add(1)
-		s.warnf("Failed saving the DB: %v", err)
+		if !errors.Is(err, errSaveKilled) {
+			s.warnf("Failed saving the DB: %v", err)
+		}
 		return err
 	}
 	ps.lastOK.Store(true)
@@ -231,9 +241,19 @@ func (s *Server) bgsave(c *Client) bool {
 	opts := c.encodeOptions()
 	s.persist.bgStarted.Store(time.Now().Unix())
 	s.logf("Background saving started")
+	kill := s.persist.bgKill.arm()
 	go func() {
 		start := time.Now()
-		s.writeSnapshot(cs.wait(), opts)
+		snap := cs.wait()
+		snap.kill = kill
+		err := s.writeSnapshot(snap, opts)
+		s.persist.bgKill.disarm(kill)
+		if err != nil && !errors.Is(err, errSaveKilled) {
+			// Only a background save's failure is rdb_last_bgsave_status's
+			// (and MISCONF's): SAVE's and a shutdown's are not, in Redis.
+			s.persist.lastOK.Store(false)
+			s.persist.failed.Add(1)
+		}
 		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
 		s.persist.bgRunning.Store(false)
 		if s.persist.scheduled.CompareAndSwap(true, false) && !s.closing.Load() {
@@ -245,12 +265,17 @@ func (s *Server) bgsave(c *Client) bool {
 
 // saveForShutdown writes a snapshot when SHUTDOWN (or a signal) asks for
 // one: with SAVE, or by default when save points are configured.
+// A running BGSAVE is killed first, as Redis's prepareForShutdown kills
+// its child.
 func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
-	if nosave || !save && s.cfg.Lookup("save").String() == "" {
-		return nil
+	if s.persist.bgKill.kill() {
+		s.warnf("There is a child saving an .rdb. Killing it!")
 	}
 	for s.persist.bgRunning.Load() {
-		time.Sleep(10 * time.Millisecond) // a BGSAVE finishing first
+		time.Sleep(time.Millisecond) // the killed BGSAVE removing its file
+	}
+	if nosave || !save && s.cfg.Lookup("save").String() == "" {
+		return nil
 	}
 	s.logf("Saving the final RDB snapshot before exiting.")
 	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())

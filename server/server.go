@@ -53,6 +53,7 @@ type Server struct {
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
 
 	listen  listenState // listen.go
+	oom     oomState    // oom.go
 	loops   *loops      // the event loops serving clients (Linux)
 	started time.Time
 	nextID  atomic.Uint64
@@ -105,9 +106,12 @@ type Server struct {
 	slowlog        slowlog
 	lastSave       atomic.Int64 // unix seconds
 
-	expire    expireState
-	hz        atomic.Int64 // the cron's current frequency (INFO's hz)
-	cronTicks atomic.Int64 // cron runs so far (tests watch it)
+	expire      expireState
+	hz          atomic.Int64   // the cron's current frequency (INFO's hz)
+	cronTicks   atomic.Int64   // cron runs so far (tests watch it)
+	cronPaused  atomic.Bool    // DEBUG PAUSE-CRON
+	replyBuf    replyBufConfig // replybuf.go
+	sigShutdown sigShutdown    // shutdown.go
 
 	usedMem struct {
 		at    atomic.Int64 // unix ms of the last computation
@@ -122,6 +126,7 @@ type serverStats struct {
 	protocolErrors, unexpectedErrors      atomic.Int64
 	totalErrorReplies, panics, evicted    atomic.Int64
 	expireCycleKeys, expireCycleCPUMicros atomic.Int64
+	lazyfreed                             atomic.Int64 // lazyfree.go
 
 	errors errorStats // INFO errorstats
 
@@ -201,6 +206,8 @@ func New(cfg *config.Config) *Server {
 	backlogSize := s.cfg.Lookup("repl-backlog-size")
 	s.repl = replication.New(&s.journal, s.hexID("replid"), backlogSize.Int)
 	s.aof.rwLastSecs.Store(-1)
+	s.aof.rwLastOK.Store(true)
+	s.replyBuf.peakResetMs.Store(replyBufDefaultPeakResetMs)
 	s.applyMaxmemory()
 	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
 	s.scripting.engine = script.NewEngine()
@@ -232,6 +239,7 @@ func New(cfg *config.Config) *Server {
 	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
 	s.listenHooks(cfg)
+	s.oomHooks(cfg)
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
 	return s
@@ -415,6 +423,10 @@ func (s *Server) cron() {
 		case <-t.C:
 			start := time.Now()
 			keyspace.Tick(start.UnixMilli())
+			if s.cronPaused.Load() {
+				continue
+			}
+			s.cronShutdown()
 			s.activeExpireCycle(hz)
 			s.trackingCron()
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
@@ -425,6 +437,7 @@ func (s *Server) cron() {
 				s.closeIdleClients(start)
 			}
 			s.resizeQueryBufs(start, everySecond)
+			s.resizeReplyBufs(start)
 			if everySecond {
 				s.migrates.expire(start)
 			}

@@ -14,7 +14,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,7 +21,6 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/rlog"
@@ -109,6 +107,7 @@ func run(args []string) int {
 		log.Logf(notice, "The server is now ready to accept connections at %s", sock)
 	}
 
+	srv.ApplyOOMScoreAdj()
 	go handleSignals(srv)
 	if err := srv.Serve(); err != nil {
 		log.Log(warning, err.Error())
@@ -119,45 +118,32 @@ func run(args []string) int {
 	return 0
 }
 
-// handleSignals shuts the server down on SIGTERM or SIGINT, as Redis's
-// sigShutdownHandler and prepareForShutdown: the save the
-// shutdown-on-sigterm (-sigint) flags ask for, then Shutdown. A save
-// that fails keeps the server running, unless the flags say "force". A
-// second SIGINT while the first is handled exits at once, with status 1.
+// handleSignals schedules a shutdown on SIGTERM or SIGINT, as Redis's
+// sigShutdownHandler: the server's cron carries it out (the save the
+// shutdown-on-sigterm (-sigint) flags ask for, then Shutdown; a save that
+// fails keeps the server running, unless the flags say "force"), and
+// SHUTDOWN ABORT cancels it until then. A second SIGINT while one is
+// scheduled or under way exits at once, with status 1, removing the
+// snapshot being written.
 func handleSignals(srv *server.Server) {
 	const warning = rlog.Warning
 	log := srv.Logger()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	shutting := false
-	failed := make(chan struct{})
 	for {
 		select {
 		case s := <-sig:
-			if shutting {
-				if s == syscall.SIGINT {
-					log.Log(warning, "You insist... exiting now.")
-					os.Exit(1)
-				}
-				continue
+			if s == syscall.SIGINT && srv.ShutdownScheduled() {
+				log.Log(warning, "You insist... exiting now.")
+				srv.RemoveTempRDB()
+				os.Exit(1)
 			}
 			name := "SIGTERM"
 			if s == syscall.SIGINT {
 				name = "SIGINT"
 			}
 			log.Logf(warning, "Received %s scheduling shutdown...", name)
-			shutting = true
-			go func() {
-				if !srv.SaveOnSignal(s == syscall.SIGINT) {
-					failed <- struct{}{} // as Redis: the server goes on
-					return
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				srv.Shutdown(ctx)
-			}()
-		case <-failed:
-			shutting = false
+			srv.ScheduleShutdown(s == syscall.SIGINT)
 		case <-srv.Done():
 			return
 		}
