@@ -695,7 +695,9 @@ func cmdBgrewriteaof(c *Client, args [][]byte) {
 		c.errorReply(errAOFRewriteInProgress)
 		return
 	}
-	if s.persist.bgRunning.Load() { // Redis: another child is active
+	// Redis schedules it when another child is active, and inside EXEC
+	// (the cron starts it).
+	if s.persist.bgRunning.Load() || c.tx.inExec {
 		s.aof.rwScheduled.Store(true)
 		s.aof.rwFailures.Store(0)
 		c.w.Simple("Background append only file rewriting scheduled")

@@ -1159,10 +1159,11 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\n", hits, misses)
 	channels, patterns, shard := s.pubsubCounts()
 	b = fmt.Appendf(b, "pubsub_channels:%d\r\npubsub_patterns:%d\r\npubsubshard_channels:%d\r\n", channels, patterns, shard)
-	b = append(b, "latest_fork_usec:0\r\n"+
-		"total_forks:0\r\n"...)
+	b = append(b, "latest_fork_usec:0\r\n"...)
+	b = fmt.Appendf(b, "total_forks:%d\r\n", st.forks.Load())
 	b = fmt.Appendf(b, "migrate_cached_sockets:%d\r\n", s.migrates.count.Load())
-	b = append(b, "slave_expires_tracked_keys:0\r\n"+
+	b = fmt.Appendf(b, "slave_expires_tracked_keys:%d\r\n", s.replicaExpires.count())
+	b = append(b, ""+
 		"active_defrag_hits:0\r\n"+
 		"active_defrag_misses:0\r\n"+
 		"active_defrag_key_hits:0\r\n"+

@@ -46,6 +46,7 @@ func (s *Server) startSnapshot() *cowSnap {
 	}
 	s.cow.Store(cs)
 	s.snaps.Start()
+	s.stats.forks.Add(1) // Redis forks a child for each
 	go cs.walk()
 	return cs
 }

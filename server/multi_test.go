@@ -356,3 +356,21 @@ func TestWatchStaleKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiBgrewriteaof: BGREWRITEAOF inside EXEC is scheduled, as in
+// Redis, and the cron starts it (INFO's total_forks counts it).
+func TestMultiBgrewriteaof(t *testing.T) {
+	_, hotkv := startServer(t)
+	c := difftest.Dial(t, hotkv)
+	forks := between(c.Do("INFO", "stats"), "total_forks:", "\r\n")
+	c.Do("MULTI")
+	c.Do("SET", "foo", "bar")
+	c.Do("BGREWRITEAOF")
+	if got := c.Do("EXEC"); got != "*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n" {
+		t.Fatalf("EXEC: %q", got)
+	}
+	waitFor(t, func() bool { return between(c.Do("INFO", "stats"), "total_forks:", "\r\n") != forks })
+	waitFor(t, func() bool {
+		return strings.Contains(c.Do("INFO", "persistence"), "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n")
+	})
+}

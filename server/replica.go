@@ -64,6 +64,14 @@ type replicaExpires struct {
 	keys map[blockKey]struct{}
 }
 
+// count returns how many keys are remembered (INFO's
+// slave_expires_tracked_keys).
+func (re *replicaExpires) count() int {
+	re.mu.Lock()
+	defer re.mu.Unlock()
+	return len(re.keys)
+}
+
 // reset forgets the keys (the role changed).
 func (re *replicaExpires) reset() {
 	re.mu.Lock()

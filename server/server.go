@@ -126,7 +126,9 @@ type serverStats struct {
 	protocolErrors, unexpectedErrors      atomic.Int64
 	totalErrorReplies, panics, evicted    atomic.Int64
 	expireCycleKeys, expireCycleCPUMicros atomic.Int64
-	lazyfreed                             atomic.Int64 // lazyfree.go
+	// forks counts the background snapshots started (total_forks: Redis forks a child for each).
+	forks     atomic.Int64
+	lazyfreed atomic.Int64 // lazyfree.go
 
 	errors errorStats // INFO errorstats
 
