@@ -52,6 +52,10 @@ type Client struct {
 	// a diskless transfer to start.
 	replicaEOF     bool
 	replicaWaiting atomic.Bool
+	// replicaRDBOnly and replicaFilter: REPLCONF rdb-only and
+	// rdb-filter-only (redis-cli --rdb and --functions-rdb).
+	replicaRDBOnly bool
+	replicaFilter  rdbFilter
 	// woff is the stream offset after the client's last write (WAIT).
 	woff int64
 	// obey: the client is a replica's master, whose commands every check

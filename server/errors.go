@@ -237,6 +237,9 @@ const (
 const (
 	errNotInMulti           = "ERR Command not allowed inside a transaction"
 	errSyncNoMasterLink     = "NOMASTERLINK Can't SYNC while not connected with my master"
+	errSyncFilterNeedsEOF   = "ERR Filtered replica requires EOF capability"
+	errReplconfRDBOnly      = "ERR value is out of range, value must between 0 and 1"
+	errReplconfFilter       = "ERR Unsupported rdb-filter-only option: %s"
 	errSyncPendingOutput    = "ERR SYNC and PSYNC are invalid with pending output"
 	errReplicaofFromReplica = "ERR Command is not valid when client is a replica."
 	errReadOnlyReplica      = "READONLY You can't write against a read only replica."

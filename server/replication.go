@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,10 @@ func cmdSync(c *Client, args [][]byte) {
 		c.errorReply(errSyncPendingOutput)
 		return
 	}
+	if c.replicaFilter != filterNone && !c.replicaEOF {
+		c.errorReply(errSyncFilterNeedsEOF)
+		return
+	}
 	name := replicaName(c)
 	s.logf("Replica %s asks for synchronization", name)
 	if psync && !bytes.Equal(args[1], []byte("?")) {
@@ -107,13 +112,36 @@ func cmdSync(c *Client, args [][]byte) {
 	}
 	s.replStats.full.Add(1)
 	w := syncWaiter{c: c, psync: psync, name: name}
-	if c.replicaEOF && s.cfg.Lookup("repl-diskless-sync").Bool() {
+	// A filtered or payload-only request goes to the socket, as Redis.
+	if c.replicaEOF && (s.cfg.Lookup("repl-diskless-sync").Bool() || c.replicaFilter != filterNone || c.replicaRDBOnly) {
 		// Diskless: the payload streams to the replicas that asked
 		// within repl-diskless-sync-delay, all from one snapshot.
 		s.disklessEnqueue(w)
 		return
 	}
 	s.startFullSync([]syncWaiter{w}, false) // under the global lock, taken at the gate
+}
+
+// rdbFilter is what a replica's payload includes (REPLCONF
+// rdb-filter-only).
+type rdbFilter int
+
+const (
+	filterNone      rdbFilter = iota // everything
+	filterNothing                    // rdb-filter-only "": an empty RDB
+	filterFunctions                  // rdb-filter-only functions
+)
+
+// filtered returns the snapshot with only what f includes.
+func (snap *snapshot) filtered(f rdbFilter) *snapshot {
+	if f == filterNone {
+		return snap
+	}
+	out := &snapshot{dbs: make([][]snapKey, len(snap.dbs)), dirty: snap.dirty}
+	if f == filterFunctions {
+		out.functions = snap.functions
+	}
+	return out
 }
 
 // syncWaiter is a replica that asked for a full synchronization.
@@ -162,18 +190,29 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 	s.logf("Starting BGSAVE for SYNC with target: %s", target)
 	opts := rs[0].w.c.encodeOptions()
 	go func() {
-		var rdb bytes.Buffer
-		if err := s.encodeSnapshot(&rdb, snap.wait(), opts, false); err != nil {
-			s.warnf("Can't produce the RDB for replicas: %v", err)
-			for _, x := range rs {
-				x.w.c.kill()
-			}
-			return
-		}
+		full := snap.wait()
+		payloads := map[rdbFilter][]byte{} // one encoding per filter asked for
 		s.logf("Background RDB transfer started")
 		for _, x := range rs {
-			s.repl.Start(x.r, rdb.Bytes(), eof)
-			x.w.c.replicaOnline.Store(true)
+			c := x.w.c
+			rdb, ok := payloads[c.replicaFilter]
+			if !ok {
+				var buf bytes.Buffer
+				if err := s.encodeSnapshot(&buf, full.filtered(c.replicaFilter), opts, false); err != nil {
+					s.warnf("Can't produce the RDB for replica %s: %v", x.w.name, err)
+					c.kill()
+					continue
+				}
+				rdb = buf.Bytes()
+				payloads[c.replicaFilter] = rdb
+			}
+			s.repl.Start(x.r, rdb, eof)
+			if c.replicaRDBOnly {
+				s.repl.Detach(x.r) // the payload only: no stream follows
+				s.logf("Diskless payload sent to replica %s (rdb-only): no replication stream", x.w.name)
+				continue
+			}
+			c.replicaOnline.Store(true)
 			s.logf("Synchronization with replica %s succeeded", x.w.name)
 		}
 	}()
@@ -275,7 +314,24 @@ func cmdReplconf(c *Client, args [][]byte) {
 			if equalFold(val, "eof") {
 				c.replicaEOF = true // it reads diskless payloads
 			}
-		case equalFold(opt, "ip-address"), equalFold(opt, "rdb-only"):
+		case equalFold(opt, "rdb-only"):
+			n, ok := parseInt(val)
+			if !ok || n < 0 || n > 1 {
+				c.errorReply(errReplconfRDBOnly)
+				return
+			}
+			c.replicaRDBOnly = n == 1 // the payload, not the stream (redis-cli --rdb)
+		case equalFold(opt, "rdb-filter-only"):
+			// What the payload includes: nothing, or the functions.
+			c.replicaFilter = filterNothing
+			for _, f := range strings.Fields(string(val)) {
+				if !equalFold([]byte(f), "functions") {
+					c.errorReply(fmt.Sprintf(errReplconfFilter, f))
+					return
+				}
+				c.replicaFilter = filterFunctions
+			}
+		case equalFold(opt, "ip-address"):
 			// The announced address is shown as given.
 		case equalFold(opt, "ack"), equalFold(opt, "fack"):
 			// A replica's acknowledgement: no reply.

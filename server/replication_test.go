@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -572,4 +574,44 @@ func TestDisklessSync(t *testing.T) {
 	difftest.Dial(t, master).Do("SET", "k", "v")
 	r := difftest.Dial(t, difftest.StartRedis(t, "--replicaof", "127.0.0.1", mport))
 	waitFor(t, func() bool { return r.Do("GET", "k") == "$1\r\nv\r\n" })
+}
+
+// TestRedisCliRDB: redis-cli --rdb and --functions-rdb (REPLCONF capa eof,
+// rdb-only, rdb-filter-only) get the whole dataset, or the functions
+// only, with no stream after; REPLCONF's errors are Redis's.
+func TestRedisCliRDB(t *testing.T) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		t.Skip("SKIPPING: redis-cli is missing")
+	}
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t, "--repl-diskless-sync-delay", "0")
+	for _, cmd := range [][]string{{"REPLCONF", "rdb-only", "5"}, {"REPLCONF", "rdb-filter-only", "functions foo"}} {
+		if got, want := difftest.Dial(t, hotkv).Do(cmd...), difftest.Dial(t, redis).Do(cmd...); got != want {
+			t.Errorf("%q: HotKV %q, Redis %q", cmd, got, want)
+		}
+	}
+	c := difftest.Dial(t, hotkv)
+	c.Do("SET", "k", "v")
+	c.Do("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
+	_, port, _ := net.SplitHostPort(hotkv)
+	dir := t.TempDir()
+	for _, mode := range []string{"--rdb", "--functions-rdb"} {
+		path := filepath.Join(dir, mode[2:]+".rdb")
+		if out, err := exec.Command(cli, "-p", port, mode, path).CombinedOutput(); err != nil {
+			t.Fatalf("redis-cli %s: %v\n%s", mode, err, out)
+		}
+		// Load it into a redis-server: the key only with --rdb.
+		r := difftest.Dial(t, difftest.StartRedis(t, "--dir", dir, "--dbfilename", filepath.Base(path)))
+		wantKeys := map[string]string{"--rdb": ":1\r\n", "--functions-rdb": ":0\r\n"}[mode]
+		if got := r.Do("DBSIZE"); got != wantKeys {
+			t.Errorf("%s: DBSIZE %q, want %q", mode, got, wantKeys)
+		}
+		if got := r.Do("FCALL", "f", "0"); got != ":1\r\n" {
+			t.Errorf("%s: the function: %q", mode, got)
+		}
+	}
+	if got := c.Do("INFO", "replication"); !strings.Contains(got, "connected_slaves:0\r\n") {
+		t.Errorf("a payload-only client stays a replica: %q", got)
+	}
 }
