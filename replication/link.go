@@ -17,7 +17,7 @@ import (
 
 // The replica side: a Link connects to a master, does Redis 7.0's
 // handshake (PING, AUTH with masterauth, REPLCONF listening-port and capa
-// psync2, PSYNC ? -1), loads the payload of the full resynchronization,
+// eof and psync2, PSYNC), loads the payload of the full resynchronization,
 // then applies the master's stream command by command, acknowledging its
 // offset every second and when the master asks (REPLCONF GETACK). A lost
 // link is retried every second until Close.
@@ -276,8 +276,9 @@ func (l *Link) handshake(conn net.Conn, br *bufio.Reader) error {
 	if strings.HasPrefix(line, "-") {
 		l.cfg.Logf("(Non critical) Master does not understand REPLCONF listening-port: %s", line)
 	}
-	// No "capa eof": the payload comes as a sized bulk.
-	if line, err = l.command(conn, br, "REPLCONF", "capa", "psync2"); err != nil {
+	// Both payload forms are read: a sized bulk, or the diskless
+	// "$EOF:<mark>" one.
+	if line, err = l.command(conn, br, "REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
 		return err
 	}
 	if strings.HasPrefix(line, "-") {

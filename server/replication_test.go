@@ -303,7 +303,7 @@ func TestWait(t *testing.T) {
 	}
 	redisMaster := difftest.StartRedis(t, "--repl-diskless-sync-delay", "0")
 	rm, rr := setup(redisMaster, func(port string) string { return difftest.StartRedis(t, "--replicaof", "127.0.0.1", port) })
-	_, hotkvMaster := startServer(t)
+	_, hotkvMaster := startServer(t, "--repl-diskless-sync-delay", "0")
 	hm, hr := setup(hotkvMaster, func(port string) string {
 		_, a := startServer(t, "--replicaof", "127.0.0.1", port)
 		return a
@@ -396,7 +396,7 @@ func TestLazyExpireStream(t *testing.T) {
 // paused master client (unit/pause "Test when replica paused, offset
 // would not grow").
 func TestReplicaPause(t *testing.T) {
-	_, master := startServer(t)
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0")
 	_, mport, _ := net.SplitHostPort(master)
 	_, replica := startServer(t, "--replicaof", "127.0.0.1", mport)
 	m, r := difftest.Dial(t, master), difftest.Dial(t, replica)
@@ -465,7 +465,7 @@ func TestPartialResync(t *testing.T) {
 // expired_keys), as Redis's expireSlaveKeys; keys from the master still
 // wait for the master's DEL.
 func TestWritableReplicaExpiry(t *testing.T) {
-	_, master := startServer(t)
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0")
 	_, mport, _ := net.SplitHostPort(master)
 	_, replica := startServer(t, "--replicaof", "127.0.0.1", mport, "--replica-read-only", "no")
 	r := difftest.Dial(t, replica)
