@@ -685,3 +685,36 @@ func TestQueryBufferResized(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestNormalOutputLimit: a normal client whose reply passes the normal
+// class's client-output-buffer-limit hard limit is closed without it — a
+// huge HRANDFIELD, SRANDMEMBER or ZRANDMEMBER stops mid-run instead of
+// building gigabytes (Redis's unit/obuf-limits stalled on it) — and the
+// server serves the next client; under the limit nothing changes.
+func TestNormalOutputLimit(t *testing.T) {
+	_, hotkv := startServer(t)
+	c := difftest.Dial(t, hotkv)
+	c.Do("HSET", "h", "a", "b")
+	c.Do("SADD", "s", "a")
+	c.Do("ZADD", "z", "1", "a")
+	if got := c.Do("HRANDFIELD", "h", "-3"); got != "*3\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n" {
+		t.Fatalf("HRANDFIELD under no limit: %q", got)
+	}
+	c.Do("CONFIG", "SET", "client-output-buffer-limit", "normal 1000000 0 0")
+	for _, cmd := range [][]string{{"HRANDFIELD", "h", "-999999999"}, {"SRANDMEMBER", "s", "-999999999"},
+		{"ZRANDMEMBER", "z", "-999999999"}} {
+		start := time.Now()
+		b := difftest.Dial(t, hotkv)
+		b.Send(difftest.Encode(cmd...))
+		if got, err := b.ReadErr(10 * time.Second); err == nil {
+			t.Errorf("%q answered %.40q", cmd, got)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%q took %v", cmd, d)
+		}
+	}
+	if got := c.Do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after: %q", got)
+	}
+	c.Do("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0")
+}

@@ -451,9 +451,12 @@ func hashRandWithCount(c *Client, key []byte, l int64, withValues bool) {
 			count = -l
 		}
 		header(count)
+		n := 0
 		h.RandomPairs(int(count), rand.IntN, func(f, v []byte) bool {
 			reply(f, v)
-			return true
+			// A closed client stops it mid-run, as Redis.
+			n++
+			return n%1024 != 0 || !c.outputOverLimit()
 		})
 		return
 	}

@@ -436,8 +436,11 @@ func cmdKeys(c *Client, args [][]byte) {
 		return true
 	})
 	c.w.Array(len(keys))
-	for _, k := range keys {
+	for i, k := range keys {
 		c.w.BulkString(k)
+		if i%1024 == 1023 && c.outputOverLimit() {
+			return // the client is closed: stop mid-run, as Redis
+		}
 	}
 }
 

@@ -455,6 +455,9 @@ func srandmemberWithCount(c *Client, args [][]byte) {
 		c.w.Array(int(count))
 		for ; count > 0; count-- {
 			c.w.Bulk(s.Random(rand.IntN, buf[:0]))
+			if count%1024 == 0 && c.outputOverLimit() {
+				return // the client is closed: stop mid-run, as Redis
+			}
 		}
 	case count >= size:
 		c.w.Array(int(size))

@@ -638,6 +638,9 @@ func (c *Client) zrandWithCount(key []byte, l int64, withScores bool) {
 		for ; count > 0; count-- {
 			m, s := z.At(rand.IntN(size))
 			zsetElem(w, m, s, withScores)
+			if count%1024 == 0 && c.outputOverLimit() {
+				return // the client is closed: stop mid-run, as Redis
+			}
 		}
 		return
 	}

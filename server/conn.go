@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/replication"
@@ -384,6 +385,10 @@ func (c *Client) flush() error {
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
+	if c.outputOverLimit() {
+		c.w.Reset() // closed without the reply, as Redis's closeClientOnOutputBufferLimitReached
+		return nil
+	}
 	c.noteReplyBytes(len(c.w.Buf))
 	var n int
 	var err error
@@ -429,6 +434,24 @@ func (s *Server) removeClient(c *Client) {
 	if c.monitor {
 		s.stopMonitor(c)
 	}
+}
+
+// outputOverLimit reports whether a normal client's replies (those
+// being built and those the socket has not taken) passed the normal
+// class's client-output-buffer-limit hard limit, and then closes it, as
+// Redis does asap: a command that writes a huge reply (HRANDFIELD with a
+// huge negative count, KEYS) checks it as it goes and stops.
+func (c *Client) outputOverLimit() bool {
+	if c.subscribed() || c.replica.Load() != nil || c.conn == nil {
+		return false
+	}
+	lim := c.srv.outputBufferLimit.ClientOutputBufferLimits()[config.ClientNormal]
+	if lim.HardBytes == 0 || uint64(len(c.w.Buf)+c.conn.Pending()) < lim.HardBytes {
+		return false
+	}
+	c.srv.warnf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
+	c.kill()
+	return true
 }
 
 // kill closes the client's connection from another goroutine.

@@ -341,7 +341,7 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		since := c.subs.softSince.Load()
 		if since == 0 {
 			c.subs.softSince.Store(now)
-		} else if now-since >= lim.SoftSeconds {
+		} else if now-since > lim.SoftSeconds { // Redis: past the seconds, not at them
 			over = true
 		}
 	case c.subs.softSince.Load() != 0:
