@@ -1028,11 +1028,11 @@ func (s *Server) infoMemory(b []byte) []byte {
 	b = fmt.Appendf(b, "rss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%d\r\n", ratio(rss, al.resident), rss-al.resident)
 	b = fmt.Appendf(b, "mem_fragmentation_ratio:%.2f\r\n", ratio(rss, used))
 	b = fmt.Appendf(b, "mem_fragmentation_bytes:%d\r\n", rss-used)
-	b = append(b, "mem_not_counted_for_evict:0\r\n"+
-		"mem_replication_backlog:0\r\n"+
-		"mem_total_replication_buffers:0\r\n"+
-		"mem_clients_slaves:0\r\n"+
-		"mem_clients_normal:0\r\n"+
+	backlog, replicas := s.replicationMemory()
+	b = append(b, "mem_not_counted_for_evict:0\r\n"...)
+	b = fmt.Appendf(b, "mem_replication_backlog:%d\r\nmem_total_replication_buffers:%d\r\nmem_clients_slaves:%d\r\n",
+		backlog, backlog+replicas, replicas)
+	b = append(b, "mem_clients_normal:0\r\n"+
 		"mem_cluster_links:0\r\n"+
 		"mem_aof_buffer:0\r\n"...)
 	b = fmt.Appendf(b, "mem_allocator:%s\r\n", runtime.Version())

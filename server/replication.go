@@ -418,6 +418,24 @@ func (s *Server) infoReplication(b []byte) []byte {
 	return fmt.Appendf(b, "repl_backlog_first_byte_offset:%d\r\nrepl_backlog_histlen:%d\r\n", first, histlen)
 }
 
+// replicationMemory returns the bytes the backlog holds and those queued
+// for the replicas' connections (INFO memory's replication fields).
+func (s *Server) replicationMemory() (backlog, replicas int64) {
+	_, _, backlog = s.repl.Backlog()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.mu.clients {
+		if c.replica.Load() != nil {
+			q := &c.subs.push
+			q.Lock()
+			n := len(q.buf)
+			q.Unlock()
+			replicas += int64(n + c.conn.Pending())
+		}
+	}
+	return backlog, replicas
+}
+
 // boolInt is 1 for true, as INFO shows flags.
 func boolInt(b bool) int {
 	if b {

@@ -153,6 +153,9 @@ func TestRedisReplicatesHotKV(t *testing.T) {
 	if got := c.Do("INFO", "replication"); !strings.Contains(got, "connected_slaves:1\r\n") {
 		t.Errorf("INFO replication: %q", got)
 	}
+	if mem := c.Do("INFO", "memory"); between(mem, "mem_replication_backlog:", "\r\n") == "0" {
+		t.Errorf("INFO memory shows no backlog: %q", mem)
+	}
 	if got := c.Do("CLIENT", "LIST"); !strings.Contains(got, " flags=S ") || !strings.Contains(got, " cmd=replconf ") {
 		t.Errorf("CLIENT LIST: %q", got)
 	}
