@@ -185,26 +185,23 @@ func (j *Journal) AppendCommand(db int, args ...[]byte) {
 // current database, so with no SELECT before it, and for replicas only
 // (ToReplicas: Redis never writes it to the append-only file). It counts
 // in the offset.
-func (j *Journal) Heartbeat() {
-	if !j.Active() {
-		return
-	}
-	j.mu.Lock()
-	j.one.Reset()
-	j.one.AddTo(j.db, [][]byte{[]byte("PING")}, ToReplicas)
-	j.appendLocked(&j.one)
-	j.mu.Unlock()
-}
+func (j *Journal) Heartbeat() { j.appendForReplicas([]byte("PING")) }
 
 // GetAck appends REPLCONF GETACK *, which asks replicas to acknowledge
 // their offset at once (WAIT): for replicas only, as Heartbeat.
 func (j *Journal) GetAck() {
+	j.appendForReplicas([]byte("REPLCONF"), []byte("GETACK"), []byte("*"))
+}
+
+// appendForReplicas appends args as a unit for replicas only, on the
+// stream's current database (no SELECT before it).
+func (j *Journal) appendForReplicas(args ...[]byte) {
 	if !j.Active() {
 		return
 	}
 	j.mu.Lock()
 	j.one.Reset()
-	j.one.AddTo(j.db, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")}, ToReplicas)
+	j.one.AddTo(j.db, args, ToReplicas)
 	j.appendLocked(&j.one)
 	j.mu.Unlock()
 }

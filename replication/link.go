@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/resp"
 )
 
@@ -464,7 +465,7 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 		} else {
 			boundary = l.cfg.Apply(args)
 		}
-		raw = appendCommand(raw, args) // a master writes RESP multibulks: the same bytes
+		raw = aof.AppendCommand(raw, args) // a master writes RESP multibulks: the same bytes
 		if boundary {
 			l.offset.Add(pending)
 			pending = 0
@@ -481,19 +482,4 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 func (l *Link) ack() {
 	off := strconv.FormatInt(l.offset.Load(), 10)
 	l.write(fmt.Appendf(nil, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", len(off), off))
-}
-
-// appendCommand appends args as a RESP multibulk.
-func appendCommand(dst []byte, args [][]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, '\r', '\n')
-	for _, a := range args {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
 }
