@@ -13,7 +13,10 @@
 //     list that leaves one out is refused.
 //   - tls-protocols with a gap (TLSv1 TLSv1.3) is refused: Go has a
 //     minimum and a maximum version, not a set.
-//   - tls-dh-params-file is refused: Go has no finite-field DHE suites.
+//   - tls-dh-params-file is read and checked (a PEM "DH PARAMETERS"
+//     block, Redis's errors otherwise), but Go has no finite-field DHE
+//     suites to use it with: as with an OpenSSL cipher list without DHE,
+//     key exchange is ECDHE (or TLS 1.3's), and the parameters go unused.
 //   - tls-session-caching, -size and -timeout drive a server-side session
 //     cache of their size and timeout (the ticket the client holds is the
 //     cache's random handle), as OpenSSL's SSL_SESS_CACHE_SERVER.
@@ -87,7 +90,9 @@ func Build(o Options) (*Configs, error) {
 		return nil, errors.New("Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!")
 	}
 	if o.DHParamsFile != "" {
-		return nil, fmt.Errorf("Failed to load DH params file: %s: Go's crypto/tls has no DHE cipher suites (ECDHE is used)", o.DHParamsFile)
+		if err := checkDHParams(o.DHParamsFile); err != nil {
+			return nil, err
+		}
 	}
 	minV, maxV, err := protocols(o.Protocols)
 	if err != nil {
@@ -146,6 +151,23 @@ func Build(o Options) (*Configs, error) {
 		VerifyPeerCertificate: verifyChain(pool),
 	}
 	return out, nil
+}
+
+// checkDHParams checks that file holds PEM-encoded DH parameters, with
+// the lines Redis logs when it does not.
+func checkDHParams(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("Failed to load %s: %v", file, err)
+	}
+	if blk, _ := pem.Decode(b); blk == nil || blk.Type != "DH PARAMETERS" && blk.Type != "X9.42 DH PARAMETERS" {
+		return fmt.Errorf("%s: failed to read DH params.", file)
+	}
+	return nil
 }
 
 // verifyChain verifies a peer's chain against pool (the system's roots

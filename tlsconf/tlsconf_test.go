@@ -2,7 +2,9 @@ package tlsconf
 
 import (
 	"crypto/tls"
+	"encoding/pem"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +97,8 @@ func TestBuildErrors(t *testing.T) {
 		{func(o *Options) { o.Ciphers = "HIGH:!aNULL" }, "Failed to configure ciphers: HIGH:!aNULL"},
 		{func(o *Options) { o.Ciphersuites = "TLS_AES_128_GCM_SHA256" }, "always enables"},
 		{func(o *Options) { o.Ciphersuites = "TLS_AES_128_CCM_SHA256" }, "Failed to configure ciphersuites"},
-		{func(o *Options) { o.DHParamsFile = "dh.pem" }, "Failed to load DH params file: dh.pem"},
+		{func(o *Options) { o.DHParamsFile = f.Dir + "/missing.dh" }, "Failed to load " + f.Dir + "/missing.dh: no such file or directory"},
+		{func(o *Options) { o.DHParamsFile = f.ServerCert }, f.ServerCert + ": failed to read DH params."},
 		{func(o *Options) { o.CertFile, o.KeyFile = f.EncCert, f.EncKey }, "no password is configured"},
 		{func(o *Options) { o.CertFile, o.KeyFile, o.KeyFilePass = f.EncCert, f.EncKey, "wrong" }, "Failed to load private key"},
 	} {
@@ -113,6 +116,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	o = opts(f)
 	o.CertFile, o.KeyFile, o.KeyFilePass = f.EncCert, f.EncKey, f.EncPass
+	o.DHParamsFile = writeDH(t, f.Dir)
 	o.Protocols, o.Ciphers = "tlsv1.2", "ECDHE-RSA-AES256-GCM-SHA384:AES128-SHA"
 	o.Ciphersuites = "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384"
 	if _, err := Build(o); err != nil {
@@ -251,4 +255,16 @@ func sessionFrom(t *testing.T, f testcerts.Files) *tls.SessionState {
 		t.Fatalf("no session: %v", err)
 	}
 	return got
+}
+
+// writeDH writes a DH parameters file (the block's content is not
+// checked: Go never uses it) and returns its path.
+func writeDH(t *testing.T, dir string) string {
+	t.Helper()
+	path := dir + "/redis.dh"
+	b := pem.EncodeToMemory(&pem.Block{Type: "DH PARAMETERS", Bytes: []byte{0x30, 0x06, 0x02, 0x01, 0x17, 0x02, 0x01, 0x02}})
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
