@@ -43,6 +43,9 @@ type LinkConfig struct {
 	Auth func() (user, pass string)
 	// Timeout is repl-timeout.
 	Timeout func() time.Duration
+	// Dial connects to the master at addr within timeout (nil: plain
+	// TCP).
+	Dial func(addr string, timeout time.Duration) (net.Conn, error)
 	// Load replaces the dataset with the payload read from r (size bytes;
 	// -1: until EOF). It runs on the link's goroutine.
 	Load func(r io.Reader, size int64) error
@@ -180,7 +183,13 @@ var errLinkClosed = errors.New("replication link closed")
 func (l *Link) session() error {
 	addr := net.JoinHostPort(l.cfg.Host, strconv.Itoa(l.cfg.Port))
 	l.cfg.Logf("Connecting to MASTER %s", addr)
-	conn, err := net.DialTimeout("tcp", addr, l.cfg.Timeout())
+	dial := l.cfg.Dial
+	if dial == nil {
+		dial = func(addr string, timeout time.Duration) (net.Conn, error) {
+			return net.DialTimeout("tcp", addr, timeout)
+		}
+	}
+	conn, err := dial(addr, l.cfg.Timeout())
 	if err != nil {
 		return fmt.Errorf("Error condition on socket for SYNC: %v", err)
 	}

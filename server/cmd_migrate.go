@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -127,7 +128,7 @@ func cmdMigrate(c *Client, args [][]byte) {
 	var authReply, selectReply, firstReply string
 	for retry := true; ; retry = false {
 		var errText string
-		ms, errText = c.srv.migrates.get(addr, d)
+		ms, errText = c.srv.migrates.get(addr, d, c.srv.peerTLS(c.srv.cfg.Lookup("tls-cluster").Bool()))
 		if ms == nil {
 			c.errorReply(errText)
 			return
@@ -283,8 +284,9 @@ type migrateCache struct {
 }
 
 // get returns the cached connection to addr, taking it out of the cache,
-// or a new one; nil and the error to reply when it cannot connect.
-func (mc *migrateCache) get(addr string, timeout time.Duration) (*migrateSocket, string) {
+// or a new one (over TLS with tlsCfg, as Redis with tls-cluster); nil and
+// the error to reply when it cannot connect.
+func (mc *migrateCache) get(addr string, timeout time.Duration, tlsCfg *tls.Config) (*migrateSocket, string) {
 	mc.mu.Lock()
 	ms := mc.socks[addr]
 	delete(mc.socks, addr)
@@ -301,6 +303,11 @@ func (mc *migrateCache) get(addr string, timeout time.Duration) (*migrateSocket,
 			return nil, fmt.Sprintf(errMigrateIO, "writing")
 		}
 		return nil, errMigrateConnect
+	}
+	if tlsCfg != nil {
+		if conn, err = clientHandshake(conn, tlsCfg, timeout); err != nil {
+			return nil, errMigrateConnect
+		}
 	}
 	mc.count.Add(1)
 	return &migrateSocket{addr: addr, conn: conn, r: bufio.NewReader(conn), db: -1, fresh: true}, ""

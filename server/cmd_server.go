@@ -890,7 +890,7 @@ func (s *Server) infoServer(b []byte) []byte {
 	b = fmt.Appendf(b, "process_id:%d\r\n", os.Getpid())
 	b = append(b, "process_supervised:no\r\n"...)
 	b = fmt.Appendf(b, "run_id:%s\r\n", s.hexID("run"))
-	b = fmt.Appendf(b, "tcp_port:%d\r\n", s.cfg.Lookup("port").Int())
+	b = fmt.Appendf(b, "tcp_port:%d\r\n", s.announcedPort())
 	b = fmt.Appendf(b, "server_time_usec:%d\r\n", now.UnixMicro())
 	b = fmt.Appendf(b, "uptime_in_seconds:%d\r\n", uptime)
 	b = fmt.Appendf(b, "uptime_in_days:%d\r\n", uptime/(3600*24))

@@ -14,20 +14,38 @@ import (
 )
 
 // listenState is the server's listeners: the TCP ones the bind and port
-// directives name, opened by Listen and replaced at run time by CONFIG
-// SET port or bind (rebind), as Redis's changeListener does, and the unix
-// socket unixsocket names (immutable).
+// directives name and the TLS ones of bind and tls-port, opened by Listen
+// and replaced at run time by CONFIG SET port, tls-port or bind (rebind),
+// as Redis's changeListener does, and the unix socket unixsocket names
+// (immutable).
 type listenState struct {
 	mu      sync.Mutex
-	lns     []net.Listener
-	unix    net.Listener // nil without unixsocket
-	bind    string       // what lns listen on
-	port    int64
+	tcp     portListeners
+	tls     portListeners
+	unix    net.Listener          // nil without unixsocket
 	serving bool                  // Serve runs: a new listener gets an accept loop
 	retired map[net.Listener]bool // closed by a rebind: its loop ends quietly
 	err     error                 // the first error an accept loop ended with
 	wg      sync.WaitGroup        // the accept loops
 }
+
+// portListeners is the listeners of one port on every bind address.
+type portListeners struct {
+	lns  []net.Listener
+	bind string // what lns listen on
+	port int64
+	tls  bool // its connections speak TLS
+}
+
+// ListenError is Listen's failure to listen on a TCP or TLS port.
+type ListenError struct {
+	Port int64
+	TLS  bool
+	Err  error
+}
+
+func (e *ListenError) Error() string { return e.Err.Error() }
+func (e *ListenError) Unwrap() error { return e.Err }
 
 // Errors of CONFIG SET port and bind (Redis's updatePort, updateBind).
 var (
@@ -35,37 +53,57 @@ var (
 	errBindAddrs  = errors.New("Failed to bind to specified addresses.")
 )
 
-// Listen opens the listening sockets named by the bind and port
+// Listen opens the listening sockets named by the bind, port and tls-port
 // directives, and the unix socket named by unixsocket (a file left there
-// is replaced; unixsocketperm, when not 0, is its mode). A bind address
+// is replaced; unixsocketperm, when not 0, is its mode), after building
+// the TLS configurations when TLS is in use (ConfigureTLS). A bind address
 // prefixed with '-' is optional: failing to bind it is not an error, as
-// in Redis. Port 0 opens no TCP listener, which needs a unix socket.
+// in Redis. Port 0 opens no TCP listener, tls-port 0 no TLS one; one of
+// them or the unix socket is needed.
 func (s *Server) Listen() error {
 	port := s.cfg.Lookup("port").Int()
+	tlsPort := s.cfg.Lookup("tls-port").Int()
 	path := s.cfg.Lookup("unixsocket").String()
-	if port == 0 && path == "" {
+	if port == 0 && tlsPort == 0 && path == "" {
 		return errors.New("port 0: no TCP listener configured")
 	}
+	if s.tlsWanted() && s.tlsConfigs() == nil {
+		if err := s.configureTLS(); err != nil {
+			return err
+		}
+	}
 	bind := s.cfg.Lookup("bind").String()
-	var lns []net.Listener
+	var lns, tlsLns []net.Listener
+	closeAll := func() {
+		for _, ln := range append(lns, tlsLns...) {
+			ln.Close()
+		}
+	}
 	if port != 0 {
 		var err error
 		if lns, err = openListeners(bind, port); err != nil {
-			return err
+			return &ListenError{Port: port, Err: err}
+		}
+	}
+	if tlsPort != 0 {
+		var err error
+		if tlsLns, err = openListeners(bind, tlsPort); err != nil {
+			closeAll()
+			return &ListenError{Port: tlsPort, TLS: true, Err: err}
 		}
 	}
 	var unix net.Listener
 	if path != "" {
 		var err error
 		if unix, err = openUnixListener(path, s.cfg.Lookup("unixsocketperm").Int()); err != nil {
-			for _, ln := range lns {
-				ln.Close()
-			}
+			closeAll()
 			return fmt.Errorf(errUnixSocket, err)
 		}
 	}
 	s.listen.mu.Lock()
-	s.listen.lns, s.listen.bind, s.listen.port, s.listen.unix = lns, bind, port, unix
+	s.listen.tcp = portListeners{lns: lns, bind: bind, port: port}
+	s.listen.tls = portListeners{lns: tlsLns, bind: bind, port: tlsPort, tls: true}
+	s.listen.unix = unix
 	s.listen.mu.Unlock()
 	return nil
 }
@@ -115,78 +153,106 @@ func openListeners(bind string, port int64) ([]net.Listener, error) {
 	return lns, nil
 }
 
-// rebind replaces the listeners with ones for the current bind and port
-// (a CONFIG SET hook), as Redis's changeListener: the old ones close, the
+// rebind replaces the TCP and TLS listeners whose bind or port changed
+// (a CONFIG SET hook) with ones for the current bind, port and tls-port,
+// as Redis's changeListener and changeBindAddr: the old ones close, the
 // new ones open; when one of them cannot, the old ones are opened again
 // and failure is returned (CONFIG SET then rolls the parameters back).
-// Port 0 closes every TCP listener, as in Redis. Before Listen nothing is
-// open and nothing is done.
+// Port 0 closes the port's listeners, as in Redis. Before Listen nothing
+// is open and nothing is done.
 func (s *Server) rebind(failure error) error {
 	ls := &s.listen
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if ls.lns == nil && !ls.serving {
+	if ls.tcp.lns == nil && ls.tls.lns == nil && !ls.serving {
 		return nil
 	}
-	bind, port := s.cfg.Lookup("bind").String(), s.cfg.Lookup("port").Int()
-	if bind == ls.bind && port == ls.port {
+	bind := s.cfg.Lookup("bind").String()
+	sets := []*portListeners{&ls.tcp, &ls.tls}
+	want := []int64{s.cfg.Lookup("port").Int(), s.cfg.Lookup("tls-port").Int()}
+	var changed []int
+	for i, set := range sets {
+		if set.bind != bind || set.port != want[i] {
+			changed = append(changed, i)
+		}
+	}
+	if len(changed) == 0 {
 		return nil // a rollback to what is open
 	}
-	s.retireListeners()
-	lns, err := openListeners(bind, port)
-	if port == 0 {
-		lns, err = nil, nil
+	for _, i := range changed {
+		s.retireListeners(sets[i])
+	}
+	opened := make([][]net.Listener, len(sets))
+	var err error
+	var errPort int64
+	for _, i := range changed {
+		if want[i] == 0 {
+			continue
+		}
+		if opened[i], err = openListeners(bind, want[i]); err != nil {
+			errPort = want[i]
+			break
+		}
 	}
 	if err != nil {
-		s.warnf("Failed to listen on port %d: %v", port, err)
-		lns = nil
-		if ls.port != 0 {
-			if lns, err = openListeners(ls.bind, ls.port); err != nil {
-				s.warnf("Failed to listen again on port %d: %v", ls.port, err)
+		s.warnf("Failed to listen on port %d: %v", errPort, err)
+		for _, i := range changed {
+			for _, ln := range opened[i] {
+				ln.Close()
 			}
+			set := sets[i]
+			var lns []net.Listener
+			if set.port != 0 {
+				if lns, err = openListeners(set.bind, set.port); err != nil {
+					s.warnf("Failed to listen again on port %d: %v", set.port, err)
+				}
+			}
+			s.acceptOn(set, lns)
 		}
-		s.acceptOn(lns)
 		return failure
 	}
-	ls.bind, ls.port = bind, port
-	s.acceptOn(lns)
+	for _, i := range changed {
+		sets[i].bind, sets[i].port = bind, want[i]
+		s.acceptOn(sets[i], opened[i])
+	}
 	return nil
 }
 
-// retireListeners closes the listeners; their accept loops end quietly.
+// retireListeners closes set's listeners; their accept loops end quietly.
 // The caller holds listen.mu.
-func (s *Server) retireListeners() {
+func (s *Server) retireListeners(set *portListeners) {
 	ls := &s.listen
-	for _, ln := range ls.lns {
+	for _, ln := range set.lns {
 		if ls.retired == nil {
 			ls.retired = make(map[net.Listener]bool)
 		}
 		ls.retired[ln] = true
 		ln.Close()
 	}
-	ls.lns = nil
+	set.lns = nil
 }
 
-// acceptOn makes lns the listeners, accepting on them once Serve runs.
+// acceptOn makes lns set's listeners, accepting on them once Serve runs.
 // The caller holds listen.mu.
-func (s *Server) acceptOn(lns []net.Listener) {
+func (s *Server) acceptOn(set *portListeners, lns []net.Listener) {
 	ls := &s.listen
-	ls.lns = lns
+	set.lns = lns
 	if ls.serving {
 		for _, ln := range lns {
-			s.startAccepting(ln)
+			s.startAccepting(ln, set.tls)
 		}
 	}
 }
 
-// startAccepting starts ln's accept loop. The caller holds listen.mu.
-func (s *Server) startAccepting(ln net.Listener) {
+// startAccepting starts ln's accept loop; tls says its connections speak
+// TLS. The caller holds listen.mu.
+func (s *Server) startAccepting(ln net.Listener, tls bool) {
 	ls := &s.listen
 	ls.serving = true
 	ls.wg.Add(1)
 	go func() {
 		defer ls.wg.Done()
-		err := s.acceptLoop(ln)
+		err := s.acceptLoop(ln, tls)
 		ls.mu.Lock()
 		if err != nil && !ls.retired[ln] && !s.closing.Load() && ls.err == nil {
 			ls.err = err
@@ -205,7 +271,7 @@ func (s *Server) closeListeners() {
 	if ls.retired == nil {
 		ls.retired = make(map[net.Listener]bool)
 	}
-	for _, ln := range ls.lns {
+	for _, ln := range append(ls.tcp.lns, ls.tls.lns...) {
 		ls.retired[ln] = true
 		ln.Close()
 	}
@@ -216,18 +282,33 @@ func (s *Server) closeListeners() {
 }
 
 // Addr returns the address of the first TCP listener (after Listen), or
-// of the unix socket when there is none.
+// of the first TLS listener, or of the unix socket when there is neither.
 func (s *Server) Addr() net.Addr {
 	s.listen.mu.Lock()
 	defer s.listen.mu.Unlock()
-	if len(s.listen.lns) == 0 {
-		return s.listen.unix.Addr()
+	switch {
+	case len(s.listen.tcp.lns) > 0:
+		return s.listen.tcp.lns[0].Addr()
+	case len(s.listen.tls.lns) > 0:
+		return s.listen.tls.lns[0].Addr()
 	}
-	return s.listen.lns[0].Addr()
+	return s.listen.unix.Addr()
 }
 
-// acceptLoop accepts ln's connections until it is closed.
-func (s *Server) acceptLoop(ln net.Listener) error {
+// TLSAddr returns the address of the first TLS listener, nil when there
+// is none.
+func (s *Server) TLSAddr() net.Addr {
+	s.listen.mu.Lock()
+	defer s.listen.mu.Unlock()
+	if len(s.listen.tls.lns) == 0 {
+		return nil
+	}
+	return s.listen.tls.lns[0].Addr()
+}
+
+// acceptLoop accepts ln's connections until it is closed; tls says they
+// speak TLS.
+func (s *Server) acceptLoop(ln net.Listener, tls bool) error {
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -247,12 +328,18 @@ func (s *Server) acceptLoop(ln net.Listener) error {
 		s.mu.Unlock()
 		if full {
 			s.stats.rejectedConns.Add(1)
-			conn.Write([]byte("-ERR max number of clients reached\r\n"))
+			if !tls { // a TLS client could not read it before its handshake
+				conn.Write([]byte("-ERR max number of clients reached\r\n"))
+			}
 			conn.Close()
 			continue
 		}
 		s.stats.connections.Add(1)
-		s.serveAccepted(conn)
+		if tls {
+			s.serveTLS(conn)
+		} else {
+			s.serveAccepted(conn)
+		}
 	}
 }
 
@@ -261,4 +348,12 @@ func (s *Server) acceptLoop(ln net.Listener) error {
 func (s *Server) listenHooks(cfg *config.Config) {
 	cfg.OnChange("port", func(*config.Param) error { return s.rebind(errListenPort) })
 	cfg.OnChange("bind", func(*config.Param) error { return s.rebind(errBindAddrs) })
+	cfg.OnChange("tls-port", func(p *config.Param) error {
+		if p.Int() != 0 && s.tlsConfigs() == nil {
+			if err := s.configureTLS(); err != nil {
+				return err
+			}
+		}
+		return s.rebind(errListenPort)
+	})
 }

@@ -122,7 +122,7 @@ const asciiLogo = "" +
 // set or the log is a terminal, else the "Running mode" line, then
 // "Server initialized".
 func (s *Server) LogBanner(stdoutIsTerminal bool) {
-	port := s.cfg.Lookup("port").Int()
+	port := s.announcedPort()
 	show := s.cfg.Lookup("always-show-logo").Bool() ||
 		stdoutIsTerminal && s.cfg.Lookup("logfile").String() == "" && !s.cfg.Lookup("syslog-enabled").Bool()
 	if show {

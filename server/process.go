@@ -26,8 +26,6 @@ var unsupportedAtStartup = []struct {
 		"HotKV does not notify upstart or systemd"},
 	{"cluster-enabled", func(s *Server) bool { return s.cfg.Lookup("cluster-enabled").Bool() },
 		"HotKV has no cluster mode"},
-	{"tls-port", func(s *Server) bool { return s.cfg.Lookup("tls-port").Int() != 0 },
-		"HotKV has no TLS"},
 	{"aclfile", func(s *Server) bool { return s.cfg.Lookup("aclfile").String() != "" },
 		"HotKV has no ACL users yet: the file's users would not be enforced"},
 }
@@ -43,7 +41,7 @@ var unsupportedDirectives = map[string]string{
 }
 
 // CheckStartup refuses a configuration that asks for what HotKV cannot
-// do (daemonizing, supervision, cluster mode, TLS, ACL users, renamed
+// do (daemonizing, supervision, cluster mode, ACL users, renamed
 // commands, modules): the
 // error names the directive, so that nothing asked for is silently left
 // undone.

@@ -225,8 +225,12 @@ func (s *Server) startReplication(host string, port int) {
 			if p := s.cfg.Lookup("replica-announce-port").Int(); p != 0 {
 				return int(p)
 			}
+			if p := s.cfg.Lookup("tls-port").Int(); p != 0 && s.cfg.Lookup("tls-replication").Bool() {
+				return int(p)
+			}
 			return int(s.cfg.Lookup("port").Int())
 		},
+		Dial: s.dialMaster,
 		Auth: func() (string, string) {
 			return s.cfg.Lookup("masteruser").String(), s.cfg.Lookup("masterauth").String()
 		},

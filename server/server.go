@@ -22,6 +22,7 @@ import (
 	"github.com/hotkv/hotkv/replication"
 	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/script"
+	"github.com/hotkv/hotkv/tlsconf"
 )
 
 // Version is HotKV's own version; RedisVersion is the Redis version whose
@@ -52,9 +53,10 @@ type Server struct {
 	listMaxListpackSize, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries         *config.Param
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
 
-	listen  listenState // listen.go
-	oom     oomState    // oom.go
-	loops   *loops      // the event loops serving clients (Linux)
+	listen  listenState                     // listen.go
+	tlsCfgs atomic.Pointer[tlsconf.Configs] // the TLS configurations in use (tls.go)
+	oom     oomState                        // oom.go
+	loops   *loops                          // the event loops serving clients (Linux)
 	started time.Time
 	nextID  atomic.Uint64
 
@@ -241,6 +243,7 @@ func New(cfg *config.Config) *Server {
 	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
 	s.listenHooks(cfg)
+	s.tlsHooks(cfg)
 	s.oomHooks(cfg)
 	s.registerCommands()
 	s.cronHz() // INFO's hz before the cron runs
@@ -301,11 +304,13 @@ func (s *Server) Serve() error {
 		s.startReplication(host, port)
 	}
 	s.listen.mu.Lock()
-	for _, ln := range s.listen.lns {
-		s.startAccepting(ln)
+	for _, set := range []*portListeners{&s.listen.tcp, &s.listen.tls} {
+		for _, ln := range set.lns {
+			s.startAccepting(ln, set.tls)
+		}
 	}
 	if s.listen.unix != nil {
-		s.startAccepting(s.listen.unix)
+		s.startAccepting(s.listen.unix, false)
 	}
 	s.listen.mu.Unlock()
 	<-s.done

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 )
@@ -25,3 +26,10 @@ func (s *Server) applyBusyPoll() {}
 
 // peerClosed cannot tell here: a waiting command ends on its own terms.
 func peerClosed(fd int) bool { return false }
+
+// serveTLS serves a TLS connection on a goroutine of its own, as every
+// connection here; the handshake runs on its first read.
+func (s *Server) serveTLS(conn net.Conn) {
+	s.wg.Add(1)
+	go s.serveConn(tls.Server(conn, s.tlsServerConfig()))
+}

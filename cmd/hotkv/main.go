@@ -80,12 +80,21 @@ func run(args []string) int {
 		}
 		return 1
 	}
+	if err := srv.ConfigureTLS(); err != nil {
+		log.Log(warning, "Failed to configure TLS. Check logs for more info.")
+		return 1
+	}
 	if err := srv.Listen(); err != nil {
-		if strings.HasPrefix(err.Error(), "Failed opening Unix socket") {
-			log.Log(warning, err.Error())
+		var le *server.ListenError
+		if errors.As(err, &le) {
+			kind := "TCP"
+			if le.TLS {
+				kind = "TLS"
+			}
+			log.Logf(warning, "Could not create server TCP listening socket: %v", le.Err)
+			log.Logf(warning, "Failed listening on port %d (%s), aborting.", le.Port, kind)
 		} else {
-			log.Logf(warning, "Failed listening on port %d (TCP), aborting.", cfg.Lookup("port").Int())
-			log.Logf(warning, "Could not create server TCP listening socket: %v", err)
+			log.Log(warning, err.Error())
 		}
 		return 1
 	}
@@ -100,7 +109,7 @@ func run(args []string) int {
 		srv.RemovePidFile()
 		return 1
 	}
-	if cfg.Lookup("port").Int() != 0 {
+	if cfg.Lookup("port").Int() != 0 || cfg.Lookup("tls-port").Int() != 0 {
 		log.Log(notice, "Ready to accept connections")
 	}
 	if sock := cfg.Lookup("unixsocket").String(); sock != "" {

@@ -142,7 +142,7 @@ func TestRefusedAtStartup(t *testing.T) {
 		{"--daemonize yes", "Unsupported directive 'daemonize yes'"},
 		{"--supervised systemd", "Unsupported directive 'supervised systemd'"},
 		{"--cluster-enabled yes", "Unsupported directive 'cluster-enabled yes'"},
-		{"--tls-port 1", "Unsupported directive 'tls-port 1'"},
+		{"--tls-port 1", "Failed to configure TLS. Check logs for more info."},
 		{"--user foo --user foo", "Unsupported directive 'user foo'"},
 		{"--user default off", "Unsupported directive 'user default off'"},
 		{"--rename-command FLUSHDB x", "Unsupported directive 'rename-command FLUSHDB x'"},

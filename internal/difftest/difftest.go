@@ -9,6 +9,7 @@ package difftest
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -126,6 +127,17 @@ type Conn struct {
 func Dial(tb testing.TB, addr string) *Conn {
 	tb.Helper()
 	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return &Conn{tb: tb, c: c, r: bufio.NewReader(c)}
+}
+
+// DialTLS connects to addr over TLS with cfg.
+func DialTLS(tb testing.TB, addr string, cfg *tls.Config) *Conn {
+	tb.Helper()
+	c, err := tls.Dial("tcp", addr, cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -266,6 +278,12 @@ func NewPair(tb testing.TB, redisAddr, hotkvAddr string) *Pair {
 	p := &Pair{tb: tb, Redis: Dial(tb, redisAddr), HotKV: Dial(tb, hotkvAddr)}
 	p.Do("FLUSHALL")
 	return p
+}
+
+// PairOf compares the replies of two connections already open, without
+// flushing.
+func PairOf(tb testing.TB, redis, hotkv *Conn) *Pair {
+	return &Pair{tb: tb, Redis: redis, HotKV: hotkv}
 }
 
 // Split splits a command line as redis-cli does (quotes and escapes).
