@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl}
+TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get}
 # HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
 # one client runs 250 ms operations on {a} back to back: script (a Lua
 # script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
@@ -31,10 +31,15 @@ HOL=${HOL-script,sort}
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 HPORT=$(freeport); RPORT=$(freeport)
+# Each server also listens for TLS (tls_* tests) on the port above.
+declare -A TLSPORT=([$HPORT]=$(freeport) [$RPORT]=$(freeport))
 tmp=$(mktemp -d)
-mkdir "$tmp/hotkv" "$tmp/redis"
-"$BIN" --port "$HPORT" --save '' --dir "$tmp/hotkv" >"$tmp/hotkv.log" 2>&1 & HPID=$!
-redis-server --port "$RPORT" --save '' --appendonly no --dir "$tmp/redis" --logfile "$tmp/redis.log" & RPID=$!
+mkdir "$tmp/hotkv" "$tmp/redis" "$tmp/certs"
+go run ./internal/testcerts/gencerts "$tmp/certs"
+TLSARGS=(--tls-cert-file "$tmp/certs/server.crt" --tls-key-file "$tmp/certs/server.key"
+  --tls-ca-cert-file "$tmp/certs/ca.crt" --tls-auth-clients no)
+"$BIN" --port "$HPORT" --tls-port "${TLSPORT[$HPORT]}" "${TLSARGS[@]}" --save '' --dir "$tmp/hotkv" >"$tmp/hotkv.log" 2>&1 & HPID=$!
+redis-server --port "$RPORT" --tls-port "${TLSPORT[$RPORT]}" "${TLSARGS[@]}" --save '' --appendonly no --dir "$tmp/redis" --logfile "$tmp/redis.log" & RPID=$!
 trap 'kill $HPID $RPID 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 for p in $HPORT $RPORT; do
   for i in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -60,6 +65,8 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #   xadd       XADD of one field to one stream kept at about 100000 entries
 #   publish    PUBLISH to a channel with 10 subscribers (messages per second,
 #              each received 10 times; pipelining does not apply)
+#   tls_set, tls_get
+#              SET and GET over TLS (TLSv1.3, no client certificate)
 #   set_everysec, set_always
 #              SET with the append-only file on (appendfsync everysec or
 #              always) on both servers, their files on the same disk
@@ -100,6 +107,9 @@ run() {
     aof "$1" "${2#set_}"
     redis-benchmark -p "$1" -t set -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true
     aof "$1" off ;;
+  tls_set | tls_get)
+    redis-benchmark -p "${TLSPORT[$1]}" --tls --cacert "$tmp/certs/ca.crt" -t "${2#tls_}" -n "$N" -c "$CLIENTS" -P "$3" \
+      -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true ;;
   evalsha | evalsha_kl)
     local body=$COUNTER sha
     [ "$2" = evalsha_kl ] && [ "$1" = "$HPORT" ] && body="#!lua flags=allow-key-locking
