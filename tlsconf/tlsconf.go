@@ -306,10 +306,9 @@ func loadPair(certFile, keyFile, pass string) (tls.Certificate, error) {
 	return cert, nil
 }
 
-// decryptKey returns keyPEM with its private key decrypted when it is
-// encrypted the legacy PEM way (Proc-Type: 4,ENCRYPTED, what `openssl
-// rsa -aes256` writes). PKCS#8-encrypted keys are refused: Go's library
-// cannot read them.
+// decryptKey returns keyPEM with its private key decrypted with pass when
+// it is encrypted: PKCS#8 (what OpenSSL 3 writes, pkcs8.go) or the legacy
+// PEM way (Proc-Type: 4,ENCRYPTED, OpenSSL 1's `openssl rsa -aes256`).
 func decryptKey(keyPEM []byte, pass string) ([]byte, error) {
 	var out []byte
 	for rest := keyPEM; ; {
@@ -320,7 +319,14 @@ func decryptKey(keyPEM []byte, pass string) ([]byte, error) {
 		}
 		switch {
 		case b.Type == "ENCRYPTED PRIVATE KEY":
-			return nil, errors.New("encrypted PKCS#8 keys are not supported; use a legacy-encrypted PEM key (openssl rsa -aes256) or an unencrypted one")
+			if pass == "" {
+				return nil, errors.New("the key is encrypted and no password is configured")
+			}
+			der, err := decryptPKCS8(b.Bytes, pass)
+			if err != nil {
+				return nil, err
+			}
+			b = &pem.Block{Type: "PRIVATE KEY", Bytes: der}
 		case x509.IsEncryptedPEMBlock(b): //nolint:staticcheck // the legacy PEM encryption is what tls-key-file-pass opens
 			if pass == "" {
 				return nil, errors.New("the key is encrypted and no password is configured")

@@ -268,3 +268,20 @@ func writeDH(t *testing.T, dir string) string {
 	}
 	return path
 }
+
+// TestPKCS8EncryptedKeys: keys OpenSSL 3 encrypts (PKCS#8, PBES2) load
+// with their password (testdata made by `openssl pkey -aes256` and
+// `openssl pkcs8 -topk8 -v2 des3 -v2prf hmacWithSHA1`, password 1234).
+func TestPKCS8EncryptedKeys(t *testing.T) {
+	for _, key := range []string{"testdata/pkcs8-aes256.key", "testdata/pkcs8-des3-sha1.key"} {
+		if _, err := loadPair("testdata/pkcs8.crt", key, "1234"); err != nil {
+			t.Errorf("%s: %v", key, err)
+		}
+		if _, err := loadPair("testdata/pkcs8.crt", key, "4321"); err == nil {
+			t.Errorf("%s: a wrong password loaded it", key)
+		}
+		if _, err := loadPair("testdata/pkcs8.crt", key, ""); err == nil || !strings.Contains(err.Error(), "no password") {
+			t.Errorf("%s without a password: %v", key, err)
+		}
+	}
+}
