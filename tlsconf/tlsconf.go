@@ -5,10 +5,11 @@
 //
 // Where OpenSSL and Go differ, Build either carries the directive out or
 // refuses it with an error naming it:
-//   - tls-ciphers takes OpenSSL's names of the TLS 1.2 suites Go
-//     implements (ECDHE-RSA-AES128-GCM-SHA256, ...), separated by ':',
-//     ',' or spaces; cipher-string keywords (HIGH, DEFAULT, !aNULL) are
-//     refused.
+//   - tls-ciphers is an OpenSSL cipher string over the TLS 1.2 suites Go
+//     implements (ciphers.go): suite names, keywords (DEFAULT, ALL, HIGH,
+//     ECDHE, aRSA, AESGCM, ...), and the +, -, ! operators. A suite Go
+//     lacks (AES256-SHA256, DHE-*) matches nothing, as a name OpenSSL
+//     does not know; a string that leaves no suite is refused.
 //   - tls-ciphersuites: Go always enables its three TLS 1.3 suites, so a
 //     list that leaves one out is refused.
 //   - tls-protocols with a gap (TLSv1 TLSv1.3) is refused: Go has a
@@ -21,7 +22,8 @@
 //     cache of their size and timeout (the ticket the client holds is the
 //     cache's random handle), as OpenSSL's SSL_SESS_CACHE_SERVER.
 //   - tls-prefer-server-ciphers: Go always picks the suite by its own
-//     order (adjusted for the hardware's AES support), whatever it says.
+//     order (adjusted for the hardware's AES support), whatever it says
+//     and whatever the order of tls-ciphers.
 package tlsconf
 
 import (
@@ -220,49 +222,6 @@ func protocols(s string) (uint16, uint16, error) {
 		}
 	}
 	return versions[lo], versions[hi], nil
-}
-
-// suiteNames maps OpenSSL's names of TLS 1.2 (and older) suites to Go's
-// identifiers, for the suites Go implements.
-var suiteNames = map[string]uint16{
-	"ECDHE-ECDSA-AES128-GCM-SHA256": tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	"ECDHE-RSA-AES128-GCM-SHA256":   tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-	"ECDHE-ECDSA-AES256-GCM-SHA384": tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	"ECDHE-RSA-AES256-GCM-SHA384":   tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-	"ECDHE-ECDSA-CHACHA20-POLY1305": tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	"ECDHE-RSA-CHACHA20-POLY1305":   tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-	"ECDHE-ECDSA-AES128-SHA256":     tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256,
-	"ECDHE-RSA-AES128-SHA256":       tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
-	"ECDHE-ECDSA-AES128-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
-	"ECDHE-RSA-AES128-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
-	"ECDHE-ECDSA-AES256-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
-	"ECDHE-RSA-AES256-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
-	"ECDHE-RSA-DES-CBC3-SHA":        tls.TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA,
-	"AES128-GCM-SHA256":             tls.TLS_RSA_WITH_AES_128_GCM_SHA256,
-	"AES256-GCM-SHA384":             tls.TLS_RSA_WITH_AES_256_GCM_SHA384,
-	"AES128-SHA256":                 tls.TLS_RSA_WITH_AES_128_CBC_SHA256,
-	"AES128-SHA":                    tls.TLS_RSA_WITH_AES_128_CBC_SHA,
-	"AES256-SHA":                    tls.TLS_RSA_WITH_AES_256_CBC_SHA,
-	"DES-CBC3-SHA":                  tls.TLS_RSA_WITH_3DES_EDE_CBC_SHA,
-}
-
-// ciphers parses tls-ciphers ("" leaves Go's defaults).
-func ciphers(s string) ([]uint16, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []uint16
-	for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ',' || r == ' ' }) {
-		id, ok := suiteNames[strings.ToUpper(tok)]
-		if !ok {
-			return nil, fmt.Errorf("Failed to configure ciphers: %s: %q is not the OpenSSL name of a suite Go's crypto/tls implements", s, tok)
-		}
-		out = append(out, id)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("Failed to configure ciphers: %s", s)
-	}
-	return out, nil
 }
 
 // ciphersuites checks tls-ciphersuites: Go enables all three of its TLS

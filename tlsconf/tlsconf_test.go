@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,8 @@ func TestBuildErrors(t *testing.T) {
 		{func(o *Options) { o.CAFile = f.ServerKey }, "Failed to configure CA certificate(s) file/directory"},
 		{func(o *Options) { o.Protocols = "TLSv1.2 SSLv3" }, "Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'."},
 		{func(o *Options) { o.Protocols = "TLSv1 TLSv1.3" }, "leaves a gap"},
-		{func(o *Options) { o.Ciphers = "HIGH:!aNULL" }, "Failed to configure ciphers: HIGH:!aNULL"},
+		{func(o *Options) { o.Ciphers = "AES256-SHA256:DHE-RSA-AES128-SHA" }, "Failed to configure ciphers: AES256-SHA256:DHE-RSA-AES128-SHA"},
+		{func(o *Options) { o.Ciphers = "HIGH:@SECLEVEL=2" }, "@SECLEVEL=2 is not supported"},
 		{func(o *Options) { o.Ciphersuites = "TLS_AES_128_GCM_SHA256" }, "always enables"},
 		{func(o *Options) { o.Ciphersuites = "TLS_AES_128_CCM_SHA256" }, "Failed to configure ciphersuites"},
 		{func(o *Options) { o.DHParamsFile = f.Dir + "/missing.dh" }, "Failed to load " + f.Dir + "/missing.dh: no such file or directory"},
@@ -283,5 +285,46 @@ func TestPKCS8EncryptedKeys(t *testing.T) {
 		if _, err := loadPair("testdata/pkcs8.crt", key, ""); err == nil || !strings.Contains(err.Error(), "no password") {
 			t.Errorf("%s without a password: %v", key, err)
 		}
+	}
+}
+
+// TestCipherStrings: OpenSSL's cipher-list operators and keywords.
+func TestCipherStrings(t *testing.T) {
+	names := func(ids []uint16) string {
+		var out []string
+		for _, id := range ids {
+			for _, s := range suites {
+				if s.id == id {
+					out = append(out, s.name)
+				}
+			}
+		}
+		return strings.Join(out, ":")
+	}
+	for _, c := range []struct{ list, want string }{
+		{"AES128-SHA256", "AES128-SHA256"},
+		{"AES128-SHA256:AES256-SHA256", "AES128-SHA256"}, // Go lacks AES256-SHA256
+		{"-ALL:AES128-SHA256", "AES128-SHA256"},
+		{"ECDHE+AESGCM+aECDSA", "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384"},
+		{"ECDHE-RSA-AES128-GCM-SHA256,ECDHE-RSA-AES256-GCM-SHA384 ECDHE-RSA-CHACHA20-POLY1305", "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305"},
+		{"kRSA+AESGCM:!AES256", "AES128-GCM-SHA256"},
+		{"!AES256:kRSA+AESGCM", "AES128-GCM-SHA256"}, // ! is for good
+		{"AESGCM+aRSA:-AES256:AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256:AES128-GCM-SHA256:AES256-GCM-SHA384"},
+		{"aRSA+AESGCM:+kRSA", "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:AES128-GCM-SHA256:AES256-GCM-SHA384"},
+		{"RSA+AES128+SHA", "AES128-SHA"},
+		{"3DES", "ECDHE-RSA-DES-CBC3-SHA:DES-CBC3-SHA"},
+		{"HIGH:!kRSA:!SHA1:!SHA256:!SHA384:@STRENGTH", "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"},
+	} {
+		ids, err := ciphers(c.list)
+		if got := names(ids); err != nil || got != c.want {
+			t.Errorf("%s: %s (%v), want %s", c.list, got, err, c.want)
+		}
+	}
+	def, _ := ciphers("DEFAULT")
+	if len(def) != 10 || slices.Contains(def, tls.TLS_RSA_WITH_AES_128_CBC_SHA256) {
+		t.Errorf("DEFAULT: %s", names(def))
+	}
+	if def2, _ := ciphers("DEFAULT:-AES128-SHA256"); !slices.Equal(def, def2) {
+		t.Errorf("DEFAULT:-AES128-SHA256: %s", names(def2))
 	}
 }
