@@ -26,9 +26,8 @@ type suite struct {
 	tags []string
 }
 
-// suites are Go's TLS 1.2 suites, most preferred first. def: in Go's
-// default list (OpenSSL's DEFAULT here).
-var suites, defaultSuites = func() ([]suite, map[uint16]bool) {
+// suites are Go's TLS 1.2 suites, most preferred first.
+var suites = func() []suite {
 	names := []struct {
 		name string
 		id   uint16
@@ -56,16 +55,19 @@ var suites, defaultSuites = func() ([]suite, map[uint16]bool) {
 		{"ECDHE-RSA-RC4-SHA", tls.TLS_ECDHE_RSA_WITH_RC4_128_SHA},
 		{"RC4-SHA", tls.TLS_RSA_WITH_RC4_128_SHA},
 	}
-	def := map[uint16]bool{}
-	for _, s := range tls.CipherSuites() {
-		def[s.ID] = true
-	}
 	out := make([]suite, len(names))
 	for i, n := range names {
 		out[i] = suite{name: n.name, id: n.id, tags: suiteTags(n.name)}
 	}
-	return out, def
+	return out
 }()
+
+// defaultList is OpenSSL's DEFAULT over Go's suites, what an empty
+// tls-ciphers means as in Redis: every AES and ChaCha20 suite, with RSA
+// key exchange too (Go's own default leaves those out), but not 3DES or
+// RC4. Go's server still picks by its own preference, which ranks ECDHE
+// with an AEAD first.
+const defaultList = "HIGH"
 
 // suiteTags derives the keywords that select a suite from its OpenSSL
 // name: key exchange, authentication, cipher, MAC and strength.
@@ -117,11 +119,11 @@ func (s suite) matches(term string) bool {
 		switch {
 		case strings.EqualFold(word, s.name):
 		case word == "DEFAULT":
-			if !defaultSuites[s.id] {
+			if !s.matches(defaultList) {
 				return false
 			}
 		case word == "COMPLEMENTOFDEFAULT":
-			if defaultSuites[s.id] {
+			if s.matches(defaultList) {
 				return false
 			}
 		case !slices.Contains(s.tags, word):
@@ -131,10 +133,10 @@ func (s suite) matches(term string) bool {
 	return true
 }
 
-// ciphers parses tls-ciphers ("" leaves Go's defaults).
+// ciphers parses tls-ciphers ("" is DEFAULT).
 func ciphers(list string) ([]uint16, error) {
 	if list == "" {
-		return nil, nil
+		list = defaultList
 	}
 	var on []suite
 	banned := map[uint16]bool{}
