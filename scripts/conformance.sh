@@ -13,6 +13,7 @@
 #                 (default ../shared/conformance beside the checkout)
 #   HOTKV_BIN     the server binary (default bin/hotkv; `make conformance` builds it)
 #   LOGS          where the raw logs go (default a new /tmp/hotkv-conformance.XXXXXX)
+#   TLS=1         normal mode over TLS (the harness's --tls; needs tcl-tls and openssl)
 # Prints each script's per-unit lines and TOTAL lines; exit status 1 when a mode's
 # script failed to run at all, else 0 (failing tests are reported, not fatal: compare the
 # passed counts with the baselines).
@@ -73,7 +74,9 @@ run_normal() {
   # The harness runs src/redis-server and some tests check the process is called so.
   cp "$BIN" "$srv/redis-server"
   echo "# normal mode: the harness starts $srv/redis-server"
-  bash "$CONF/redis-spawn-suite.sh" -v --logs "$LOGS/normal" "$srv/redis-server" "$@" || [ $? -eq 1 ] || status=1
+  local tls=()
+  [ "${TLS:-0}" = 1 ] && tls=(--tls)
+  bash "$CONF/redis-spawn-suite.sh" -v "${tls[@]}" --logs "$LOGS/normal" "$srv/redis-server" "$@" || [ $? -eq 1 ] || status=1
   rm -rf "$srv"
 }
 

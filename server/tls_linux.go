@@ -60,8 +60,8 @@ type tlsTransport struct {
 	*eventloop.Conn
 	tc   *tls.Conn
 	sock *loopSocket
-	// wmu orders this connection's writes (Write, Hold) with the hold
-	// flag they set on sock.
+	// wmu orders this connection's writes (Write, Hold, Close's
+	// close_notify) with the hold flag they set on sock.
 	wmu sync.Mutex
 }
 
@@ -92,7 +92,11 @@ func (t *tlsTransport) Hold(p []byte) {
 }
 
 // Close sends TLS's close_notify and closes the connection.
-func (t *tlsTransport) Close() error { return t.tc.Close() }
+func (t *tlsTransport) Close() error {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	return t.tc.Close()
+}
 
 // loopSocket is the socket under a server-side tls.Conn: the accepted
 // net.Conn during the handshake, then the loop's connection, whose reads
