@@ -267,4 +267,5 @@ const (
 	errUnixSocket = "Failed opening Unix socket: %v"
 	// HotKV's own: a directive CheckStartup refuses.
 	errUnsupportedDirective = "Unsupported directive '%s %s': %s"
+	errRenameCommand        = "Bad directive 'rename-command %s %s': %s"
 )

@@ -174,6 +174,9 @@ func (c *Client) lookupMemo(args [][]byte) *Command {
 		}
 	}
 	cmd, _ := c.srv.table.lookup(&c.nameBuf, args)
+	if cmd == nil && c.obey {
+		cmd = c.srv.lookupOriginal(&c.nameBuf, args)
+	}
 	if cmd != nil && cmd.Sub == nil && cmd.parent == nil && len(name) <= len(memoCmd{}.name) {
 		m := &c.lookups[c.nextLookup%len(c.lookups)]
 		c.nextLookup++

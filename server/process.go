@@ -31,20 +31,18 @@ var unsupportedAtStartup = []struct {
 }
 
 // unsupportedDirectives says why HotKV refuses each directive that is not
-// a parameter (config.Directives): none may be accepted and left undone —
-// a user line or a renamed command would leave the server open where the
-// operator meant to close it.
+// a parameter (config.Directives) and that it cannot carry out: none may
+// be accepted and left undone — a user line left undone would leave the
+// server open where the operator meant to close it.
 var unsupportedDirectives = map[string]string{
-	"user":           "HotKV has no ACL users yet: the user would not be enforced",
-	"rename-command": "HotKV cannot rename or disable commands yet",
-	"loadmodule":     "HotKV has no modules",
+	"user":       "HotKV has no ACL users yet: the user would not be enforced",
+	"loadmodule": "HotKV has no modules",
 }
 
 // CheckStartup refuses a configuration that asks for what HotKV cannot
-// do (daemonizing, supervision, cluster mode, ACL users, renamed
-// commands, modules): the
-// error names the directive, so that nothing asked for is silently left
-// undone.
+// do (daemonizing, supervision, cluster mode, ACL users, modules), or
+// whose rename-command directives failed: the error names the directive,
+// so that nothing asked for is silently left undone.
 func (s *Server) CheckStartup() error {
 	var errs []error
 	for _, u := range unsupportedAtStartup {
@@ -53,7 +51,11 @@ func (s *Server) CheckStartup() error {
 			errs = append(errs, fmt.Errorf(errUnsupportedDirective, u.name, p.String(), u.why))
 		}
 	}
+	errs = append(errs, s.renames.errs...)
 	for _, d := range s.cfg.Directives() {
+		if d[0] == "rename-command" {
+			continue // applyRenames
+		}
 		why, ok := unsupportedDirectives[d[0]]
 		if !ok {
 			why = "HotKV has no modules" // a module's parameter

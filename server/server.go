@@ -34,11 +34,12 @@ const (
 
 // Server is one HotKV instance.
 type Server struct {
-	cfg   *config.Config
-	dbs   []*keyspace.DB
-	locks *lock.Manager
-	table Table
-	log   *slog.Logger // logger through log/slog
+	cfg     *config.Config
+	dbs     []*keyspace.DB
+	locks   *lock.Manager
+	table   Table
+	renames renames      // rename-command (rename.go)
+	log     *slog.Logger // logger through log/slog
 	// logger is the server's log (logging.go).
 	logger *rlog.Logger
 	// skipChecksum is DEBUG SET-SKIP-CHECKSUM-VALIDATION: payloads and
@@ -246,6 +247,7 @@ func New(cfg *config.Config) *Server {
 	s.tlsHooks(cfg)
 	s.oomHooks(cfg)
 	s.registerCommands()
+	s.applyRenames()
 	s.cronHz() // INFO's hz before the cron runs
 	return s
 }
