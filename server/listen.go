@@ -335,9 +335,12 @@ func (s *Server) acceptLoop(ln net.Listener, tls bool) error {
 			continue
 		}
 		s.stats.connections.Add(1)
-		if tls {
-			s.serveTLS(conn)
-		} else {
+		switch {
+		case tls:
+			s.serveTLS(conn) // protected mode is checked after the handshake
+		case s.protectedRefuses(conn.RemoteAddr()):
+			s.deny(conn)
+		default:
 			s.serveAccepted(conn)
 		}
 	}

@@ -41,6 +41,11 @@ func (s *Server) serveTLS(conn net.Conn) {
 			s.wg.Done()
 			return
 		}
+		if s.protectedRefuses(conn.RemoteAddr()) {
+			s.wg.Done()
+			s.deny(tc)
+			return
+		}
 		err = s.loops.Add(conn, func(ec *eventloop.Conn) {
 			sock.ec = ec
 			ec.Context = s.newClient(&tlsTransport{Conn: ec, tc: tc, sock: sock})

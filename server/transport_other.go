@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"time"
 )
 
 // Elsewhere each client runs on its own goroutine.
@@ -28,8 +29,23 @@ func (s *Server) applyBusyPoll() {}
 func peerClosed(fd int) bool { return false }
 
 // serveTLS serves a TLS connection on a goroutine of its own, as every
-// connection here; the handshake runs on its first read.
+// connection here, once its handshake is done.
 func (s *Server) serveTLS(conn net.Conn) {
 	s.wg.Add(1)
-	go s.serveConn(tls.Server(conn, s.tlsServerConfig()))
+	tc := tls.Server(conn, s.tlsServerConfig())
+	go func() {
+		conn.SetDeadline(time.Now().Add(tlsHandshakeTimeout))
+		err := tc.Handshake()
+		conn.SetDeadline(time.Time{})
+		switch {
+		case err != nil:
+			conn.Close()
+			s.wg.Done()
+		case s.protectedRefuses(conn.RemoteAddr()):
+			s.deny(tc)
+			s.wg.Done()
+		default:
+			s.serveConn(tc)
+		}
+	}()
 }
