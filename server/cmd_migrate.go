@@ -128,7 +128,7 @@ func cmdMigrate(c *Client, args [][]byte) {
 	var authReply, selectReply, firstReply string
 	for retry := true; ; retry = false {
 		var errText string
-		ms, errText = c.srv.migrates.get(addr, d, c.srv.peerTLS(c.srv.cfg.Lookup("tls-cluster").Bool()))
+		ms, errText = c.srv.migrates.get(c.srv.dialer(d), addr, c.srv.peerTLS(c.srv.cfg.Lookup("tls-cluster").Bool()))
 		if ms == nil {
 			c.errorReply(errText)
 			return
@@ -286,7 +286,8 @@ type migrateCache struct {
 // get returns the cached connection to addr, taking it out of the cache,
 // or a new one (over TLS with tlsCfg, as Redis with tls-cluster); nil and
 // the error to reply when it cannot connect.
-func (mc *migrateCache) get(addr string, timeout time.Duration, tlsCfg *tls.Config) (*migrateSocket, string) {
+func (mc *migrateCache) get(d *net.Dialer, addr string, tlsCfg *tls.Config) (*migrateSocket, string) {
+	timeout := d.Timeout
 	mc.mu.Lock()
 	ms := mc.socks[addr]
 	delete(mc.socks, addr)
@@ -295,7 +296,7 @@ func (mc *migrateCache) get(addr string, timeout time.Duration, tlsCfg *tls.Conf
 		ms.fresh, ms.wrote = false, false
 		return ms, ""
 	}
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+	conn, err := d.Dial("tcp", addr)
 	if err != nil {
 		// Redis connects without blocking: a refused connection shows
 		// only when it writes.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hotkv/hotkv/config"
@@ -81,13 +83,13 @@ func (s *Server) Listen() error {
 	}
 	if port != 0 {
 		var err error
-		if lns, err = openListeners(bind, port); err != nil {
+		if lns, err = s.openListeners(bind, port); err != nil {
 			return &ListenError{Port: port, Err: err}
 		}
 	}
 	if tlsPort != 0 {
 		var err error
-		if tlsLns, err = openListeners(bind, tlsPort); err != nil {
+		if tlsLns, err = s.openListeners(bind, tlsPort); err != nil {
 			closeAll()
 			return &ListenError{Port: tlsPort, TLS: true, Err: err}
 		}
@@ -126,8 +128,8 @@ func openUnixListener(path string, perm int64) (net.Listener, error) {
 }
 
 // openListeners opens a listener on port for each address of bind, all
-// or none.
-func openListeners(bind string, port int64) ([]net.Listener, error) {
+// or none, with tcp-backlog's backlog and socket-mark-id's mark.
+func (s *Server) openListeners(bind string, port int64) ([]net.Listener, error) {
 	var lns []net.Listener
 	for _, addr := range strings.Fields(bind) {
 		optional := strings.HasPrefix(addr, "-")
@@ -135,7 +137,7 @@ func openListeners(bind string, port int64) ([]net.Listener, error) {
 		if addr == "*" {
 			addr = ""
 		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.FormatInt(port, 10)))
+		ln, err := s.listenTCP(net.JoinHostPort(addr, strconv.FormatInt(port, 10)))
 		if err != nil {
 			if optional {
 				continue
@@ -151,6 +153,22 @@ func openListeners(bind string, port int64) ([]net.Listener, error) {
 		return nil, errors.New("could not bind any address")
 	}
 	return lns, nil
+}
+
+// listenTCP listens on addr with tcp-backlog's backlog (Go listens with
+// the system's maximum, somaxconn: listen(2) again sets Redis's, which
+// the kernel caps at somaxconn as well) and socket-mark-id's mark.
+func (s *Server) listenTCP(addr string) (net.Listener, error) {
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error { return rc.Control(s.markSocket) }}
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if rc, err := ln.(*net.TCPListener).SyscallConn(); err == nil {
+		backlog := int(s.cfg.Lookup("tcp-backlog").Int())
+		rc.Control(func(fd uintptr) { syscall.Listen(int(fd), backlog) })
+	}
+	return ln, nil
 }
 
 // rebind replaces the TCP and TLS listeners whose bind or port changed
@@ -189,7 +207,7 @@ func (s *Server) rebind(failure error) error {
 		if want[i] == 0 {
 			continue
 		}
-		if opened[i], err = openListeners(bind, want[i]); err != nil {
+		if opened[i], err = s.openListeners(bind, want[i]); err != nil {
 			errPort = want[i]
 			break
 		}
@@ -203,7 +221,7 @@ func (s *Server) rebind(failure error) error {
 			set := sets[i]
 			var lns []net.Listener
 			if set.port != 0 {
-				if lns, err = openListeners(set.bind, set.port); err != nil {
+				if lns, err = s.openListeners(set.bind, set.port); err != nil {
 					s.warnf("Failed to listen again on port %d: %v", set.port, err)
 				}
 			}
@@ -335,6 +353,7 @@ func (s *Server) acceptLoop(ln net.Listener, tls bool) error {
 			continue
 		}
 		s.stats.connections.Add(1)
+		s.tuneAccepted(conn)
 		switch {
 		case tls:
 			s.serveTLS(conn) // protected mode is checked after the handshake

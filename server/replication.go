@@ -92,6 +92,12 @@ func cmdSync(c *Client, args [][]byte) {
 		c.errorReply(errSyncFilterNeedsEOF)
 		return
 	}
+	if s.cfg.Lookup("repl-disable-tcp-nodelay").Bool() {
+		// Fewer, bigger packets to the replica, as Redis's syncCommand.
+		if fd := c.conn.Fd(); fd >= 0 {
+			setNoDelay(fd, false)
+		}
+	}
 	name := replicaName(c)
 	s.logf("Replica %s asks for synchronization", name)
 	if psync && !bytes.Equal(args[1], []byte("?")) {

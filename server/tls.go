@@ -118,10 +118,10 @@ func (s *Server) tlsHooks(cfg *config.Config) {
 	}
 }
 
-// dialMaster connects a replica to its master, over TLS with
-// tls-replication.
+// dialMaster connects a replica to its master (from bind-source-addr),
+// over TLS with tls-replication.
 func (s *Server) dialMaster(addr string, timeout time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+	conn, err := s.dialer(timeout).Dial("tcp", addr)
 	if err != nil || !s.cfg.Lookup("tls-replication").Bool() {
 		return conn, err
 	}
