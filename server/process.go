@@ -26,8 +26,18 @@ var unsupportedAtStartup = []struct {
 		"HotKV does not notify upstart or systemd"},
 	{"cluster-enabled", func(s *Server) bool { return s.cfg.Lookup("cluster-enabled").Bool() },
 		"HotKV has no cluster mode"},
+	{"server_cpulist", cpulistSet("server_cpulist"), pinWhy},
+	{"bio_cpulist", cpulistSet("bio_cpulist"), pinWhy},
+	{"aof_rewrite_cpulist", cpulistSet("aof_rewrite_cpulist"), pinWhy},
+	{"bgsave_cpulist", cpulistSet("bgsave_cpulist"), pinWhy},
 	{"aclfile", func(s *Server) bool { return s.cfg.Lookup("aclfile").String() != "" },
 		"HotKV has no ACL users yet: the file's users would not be enforced"},
+}
+
+const pinWhy = "HotKV does not pin its threads to CPUs (Go schedules its goroutines over every CPU it may use: run it under taskset instead)"
+
+func cpulistSet(name string) func(s *Server) bool {
+	return func(s *Server) bool { return s.cfg.Lookup(name).String() != "" }
 }
 
 // unsupportedDirectives says why HotKV refuses each directive that is not

@@ -142,6 +142,7 @@ func TestRefusedAtStartup(t *testing.T) {
 		{"--daemonize yes", "Unsupported directive 'daemonize yes'"},
 		{"--supervised systemd", "Unsupported directive 'supervised systemd'"},
 		{"--cluster-enabled yes", "Unsupported directive 'cluster-enabled yes'"},
+		{"--server_cpulist 0-1", "Unsupported directive 'server_cpulist 0-1'"},
 		{"--tls-port 1", "Failed to configure TLS. Check logs for more info."},
 		{"--user foo --user foo", "Unsupported directive 'user foo'"},
 		{"--user default off", "Unsupported directive 'user default off'"},
