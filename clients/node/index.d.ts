@@ -1,4 +1,5 @@
 import type { RedisClientType, RedisClientMultiCommandType } from "redis";
+import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
 import { WatchError, ErrorReply, MultiErrorReply } from "redis";
 
 export { WatchError, ErrorReply, MultiErrorReply };
@@ -12,7 +13,12 @@ export interface HotKVOptions {
   password?: string;
   db?: number;
   database?: number;
-  tls?: boolean;
+  /**
+   * true for TLS, or tls.connect() options, which also turn TLS on:
+   * { ca: readFileSync("ca.crt"), cert: readFileSync("client.crt"), key: readFileSync("client.key") }.
+   * A hotkvs:// or rediss:// URL turns TLS on as well.
+   */
+  tls?: boolean | TlsConnectionOptions;
   /** ms, default 5000 */
   connectTimeout?: number;
 }
@@ -23,7 +29,7 @@ export interface ParsedOptions {
   username?: string;
   password?: string;
   database?: number;
-  tls: boolean;
+  tls: boolean | TlsConnectionOptions;
 }
 
 /** Raised when the server cannot be reached; the message names host:port. */

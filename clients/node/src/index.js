@@ -32,7 +32,11 @@ export function withKeyLocking(script) {
   return script.startsWith("#!") ? script : `#!lua flags=allow-key-locking\n${script}`;
 }
 
-/** Parse hotkv://, hotkvs://, redis:// or rediss:// URLs (and host/port options). */
+/**
+ * Parse hotkv://, hotkvs://, redis:// or rediss:// URLs (and host/port options).
+ * `tls` is true, false, or an object of tls.connect() options (ca, cert, key,
+ * servername, ...), which turns TLS on; a hotkvs:// or rediss:// URL turns it on too.
+ */
 export function parseOptions(options = {}) {
   let host = options.host ?? DEFAULT_HOST;
   let port = options.port ?? DEFAULT_PORT;
@@ -51,7 +55,8 @@ export function parseOptions(options = {}) {
     if (!["hotkv", "hotkvs", "redis", "rediss"].includes(scheme)) {
       throw new TypeError(`HotKV: unsupported URL scheme ${JSON.stringify(scheme + "://")} (use hotkv:// or redis://)`);
     }
-    tls = scheme === "hotkvs" || scheme === "rediss";
+    // A TLS scheme turns TLS on; options.tls (true or tls.connect() options) may turn it on too.
+    tls = options.tls || scheme === "hotkvs" || scheme === "rediss";
     if (u.hostname) host = u.hostname.replace(/^\[(.*)\]$/, "$1");
     if (u.port) port = Number(u.port);
     if (u.username) username = decodeURIComponent(u.username);
@@ -180,7 +185,9 @@ export class HotKV {
     let ready = false;
     const client = createClient({
       socket: {
-        host, port, tls, connectTimeout,
+        // tls.connect() options (ca, cert, key, ...) when tls is an object.
+        ...(tls && typeof tls === "object" ? tls : {}),
+        host, port, tls: Boolean(tls), connectTimeout,
         // Fail the first connect clearly; once connected, reconnect with backoff.
         reconnectStrategy: (retries, cause) =>
           ready ? Math.min(50 * (retries + 1), 2000) : new HotKVConnectionError(host, port, cause),

@@ -1,6 +1,6 @@
 // Test helper: build HotKV from the repository and run it on a free port.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -45,13 +45,35 @@ function waitForPort(port, proc, timeoutMs = 15000) {
   });
 }
 
-/** Build the server into a temp dir, start it (on `port` or a free one). Returns { port, url, stop }. */
-export async function startServer({ port } = {}) {
+/**
+ * Write a test CA and certificates (`go run ./internal/testcerts/gencerts DIR`) into a temp
+ * dir. Returns { dir, caFile, certFile, keyFile, clientCertFile, clientKeyFile, read(name), remove() }.
+ */
+export function makeCerts() {
+  const dir = mkdtempSync(path.join(tmpdir(), "hotkv-node-certs-"));
+  execFileSync("go", ["run", "./internal/testcerts/gencerts", dir], { cwd: repoRoot, stdio: "inherit" });
+  return {
+    dir,
+    caFile: path.join(dir, "ca.crt"),
+    certFile: path.join(dir, "server.crt"),
+    keyFile: path.join(dir, "server.key"),
+    clientCertFile: path.join(dir, "client.crt"),
+    clientKeyFile: path.join(dir, "client.key"),
+    read: (name) => readFileSync(path.join(dir, name)),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Build the server into a temp dir, start it (on `port` or a free one) with the extra `args`.
+ * Returns { port, url, stop }.
+ */
+export async function startServer({ port, args = [] } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), "hotkv-node-"));
   const bin = path.join(dir, "hotkv");
   execFileSync("go", ["build", "-o", bin, "./cmd/hotkv"], { cwd: repoRoot, stdio: "inherit" });
   port ??= await freePort();
-  const proc = spawn(bin, ["--port", String(port), "--save", "", "--dir", dir], { stdio: ["ignore", "ignore", "ignore"] });
+  const proc = spawn(bin, ["--port", String(port), "--save", "", "--dir", dir, ...args], { stdio: ["ignore", "ignore", "ignore"] });
   await waitForPort(port, proc);
   return {
     port,

@@ -16,6 +16,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gencerts DIR")
 		os.Exit(2)
 	}
+	if err := os.MkdirAll(os.Args[1], 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if _, err := testcerts.Write(os.Args[1]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

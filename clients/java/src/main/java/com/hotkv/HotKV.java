@@ -1,14 +1,20 @@
 package com.hotkv;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
 import java.util.List;
 
+import javax.net.ssl.SSLSocketFactory;
+
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -39,6 +45,22 @@ public class HotKV extends JedisPooled {
         checkConnection();
     }
 
+    /**
+     * Connects to HotKV at host:port with a Jedis client configuration: TLS ({@code ssl(true)},
+     * {@code sslSocketFactory(HotKV.sslSocketFactory(...))}), user and password, database, timeouts.
+     *
+     * <pre>{@code
+     * HotKV client = new HotKV("localhost", 6379,
+     *         DefaultJedisClientConfig.builder().user("default").password("secret").build());
+     * }</pre>
+     */
+    public HotKV(String host, int port, JedisClientConfig config) {
+        super(defaultPoolConfig(), new HostAndPort(host, port), config);
+        this.host = host;
+        this.port = port;
+        checkConnection();
+    }
+
     /** Connects using a {@code hotkv://[user:password@]host:port[/db]} or {@code redis://...} URI. */
     public HotKV(String uri) {
         this(URI.create(uri));
@@ -50,6 +72,31 @@ public class HotKV extends JedisPooled {
         this.host = uri.getHost();
         this.port = uri.getPort() == -1 ? 6379 : uri.getPort();
         checkConnection();
+    }
+
+    /**
+     * Connects using a {@code hotkvs://} or {@code rediss://} URI (TLS) whose connections come from
+     * {@code sslSocketFactory}, e.g. {@link #sslSocketFactory(Path, Path, Path)} for a CA file and
+     * a client certificate.
+     */
+    public HotKV(URI uri, SSLSocketFactory sslSocketFactory) {
+        super(defaultPoolConfig(), toRedisUri(uri), sslSocketFactory, null, null);
+        this.host = uri.getHost();
+        this.port = uri.getPort() == -1 ? 6379 : uri.getPort();
+        checkConnection();
+    }
+
+    /**
+     * An {@link SSLSocketFactory} from PEM files, the ones the server's {@code tls-ca-cert-file},
+     * {@code tls-cert-file} and {@code tls-key-file} take: it trusts the certificates in
+     * {@code caCertFile} (null: the JVM's default trust store) and presents the client
+     * certificate {@code clientCertFile} with its unencrypted private key {@code clientKeyFile}
+     * (PKCS#8, SEC1 "EC PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY"; both null: no client
+     * certificate, for servers with {@code tls-auth-clients no} or {@code optional}).
+     */
+    public static SSLSocketFactory sslSocketFactory(Path caCertFile, Path clientCertFile, Path clientKeyFile)
+            throws IOException {
+        return PemTls.sslSocketFactory(caCertFile, clientCertFile, clientKeyFile);
     }
 
     /**
@@ -138,6 +185,9 @@ public class HotKV extends JedisPooled {
         } catch (JedisConnectionException e) {
             try { close(); } catch (RuntimeException ignored) { }
             throw new HotKVConnectionException(host, port, e);
+        } catch (RuntimeException e) { // e.g. NOAUTH or WRONGPASS: do not leak the pool
+            try { close(); } catch (RuntimeException ignored) { }
+            throw e;
         }
     }
 
