@@ -39,6 +39,8 @@ type LinkConfig struct {
 	// ListeningPort is the port the replica announces (REPLCONF
 	// listening-port).
 	ListeningPort func() int
+	// AnnounceIP returns replica-announce-ip ("": none is announced).
+	AnnounceIP func() string
 	// Auth returns masteruser and masterauth (both empty: no AUTH).
 	Auth func() (user, pass string)
 	// Timeout is repl-timeout.
@@ -175,6 +177,14 @@ func (l *Link) run() {
 	l.state.Store(StateConnect)
 }
 
+// announceIP is the address to announce, "" for none.
+func (l *Link) announceIP() string {
+	if l.cfg.AnnounceIP == nil {
+		return ""
+	}
+	return l.cfg.AnnounceIP()
+}
+
 // errLinkClosed ends a session quietly.
 var errLinkClosed = errors.New("replication link closed")
 
@@ -285,6 +295,14 @@ func (l *Link) handshake(conn net.Conn, br *bufio.Reader) error {
 	}
 	if strings.HasPrefix(line, "-") {
 		l.cfg.Logf("(Non critical) Master does not understand REPLCONF listening-port: %s", line)
+	}
+	if ip := l.announceIP(); ip != "" {
+		if line, err = l.command(conn, br, "REPLCONF", "ip-address", ip); err != nil {
+			return err
+		}
+		if strings.HasPrefix(line, "-") {
+			l.cfg.Logf("(Non critical) Master does not understand REPLCONF ip-address: %s", line)
+		}
 	}
 	// Both payload forms are read: a sized bulk, or the diskless
 	// "$EOF:<mark>" one.

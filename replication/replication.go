@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,9 @@ type Replica struct {
 
 	// Addr is the replica's address as its connection shows it.
 	Addr string
+	// AnnouncedIP is the address the replica announced (REPLCONF
+	// ip-address, replica-announce-ip): a string, unset when none.
+	AnnouncedIP atomic.Value
 	// Psync: attached with PSYNC (it sends REPLCONF ACKs), not SYNC.
 	Psync bool
 	// ListeningPort is the port the replica announced (REPLCONF
@@ -67,6 +71,19 @@ func (r *Replica) Write(u *journal.Unit) {
 
 // Online reports whether the replica got its payload and follows the
 // stream (Redis's "online" state; "wait_bgsave" before).
+// Host is the replica's address as INFO and ROLE show it: the one it
+// announced, else its connection's.
+func (r *Replica) Host() string {
+	if ip, _ := r.AnnouncedIP.Load().(string); ip != "" {
+		return ip
+	}
+	host, _, err := net.SplitHostPort(r.Addr)
+	if err != nil {
+		return r.Addr
+	}
+	return host
+}
+
 func (r *Replica) Online(m *Master) bool {
 	var live bool
 	m.j.Do(func() { live = r.live })

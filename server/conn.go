@@ -44,11 +44,14 @@ type Client struct {
 	closeAfter    bool // close after flushing the current reply
 	monitor       bool
 	// replica is set once the connection attached as a replica (SYNC,
-	// PSYNC); replicaOnline once it got its payload; replicaPort is the
-	// port it announced (REPLCONF listening-port).
+	// PSYNC); replicaOnline once it got its payload; replicaPort and
+	// replicaIP are the port and address it announced (REPLCONF
+	// listening-port and ip-address; replicaIP is set on the client's
+	// goroutine before its SYNC).
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
 	replicaPort   atomic.Int64
+	replicaIP     string
 	// replicaEOF: it said REPLCONF capa eof; replicaWaiting: it waits for
 	// a diskless transfer to start.
 	replicaEOF     bool

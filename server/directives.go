@@ -63,7 +63,6 @@ var unreadParams = map[string]string{
 	"propagation-error-behavior":            "not done: a command of the append-only file or of the master's stream that fails is ignored, whatever the value",
 	"key-load-delay":                        "not done: a testing hook of Redis's suite that slows loading",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
-	"replica-announce-ip":                   "not done (#18): the master shows the replica's address as it sees it",
 	"shutdown-timeout":                      "not done (#18): SHUTDOWN does not wait for replicas to catch up",
 	"replica-ignore-maxmemory":              "not done (#19): no eviction yet",
 	"maxmemory-samples":                     "not done (#19): no eviction yet",

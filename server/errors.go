@@ -268,5 +268,6 @@ const (
 	errUnixSocket = "Failed opening Unix socket: %v"
 	// HotKV's own: a directive CheckStartup refuses.
 	errUnsupportedDirective = "Unsupported directive '%s %s': %s"
+	errReplconfIPTooLong    = "ERR REPLCONF ip-address provided by replica instance is too long: %d bytes"
 	errRenameCommand        = "Bad directive 'rename-command %s %s': %s"
 )

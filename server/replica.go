@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -230,7 +229,8 @@ func (s *Server) startReplication(host string, port int) {
 			}
 			return int(s.cfg.Lookup("port").Int())
 		},
-		Dial: s.dialMaster,
+		Dial:       s.dialMaster,
+		AnnounceIP: func() string { return s.cfg.Lookup("replica-announce-ip").String() },
 		Auth: func() (string, string) {
 			return s.cfg.Lookup("masteruser").String(), s.cfg.Lookup("masterauth").String()
 		},
@@ -343,9 +343,8 @@ func cmdRole(c *Client, args [][]byte) {
 	c.w.Int(s.repl.Offset())
 	c.w.Array(len(reps))
 	for _, r := range reps {
-		host, _, _ := net.SplitHostPort(r.Addr)
 		c.w.Array(3)
-		c.w.BulkString(host)
+		c.w.BulkString(r.Host())
 		c.w.BulkString(strconv.FormatInt(r.ListeningPort.Load(), 10))
 		c.w.BulkString(strconv.FormatInt(r.AckOffset.Load(), 10))
 	}

@@ -106,6 +106,7 @@ func cmdSync(c *Client, args [][]byte) {
 		if r != nil {
 			s.replStats.partialOK.Add(1)
 			r.ListeningPort.Store(c.replicaPort.Load())
+			r.AnnouncedIP.Store(c.replicaIP)
 			c.replica.Store(r)
 			c.replicaOnline.Store(true)
 			s.logf("Partial resynchronization request from %s accepted. Sending bytes of backlog starting from offset %d.", name, offset)
@@ -177,6 +178,7 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 		}
 		r, offset := s.repl.Attach(replicaSink{c}, peerString(c.conn.RemoteAddr()), w.psync)
 		r.ListeningPort.Store(c.replicaPort.Load())
+		r.AnnouncedIP.Store(c.replicaIP)
 		c.replica.Store(r)
 		c.replicaOnline.Store(false)
 		if w.psync {
@@ -282,12 +284,16 @@ func (s *Server) disklessWait() {
 	}
 }
 
-// replicaName is how Redis names a replica in its log: ip:port, the port
-// it listens on when it said so (REPLCONF listening-port).
+// replicaName is how Redis names a replica in its log: ip:port, the
+// address and port it announced when it did (REPLCONF ip-address and
+// listening-port).
 func replicaName(c *Client) string {
 	host, _, err := net.SplitHostPort(peerString(c.conn.RemoteAddr()))
 	if err != nil {
 		return peerString(c.conn.RemoteAddr())
+	}
+	if c.replicaIP != "" {
+		host = c.replicaIP
 	}
 	port := c.replicaPort.Load()
 	if port == 0 {
@@ -296,6 +302,10 @@ func replicaName(c *Client) string {
 	}
 	return net.JoinHostPort(host, strconv.FormatInt(port, 10))
 }
+
+// netHostStrLen is Redis's NET_HOST_STR_LEN: an announced address must
+// be shorter.
+const netHostStrLen = 256
 
 // REPLCONF option value [option value ...]
 func cmdReplconf(c *Client, args [][]byte) {
@@ -338,7 +348,15 @@ func cmdReplconf(c *Client, args [][]byte) {
 				c.replicaFilter = filterFunctions
 			}
 		case equalFold(opt, "ip-address"):
-			// The announced address is shown as given.
+			// The address INFO, ROLE and the log show for the replica.
+			if len(val) >= netHostStrLen {
+				c.errorReply(fmt.Sprintf(errReplconfIPTooLong, len(val)))
+				return
+			}
+			c.replicaIP = string(val)
+			if r := c.replica.Load(); r != nil {
+				r.AnnouncedIP.Store(c.replicaIP)
+			}
 		case equalFold(opt, "ack"), equalFold(opt, "fack"):
 			// A replica's acknowledgement: no reply.
 			r := c.replica.Load()
@@ -405,13 +423,12 @@ func (s *Server) infoReplication(b []byte) []byte {
 	}
 	b = fmt.Appendf(b, "connected_slaves:%d\r\n", len(reps))
 	for i, r := range reps {
-		host, _, _ := net.SplitHostPort(r.Addr)
 		state := "wait_bgsave"
 		if r.Online(s.repl) {
 			state = "online"
 		}
 		b = fmt.Appendf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=%d\r\n",
-			i, host, r.ListeningPort.Load(), state, r.AckOffset.Load(), now-r.AckTime.Load())
+			i, r.Host(), r.ListeningPort.Load(), state, r.AckOffset.Load(), now-r.AckTime.Load())
 	}
 	b = append(b, "master_failover_state:no-failover\r\n"...)
 	b = fmt.Appendf(b, "master_replid:%s\r\n", replID)
