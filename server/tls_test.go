@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/difftest"
 	"github.com/hotkv/hotkv/internal/testcerts"
@@ -302,5 +304,39 @@ func TestTLSMigrate(t *testing.T) {
 	}
 	if r := difftest.DialTLS(t, dst, cl).Do("GET", "k"); r != "$1\r\nv\r\n" {
 		t.Errorf("GET on the target: %q", r)
+	}
+}
+
+// TestTLSStalledHandshakes: clients that connect to the TLS port and never
+// finish a handshake, or send plain RESP to it, neither hold up other
+// clients nor the shutdown.
+func TestTLSStalledHandshakes(t *testing.T) {
+	_, args, cl := tlsSetup(t)
+	s, addr := startTLSServer(t, args...)
+	for range 20 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	plain, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	plain.Write([]byte("PING\r\n"))
+	plain.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := plain.Read(make([]byte, 64)); err == nil {
+		t.Errorf("plain RESP on the TLS port got %d bytes of answer", n)
+	}
+	if r := difftest.DialTLS(t, addr, cl).Do("PING"); r != "+PONG\r\n" {
+		t.Errorf("PING beside stalled handshakes: %q", r)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil || time.Since(start) > 3*time.Second {
+		t.Errorf("shutdown with stalled handshakes: %v after %v", err, time.Since(start))
 	}
 }
