@@ -382,11 +382,11 @@ func (r *Rules) CheckWithAllKeys(req *Request, perm Perm) bool {
 	return false
 }
 
-// channelsSuperset reports whether every subscription permitted by old is
+// ChannelsSuperset reports whether every subscription permitted by old is
 // permitted by r as well, judged as Redis's ACLKillPubsubClientsIfNeeded:
 // r has a selector with all channels, or old has none and each of old's
 // channel patterns is one of r's.
-func (r *Rules) channelsSuperset(old *Rules) bool {
+func (r *Rules) ChannelsSuperset(old *Rules) bool {
 	for _, s := range r.selectors {
 		if s.flags&allChannels != 0 {
 			return true

@@ -31,6 +31,7 @@ func (s *Server) registerCommands() {
 		lolwutCommands(),
 		streamCommands(),
 		replicationCommands(),
+		aclCommands(),
 	} {
 		s.table.add(group...)
 	}

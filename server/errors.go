@@ -174,7 +174,24 @@ const (
 	errSetinfoChars      = "ERR %s cannot contain spaces, newlines or special characters."
 	errHelloProtoNotInt  = "ERR Protocol version is not an integer or out of range"
 	errHelloOption       = "ERR Syntax error in HELLO option '%s'"
-	errHelloNoAuth       = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	// ACL (acl.c, and processCommand's, EXEC's and scriptCall's checks).
+	errNoPermCommand    = "NOPERM this user has no permissions to run the '%s' command"
+	errNoPermKey        = "NOPERM this user has no permissions to access one of the keys used as arguments"
+	errNoPermChannel    = "NOPERM this user has no permissions to access one of the channels used as arguments"
+	errScriptNoPerm     = "ERR The user executing the script "
+	errExecNoPerm       = "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: "
+	errACLUserSpaces    = "ERR Usernames can't contain spaces or null characters"
+	errACLDeleteDefault = "ERR The 'default' user cannot be removed"
+	errACLNoFile        = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
+	errACLSave          = "ERR There was an error trying to save the ACLs. Please check the server logs for more information"
+	errACLUnknownCat    = "ERR Unknown category '%.128s'"
+	errACLGenpassBits   = "ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096"
+	errACLDryrunNoUser  = "ERR User '%s' not found"
+	errACLDryrunNoCmd   = "ERR Command '%s' not found"
+	errSortByNoPerm     = "ERR BY option of SORT denied due to insufficient ACL permissions."
+	errSortGetNoPerm    = "ERR GET option of SORT denied due to insufficient ACL permissions."
+	errACLBothUsersFile = "Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both."
+	errHelloNoAuth      = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 )
 
 // blocking

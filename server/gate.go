@@ -47,8 +47,11 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.tx.failed = c.tx.active // a refused command makes EXEC abort
 		return
 	}
-	if !c.authenticated && cmd.Flags&NoAuth == 0 {
+	if !c.authenticated && cmd.Flags&NoAuth == 0 && s.authRequired() {
 		s.refuse(c, cmd, errNoAuth)
+		return
+	}
+	if u := c.user.Load(); u != nil && !u.Rules().Unrestricted() && !s.aclAdmit(c, cmd, args) {
 		return
 	}
 	if !c.obey && !s.admit(c, cmd, args) {

@@ -99,7 +99,8 @@ func (c *Client) scriptClient() *Client {
 	}
 	ec := c.engine
 	ec.selectDB(int(c.dbIndex.Load()))
-	ec.replaying = c.replaying // the AOF replay's scripts are unseen too
+	ec.replaying = c.replaying   // the AOF replay's scripts are unseen too
+	ec.user.Store(c.user.Load()) // its commands run as the caller's user
 	return ec
 }
 

@@ -1,0 +1,322 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// aclServers starts a redis-server and a HotKV of the test's own (ACL
+// state is server-wide: the shared servers must keep their default user)
+// and returns a differential pair over them, as the default user, and a
+// function that opens another pair.
+func aclServers(t *testing.T, args ...string) (*difftest.Pair, func() *difftest.Pair) {
+	t.Helper()
+	if shared.redisErr != nil {
+		newPair(t) // skips or fails as the other differential tests do
+	}
+	redisAddr := difftest.StartRedis(t, args...)
+	_, hotkvAddr := startServer(t, args...)
+	open := func() *difftest.Pair { return difftest.NewPair(t, redisAddr, hotkvAddr) }
+	return open(), open
+}
+
+// TestACLCommands: ACL's subcommands, their replies and errors, as Redis.
+func TestACLCommands(t *testing.T) {
+	p, _ := aclServers(t)
+	p.Run(`
+ACL LIST
+ACL USERS
+ACL WHOAMI
+ACL CAT
+ACL CAT foo
+ACL CAT a b
+ACL GETUSER default
+ACL GETUSER nobody
+ACL SETUSER new
+ACL GETUSER new
+ACL LIST
+ACL SETUSER x on >p1 >p2 #b7a3bdd0cbb1d0fa8c8dc0d5bd9b3bde5ba30c0ad3fb1ee82fa6aaf20a5f7c4e ~a* %R~b* %W~c* %RW~d* &ch +@hash -hset (~z* +set) (%R~y* +@string -append)
+ACL GETUSER x
+ACL LIST
+ACL USERS
+ACL SETUSER x <p2 !b7a3bdd0cbb1d0fa8c8dc0d5bd9b3bde5ba30c0ad3fb1ee82fa6aaf20a5f7c4e
+ACL GETUSER x
+ACL SETUSER x clearselectors resetkeys allkeys resetchannels allchannels nocommands +select|0 +select|1
+ACL GETUSER x
+ACL SETUSER x reset
+ACL LIST
+ACL SETUSER x <p3
+ACL SETUSER x !abc
+ACL SETUSER x #ABC
+ACL SETUSER x +nosuch
+ACL SETUSER x -nosuch
+ACL SETUSER x +@nosuch
+ACL SETUSER x -select|0
+ACL SETUSER x +config|nosuch
+ACL SETUSER x +config|get|x
+ACL SETUSER x +get|
+ACL SETUSER x bad
+ACL SETUSER x %Q~a
+ACL SETUSER x allkeys ~a
+ACL SETUSER x allchannels &a
+ACL SETUSER x (~a
+ACL SETUSER x (on)
+ACL SETUSER x "(~a +get" "+@write)"
+ACL GETUSER x
+ACL SETUSER "a b"
+ACL SETUSER x "~a b"
+ACL SETUSER y on nopass +get ~k*
+ACL DRYRUN y get k1
+ACL DRYRUN y get z1
+ACL DRYRUN y set k1 v
+ACL DRYRUN y config get x
+ACL DRYRUN y nosuch
+ACL DRYRUN y config nosuch
+ACL DRYRUN y config
+ACL DRYRUN nouser get a
+ACL DRYRUN y get
+ACL DRYRUN x get a
+ACL SETUSER y +publish &ch*
+ACL DRYRUN y publish ch1 m
+ACL DRYRUN y publish other m
+ACL GENPASS 0
+ACL GENPASS 5000
+ACL GENPASS abc
+ACL GENPASS 1 2
+ACL LOG abc
+ACL LOG 1 2
+ACL LOG RESET
+ACL LOG
+ACL LOAD
+ACL SAVE
+ACL DELUSER default
+ACL DELUSER x nosuch default
+ACL DELUSER x nosuch new
+ACL USERS
+ACL HELP
+ACL FOO
+ACL
+AUTH nouser p
+AUTH y anything
+ACL WHOAMI
+AUTH default nope
+AUTH nope
+ACL WHOAMI
+`)
+	for _, line := range []string{"ACL GENPASS", "ACL GENPASS 1", "ACL GENPASS 5", "ACL GENPASS 4096"} {
+		p.DoBoth(line, func(redis, hotkv string) {
+			if len(redis) != len(hotkv) {
+				t.Errorf("%s: redis %q, hotkv %q", line, redis, hotkv)
+			}
+		})
+	}
+}
+
+// TestACLAuth: requirepass is the default user's password, AUTH and
+// HELLO authenticate as users, failures are logged.
+func TestACLAuth(t *testing.T) {
+	p, open := aclServers(t)
+	p.Run(`
+AUTH foo
+CONFIG SET requirepass secret
+ACL LIST
+ACL SETUSER alice on >pw ~* +@all
+ACL SETUSER bob off >pw ~* +@all
+`)
+	q := open()
+	q.Run(`
+GET x
+ACL WHOAMI
+AUTH wrong
+AUTH default wrong
+AUTH alice wrong
+AUTH bob pw
+AUTH secret
+ACL WHOAMI
+AUTH alice pw
+ACL WHOAMI
+HELLO 2 AUTH default nope
+HELLO 2 AUTH alice pw SETNAME c1 junk
+CLIENT GETNAME
+ACL WHOAMI
+RESET
+ACL WHOAMI
+`)
+	p.Run(`
+CONFIG SET requirepass ""
+ACL LIST
+ACL SETUSER default resetpass
+ACL SETUSER default nopass
+`)
+	checkLogFields(t, p, "ACL LOG", "auth", "toplevel", "AUTH", "alice")
+	p.Run(`
+ACL LOG RESET
+ACL SETUSER default >pw
+ACL LIST
+CONFIG GET requirepass
+ACL SETUSER default nopass
+`)
+}
+
+// checkLogFields compares the first entry of the ACL LOG reply on both
+// servers field by field, but for its age and client info, and checks
+// its reason, context, object and username.
+func checkLogFields(t *testing.T, p *difftest.Pair, cmd, reason, context, object, user string) {
+	t.Helper()
+	p.DoBoth(cmd, func(redis, hotkv string) {
+		strip := func(s string) string {
+			lines := strings.Split(s, "\r\n")
+			var out []string
+			for i := 0; i < len(lines); i++ {
+				out = append(out, lines[i])
+				if lines[i] == "age-seconds" || lines[i] == "client-info" {
+					i += 2 // the value's length and text
+				}
+			}
+			return strings.Join(out, "\n")
+		}
+		if strip(redis) != strip(hotkv) {
+			t.Errorf("%s:\n redis %q\n hotkv %q", cmd, redis, hotkv)
+		}
+		for _, want := range []string{reason, context, object, user} {
+			if !strings.Contains(hotkv, "\r\n"+want+"\r\n") {
+				t.Errorf("%s: %q lacks %q", cmd, hotkv, want)
+			}
+		}
+	})
+}
+
+// TestACLRestrictedUser: a user allowed some commands, keys and channels
+// reaches nothing else — through plain commands, MULTI/EXEC, EVAL's
+// redis.call, FCALL, SORT's BY and GET patterns and (P)SUBSCRIBE — with
+// Redis's replies, and each refusal is logged.
+func TestACLRestrictedUser(t *testing.T) {
+	p, open := aclServers(t)
+	p.Run(`
+ACL SETUSER u on >pw ~k* %R~ro* &ch* +@read +@write +@scripting +@transaction +@pubsub +@connection -debug
+SET k1 v1
+SET secret s
+SET rok r
+RPUSH klist 3 1 2
+SET w_1 10
+FUNCTION LOAD "#!lua name=lib\nredis.register_function('getkey', function(keys, args) return redis.call('get', keys[1]) end)\nredis.register_function('getarg', function(keys, args) return redis.call('get', args[1]) end)"
+`)
+	q := open()
+	q.Run(`
+AUTH u pw
+GET k1
+GET secret
+SET k1 x
+SET rok x
+GET rok
+SET secret x
+MGET k1 secret
+DEL k1 secret
+CONFIG GET maxmemory
+KEYS *
+FLUSHALL
+ACL WHOAMI
+ACL LIST
+MULTI
+GET k1
+GET secret
+EXEC
+MULTI
+GET k1
+SET k2 v
+EXEC
+EVAL "return redis.call('get', KEYS[1])" 1 k1
+EVAL "return redis.call('get', KEYS[1])" 1 secret
+EVAL "return redis.call('get', 'secret')" 0
+EVAL "return redis.pcall('get', 'secret')" 0
+EVAL "return redis.call('flushall')" 0
+EVAL "return redis.pcall('config', 'get', 'maxmemory')" 0
+FCALL getkey 1 k1
+FCALL getkey 1 secret
+FCALL getarg 0 secret
+FCALL_RO getarg 0 k1
+SORT klist
+SORT klist BY nosort
+SORT klist BY w_*
+SORT klist GET #
+SORT klist GET secret*
+SORT klist STORE secret
+SORT klist STORE k2
+PUBLISH ch1 m
+PUBLISH other m
+PSUBSCRIBE other*
+`)
+	q.Run(`
+SUBSCRIBE ch1 other
+`)
+	checkLogFields(t, p, "ACL LOG 1", "channel", "toplevel", "other", "u")
+	q = open()
+	q.Run(`
+AUTH u pw
+MULTI
+GET k1
+`)
+	p.Do("ACL SETUSER u -get")
+	q.Run(`
+EXEC
+`)
+	checkLogFields(t, p, "ACL LOG 1", "command", "multi", "get", "u")
+	q.Run(`
+EVAL "return redis.call('get', 'secret')" 0
+`)
+	p.Do("ACL SETUSER u +get")
+	q.Do("EVAL \"return redis.call('get', 'secret')\" 0")
+	checkLogFields(t, p, "ACL LOG 1", "key", "lua", "secret", "u")
+}
+
+// TestACLDisconnects: deleting a user closes its connections, and
+// revoking a channel closes the user's subscribers that lost one, as
+// Redis 7.0.
+func TestACLDisconnects(t *testing.T) {
+	p, open := aclServers(t)
+	p.Run(`
+ACL SETUSER ps on nopass +@all ~* resetchannels &foo:1 &bar:* &orders
+ACL SETUSER gone on nopass +@all ~*
+`)
+	sub := open()
+	sub.Run(`
+AUTH ps x
+CLIENT SETNAME deathrow
+SUBSCRIBE foo:1
+`)
+	psub := open()
+	psub.Run(`
+AUTH ps x
+CLIENT SETNAME patsub
+PSUBSCRIBE bar:*
+`)
+	other := open()
+	other.Run(`
+AUTH gone x
+CLIENT SETNAME victim
+`)
+	p.Do("ACL SETUSER ps resetchannels &foo:1 &bar:*")
+	p.Do("ACL SETUSER ps resetchannels &bar:*")
+	p.Do("ACL DELUSER gone")
+	time.Sleep(50 * time.Millisecond)
+	p.DoBoth("CLIENT LIST", func(redis, hotkv string) {
+		for _, name := range []string{"deathrow", "victim"} {
+			if strings.Contains(redis, "name="+name+" ") || strings.Contains(hotkv, "name="+name+" ") {
+				t.Errorf("%s still connected:\n redis %q\n hotkv %q", name, redis, hotkv)
+			}
+		}
+		if !strings.Contains(redis, "name=patsub ") || !strings.Contains(hotkv, "name=patsub ") {
+			t.Errorf("patsub disconnected:\n redis %q\n hotkv %q", redis, hotkv)
+		}
+	})
+	p.Do("ACL SETUSER ps resetchannels &bar:x")
+	time.Sleep(50 * time.Millisecond)
+	p.DoBoth("CLIENT LIST", func(redis, hotkv string) {
+		if strings.Contains(redis, "name=patsub ") || strings.Contains(hotkv, "name=patsub ") {
+			t.Errorf("patsub still connected:\n redis %q\n hotkv %q", redis, hotkv)
+		}
+	})
+}
