@@ -163,21 +163,24 @@ func (r *Registry) Delete(names []string) []*User {
 // Redis refuses.
 func HasSpaces(name string) bool { return hasSpaces(name) }
 
-// CheckUserLine validates a config file's "user <name> rules..." line,
-// as Redis's ACLAppendUserForLoading (unknown commands are let through
-// there). It returns the rule at fault and the error, or nil.
-func (r *Registry) CheckUserLine(args []string) (string, error) {
-	merged, open := mergeSelectorArgs(args[1:])
+// CheckUserLine validates the rules of a config file's "user <name>
+// rules..." line, as Redis's ACLAppendUserForLoading (unknown commands are
+// let through there). On an error it returns the index of the rule at
+// fault (after selectors spread over several arguments are joined) or of
+// the argument opening an unclosed selector.
+func (r *Registry) CheckUserLine(rules []string) (int, error) {
+	merged, open := mergeSelectorArgs(rules)
 	if open >= 0 {
-		return args[1+open], fmt.Errorf("Unmatched parenthesis in acl selector starting at '%s'.", args[1+open])
+		return open, ruleErr(rules[open], errSyntax)
 	}
-	fake := newRules(r.u, r.AllChannelsDefault.Load())
-	for _, op := range merged {
-		if err := fake.apply(op, r.AllChannelsDefault.Load()); err != nil && !err.UnknownName() {
-			return op, err
+	all := r.AllChannelsDefault.Load()
+	fake := newRules(r.u, all)
+	for j, op := range merged {
+		if err := fake.apply(op, all); err != nil && !err.UnknownName() {
+			return j, err
 		}
 	}
-	return "", nil
+	return 0, nil
 }
 
 // LoadUserLines creates the users of a config file's user lines ("user"

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -319,4 +321,83 @@ CLIENT SETNAME victim
 			t.Errorf("patsub still connected:\n redis %q\n hotkv %q", redis, hotkv)
 		}
 	})
+}
+
+// TestACLConfigUsers: user lines of the configuration create users at
+// start-up, and CONFIG REWRITE writes them back.
+func TestACLConfigUsers(t *testing.T) {
+	args := []string{"--user", "default", "on", "nopass", "~*", "+@all", "-flushdb", "--user", "ro", "on", ">pw", "%R~*", "+@read"}
+	if shared.redisErr != nil {
+		newPair(t)
+	}
+	redisAddr := difftest.StartRedis(t, args...)
+	s, hotkvAddr := startServer(t, args...)
+	if err := s.CheckStartup(); err != nil {
+		t.Fatal(err)
+	}
+	p := difftest.NewPair(t, redisAddr, hotkvAddr)
+	p.Run(`
+FLUSHDB
+ACL LIST
+AUTH ro pw
+GET x
+SET x y
+`)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--user", "foo", "--user", "foo"}, "Error in user declaration 'foo': Duplicate user found. A user can only be defined once in config files"},
+		{[]string{"--user", "foo", "on", "bad"}, "Error in user declaration 'foo': Syntax error"},
+		{[]string{"--user", "foo", "--aclfile", "x.acl"}, errACLBothUsersFile},
+	} {
+		s, _ := startServer(t, tt.args...)
+		if err := s.CheckStartup(); err == nil || err.Error() != tt.want {
+			t.Errorf("%q: got %v, want %s", tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestACLFile: the aclfile's users load at start-up, ACL SAVE writes them
+// as Redis does, ACL LOAD replaces them or, on an error, changes nothing.
+func TestACLFile(t *testing.T) {
+	if shared.redisErr != nil {
+		newPair(t)
+	}
+	const users = "user alice on allcommands allkeys &* >alice\nuser bob on -@all +@set +acl ~set* &* >bob\nuser default on nopass ~* &* +@all\n"
+	rfile := filepath.Join(t.TempDir(), "users.acl")
+	hfile := filepath.Join(t.TempDir(), "users.acl")
+	for _, f := range []string{rfile, hfile} {
+		if err := os.WriteFile(f, []byte(users), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redisAddr := difftest.StartRedis(t, "--aclfile", rfile)
+	s, hotkvAddr := startServer(t, "--aclfile", hfile)
+	if err := s.CheckStartup(); err != nil {
+		t.Fatal(err)
+	}
+	p := difftest.NewPair(t, redisAddr, hotkvAddr)
+	p.Run(`
+ACL LIST
+ACL SETUSER eve +get allkeys >eve on
+ACL SAVE
+`)
+	rdata, _ := os.ReadFile(rfile)
+	hdata, _ := os.ReadFile(hfile)
+	if string(rdata) != string(hdata) {
+		t.Errorf("ACL SAVE wrote\n%s\nredis-server wrote\n%s", hdata, rdata)
+	}
+	for _, f := range []string{rfile, hfile} {
+		os.WriteFile(f, []byte(users+"user alice on nopass\nuser x on bad\n"), 0o644)
+	}
+	p.DoBoth("ACL LOAD", func(redis, hotkv string) {
+		if strings.ReplaceAll(redis, rfile, "F") != strings.ReplaceAll(hotkv, hfile, "F") {
+			t.Errorf("ACL LOAD:\n redis %q\n hotkv %q", redis, hotkv)
+		}
+	})
+	p.Do("ACL LIST")
+	p = difftest.NewPair(t, redisAddr, hotkvAddr)
+	p.Do("AUTH alice alice")
+	p.Do("ACL LIST")
 }

@@ -20,7 +20,9 @@ import (
 
 // initACL builds the ACL universe from the command table (ids in full-name
 // order) and the registry, applies requirepass to the default user and
-// keeps it applied, and installs the executor's check.
+// keeps it applied, has CONFIG REWRITE write the users, and installs the
+// executor's check. The users of the configuration are loaded by
+// CheckStartup (loadUsers).
 func (s *Server) initACL(cfg *config.Config) {
 	var infos []acl.CommandInfo
 	for i, cmd := range s.table.all() {
@@ -43,6 +45,14 @@ func (s *Server) initACL(cfg *config.Config) {
 	cfg.OnChange("requirepass", func(p *config.Param) error {
 		s.acl.SetDefaultPassword(p.String())
 		return nil
+	})
+	// CONFIG REWRITE writes the users as user lines, unless they live in
+	// an ACL file (Redis's rewriteConfigUserOption).
+	cfg.RegisterRewriter("user", func() []string {
+		if cfg.Lookup("aclfile").String() != "" {
+			return nil
+		}
+		return s.acl.List()
 	})
 	s.AddHooks(Hooks{Refuse: []func(*Client, *Command, [][]byte, []int) string{s.aclRefuse}})
 }

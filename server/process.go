@@ -28,8 +28,6 @@ var unsupportedAtStartup = []struct {
 		"HotKV has no cluster mode"},
 	{"tls-port", func(s *Server) bool { return s.cfg.Lookup("tls-port").Int() != 0 },
 		"HotKV has no TLS"},
-	{"aclfile", func(s *Server) bool { return s.cfg.Lookup("aclfile").String() != "" },
-		"HotKV has no ACL users yet: the file's users would not be enforced"},
 }
 
 // unsupportedDirectives says why HotKV refuses each directive that is not
@@ -37,16 +35,15 @@ var unsupportedAtStartup = []struct {
 // a user line or a renamed command would leave the server open where the
 // operator meant to close it.
 var unsupportedDirectives = map[string]string{
-	"user":           "HotKV has no ACL users yet: the user would not be enforced",
 	"rename-command": "HotKV cannot rename or disable commands yet",
 	"loadmodule":     "HotKV has no modules",
 }
 
 // CheckStartup refuses a configuration that asks for what HotKV cannot
-// do (daemonizing, supervision, cluster mode, TLS, ACL users, renamed
-// commands, modules): the
-// error names the directive, so that nothing asked for is silently left
-// undone.
+// do (daemonizing, supervision, cluster mode, TLS, renamed commands,
+// modules): the error names the directive, so that nothing asked for is
+// silently left undone. Then it loads the ACL users of the configuration's
+// user lines or of the aclfile (loadUsers).
 func (s *Server) CheckStartup() error {
 	var errs []error
 	for _, u := range unsupportedAtStartup {
@@ -55,14 +52,62 @@ func (s *Server) CheckStartup() error {
 			errs = append(errs, fmt.Errorf(errUnsupportedDirective, u.name, p.String(), u.why))
 		}
 	}
+	var users [][]string
 	for _, d := range s.cfg.Directives() {
+		if d[0] == "user" {
+			users = append(users, d)
+			continue
+		}
 		why, ok := unsupportedDirectives[d[0]]
 		if !ok {
 			why = "HotKV has no modules" // a module's parameter
 		}
 		errs = append(errs, fmt.Errorf(errUnsupportedDirective, d[0], strings.Join(d[1:], " "), why))
 	}
+	if len(errs) == 0 {
+		if err := s.loadUsers(users); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// loadUsers creates the users of the configuration's user lines ("user"
+// name rules...), or those of the aclfile, as Redis's config parsing and
+// ACLLoadUsersAtStartup do: a user line that does not parse, a user
+// defined twice, both user lines and an aclfile, or a file that does not
+// load is an error, with Redis's texts.
+func (s *Server) loadUsers(lines [][]string) error {
+	seen := map[string]bool{}
+	var users [][]string
+	for _, l := range lines {
+		if len(l) < 2 {
+			return errors.New(errUserDirectiveArgs)
+		}
+		if seen[l[1]] {
+			return fmt.Errorf(errUserDeclaration, l[1], "Duplicate user found. A user can only be defined once in config files")
+		}
+		seen[l[1]] = true
+		if j, err := s.acl.CheckUserLine(l[2:]); err != nil {
+			// Redis names the argument at the rule's index in the whole
+			// line ("user" for the first rule).
+			return fmt.Errorf(errUserDeclaration, l[j], err.Error())
+		}
+		users = append(users, l[1:])
+	}
+	file := s.cfg.Lookup("aclfile").String()
+	if file != "" && len(users) > 0 {
+		return errors.New(errACLBothUsersFile)
+	}
+	if err := s.acl.LoadUserLines(users); err != nil {
+		return fmt.Errorf("%s\nCritical error while loading ACLs. Exiting.", err)
+	}
+	if file != "" {
+		if _, err := s.acl.LoadFile(file, file); err != nil {
+			return fmt.Errorf("Aborting Redis startup because of ACL errors: %s", err)
+		}
+	}
+	return nil
 }
 
 // WritePidFile writes the process id to pidfile when it is set, as Redis's
