@@ -84,6 +84,19 @@ ACL DRYRUN x get a
 ACL SETUSER y +publish &ch*
 ACL DRYRUN y publish ch1 m
 ACL DRYRUN y publish other m
+ACL SETUSER sh on nopass +@all %R~read* %W~write* %RW~rw* resetchannels &ch
+ACL DRYRUN sh spublish ch m
+ACL DRYRUN sh spublish other m
+ACL DRYRUN sh ssubscribe ch other
+ACL DRYRUN sh MIGRATE h p "" 0 5000 AUTH KEYS KEYS rw
+ACL DRYRUN sh MIGRATE h p "" 0 5000 AUTH2 USER KEYS KEYS read
+ACL DRYRUN sh MIGRATE h p read 0 5000
+ACL DRYRUN sh SORT read STORE write
+ACL DRYRUN sh SORT write STORE write
+ACL DRYRUN sh EVAL "" 1 read
+ACL DRYRUN sh EVAL_RO "" 1 read
+ACL DRYRUN sh GEORADIUS read 1 2 3 M STOREDIST write
+ACL DRYRUN sh GEORADIUS read 1 2 3 M STOREDIST read
 ACL GENPASS 0
 ACL GENPASS 5000
 ACL GENPASS abc

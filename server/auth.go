@@ -128,6 +128,8 @@ func aclRequest(cmd *Command, args [][]byte) *acl.Request {
 	}
 	switch cmd.Name {
 	case "subscribe", "ssubscribe", "psubscribe":
+		// SSUBSCRIBE's and SPUBLISH's channels are keys of no access for
+		// cluster routing (not_key): checked as channels only.
 		for i := 1; i < len(args); i++ {
 			req.Channels = append(req.Channels, acl.ChannelRef{Pos: i, Pattern: cmd.Name == "psubscribe"})
 		}
@@ -143,11 +145,26 @@ func aclRequest(cmd *Command, args [][]byte) *acl.Request {
 func aclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 	pos := cmd.keyPositions(nil, args)
 	flags := keyFlags(cmd, args, pos)
-	out := make([]acl.KeyRef, len(pos))
+	out := make([]acl.KeyRef, 0, len(pos))
 	for i, p := range pos {
-		out[i] = acl.KeyRef{Pos: p, Perm: keyPerm(flags[i])}
+		if !hasFlag(flags[i], "not_key") { // SPUBLISH's channel, for cluster routing only
+			out = append(out, acl.KeyRef{Pos: p, Perm: keyPerm(flags[i])})
+		}
 	}
 	return out
+}
+
+// hasFlag reports whether the key-spec flag set has flag.
+func hasFlag(flags *docNode, flag string) bool {
+	if flags == nil {
+		return false
+	}
+	for _, f := range flags.elems {
+		if f.str == flag {
+			return true
+		}
+	}
+	return false
 }
 
 // keyPerm is the permission a key-spec flag set needs.
