@@ -209,6 +209,7 @@ func (s *Server) aclAdmit(c *Client, cmd *Command, args [][]byte) bool {
 	if c.tx.active {
 		ctx = acl.Multi
 	}
+	c.setLastCmd(cmd) // as Redis's lookup sets it: the log's client info shows it
 	s.aclLogDenial(c, d, ctx, cmd, args, pos)
 	var msg string
 	switch d {

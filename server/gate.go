@@ -240,18 +240,23 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 		start = monoNow()
 	}
 	c.curCmd, c.curArgs = cmd, args // for acquire, should the command park
-	// CLIENT LIST reads these from other connections: store them only when
-	// they change (a pipeline repeats one command within one second).
-	if c.lastCmdSeen != cmd {
-		c.lastCmdSeen = cmd
-		c.lastCmd.Store(cmd)
-	}
+	c.setLastCmd(cmd)
 	if ms := unixMillis(start); ms/1000 != c.lastActiveSec {
 		c.lastActiveSec = ms / 1000
 		c.lastActive.Store(ms)
 	}
 	if end, ran := s.execute(c, cmd, args, start, c.callerLocks); ran {
 		c.mark = end
+	}
+}
+
+// setLastCmd records cmd as the client's last command, which CLIENT LIST
+// reads from other connections: stored only when it changes (a pipeline
+// repeats one command within one second).
+func (c *Client) setLastCmd(cmd *Command) {
+	if c.lastCmdSeen != cmd {
+		c.lastCmdSeen = cmd
+		c.lastCmd.Store(cmd)
 	}
 }
 
