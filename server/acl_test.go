@@ -249,6 +249,10 @@ EVAL "return redis.call('get', 'secret')" 0
 EVAL "return redis.pcall('get', 'secret')" 0
 EVAL "return redis.call('flushall')" 0
 EVAL "return redis.pcall('config', 'get', 'maxmemory')" 0
+EVAL "return redis.acl_check_cmd('get', 'k1')" 0
+EVAL "return redis.acl_check_cmd('get', 'secret')" 0
+EVAL "return redis.acl_check_cmd('flushall')" 0
+EVAL "return redis.acl_check_cmd('nosuch')" 0
 FCALL getkey 1 k1
 FCALL getkey 1 secret
 FCALL getarg 0 secret

@@ -197,6 +197,17 @@ func (c *Client) readsAllKeys(args [][]byte) bool {
 	return cmd != nil && u.Rules().CheckWithAllKeys(aclRequest(cmd, args), acl.Read)
 }
 
+// permitted reports whether the script's caller may run the command args
+// (redis.acl_check_cmd).
+func (sr *scriptRun) permitted(args [][]byte) bool {
+	cmd, _ := sr.s.table.lookup(new([64]byte), args)
+	if cmd == nil {
+		return false
+	}
+	d, _ := sr.caller.aclCheck(cmd, args)
+	return d == acl.Allowed
+}
+
 // aclAdmit checks a command at the gate, before it runs or is queued: a
 // denial is logged and answered as Redis's processCommand answers it (and
 // makes a pending EXEC abort).
