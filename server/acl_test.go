@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/internal/difftest"
 )
 
@@ -368,8 +369,11 @@ SET x y
 		{[]string{"--user", "foo", "on", "bad"}, "Error in user declaration 'foo': Syntax error"},
 		{[]string{"--user", "foo", "--aclfile", "x.acl"}, errACLBothUsersFile},
 	} {
-		s, _ := startServer(t, tt.args...)
-		if err := s.CheckStartup(); err == nil || err.Error() != tt.want {
+		cfg, err := config.Load("", append([]string{"--dir", t.TempDir(), "--save", ""}, tt.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := New(cfg).CheckStartup(); err == nil || err.Error() != tt.want {
 			t.Errorf("%q: got %v, want %s", tt.args, err, tt.want)
 		}
 	}
