@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -421,4 +422,40 @@ ACL SAVE
 	p = difftest.NewPair(t, redisAddr, hotkvAddr)
 	p.Do("AUTH alice alice")
 	p.Do("ACL LIST")
+}
+
+// TestACLConcurrentChanges: commands checked on several event loops while
+// ACL SETUSER replaces the user's rules see either the old or the new
+// rules, never a torn state (run with -race).
+func TestACLConcurrentChanges(t *testing.T) {
+	_, addr := startServer(t)
+	admin := difftest.Dial(t, addr)
+	admin.Do("ACL", "SETUSER", "u", "on", "nopass", "~k*", "+get", "+set")
+	admin.Do("SET", "k", "v")
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		c := difftest.Dial(t, addr)
+		if r := c.Do("AUTH", "u", "x"); r != "+OK\r\n" {
+			t.Fatalf("AUTH: %q", r)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 200; j++ {
+				r := c.Do("GET", "k")
+				if r != "$1\r\nv\r\n" && r != "-NOPERM this user has no permissions to run the 'get' command\r\n" {
+					t.Errorf("GET k: %q", r)
+					return
+				}
+			}
+		}()
+	}
+	for j := 0; j < 100; j++ {
+		rule := "+get"
+		if j%2 == 0 {
+			rule = "-get"
+		}
+		admin.Do("ACL", "SETUSER", "u", rule)
+	}
+	wg.Wait()
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // dispatch is the gate every command a client sends passes through:
-// table lookup, arity, authentication, OOM, MISCONF, subscribed-context
+// table lookup, arity, authentication, ACL permissions, OOM, MISCONF, subscribed-context
 // and busy-script checks, CLIENT PAUSE's postponement, MULTI's queue, then the executor (exec.go),
 // which EXEC's queue and redis.call enter directly.
 func (s *Server) dispatch(c *Client, args [][]byte) {
