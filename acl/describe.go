@@ -76,7 +76,7 @@ func (s *selector) describe(u *Universe) string {
 // exactly the selector's.
 func (s *selector) describeCommands(u *Universe) string {
 	var rules []string
-	additive := !s.future(u)
+	additive := !s.future()
 	fake := newSelector(u, false)
 	if additive {
 		rules = append(rules, "-@all")
@@ -124,7 +124,7 @@ func (s *selector) describeCommands(u *Universe) string {
 				} else {
 					rules = append(rules, "-"+c.Name)
 				}
-				fake.changePerm(c, u, user)
+				fake.changePerm(c, user)
 			}
 			walk(c.subs)
 			if !user {

@@ -92,11 +92,11 @@ func (s *selector) setBit(id int, v bool) {
 }
 
 // future reports whether the rules started from +@all (the reserved bit).
-func (s *selector) future(u *Universe) bool { return s.bit(len(s.allowed)*64 - 1) }
+func (s *selector) future() bool { return s.bit(len(s.allowed)*64 - 1) }
 
 // changePerm allows or denies cmd and its subcommands, dropping cmd's
 // allowed first arguments (ACLChangeSelectorPerm).
-func (s *selector) changePerm(c *command, u *Universe, allow bool) {
+func (s *selector) changePerm(c *command, allow bool) {
 	s.setBit(c.id, allow)
 	delete(s.firstArgs, c.id)
 	for _, sub := range c.subs {
@@ -112,7 +112,7 @@ func (s *selector) setCategory(u *Universe, cat Category, allow bool) {
 		for _, id := range ids {
 			c := &u.cmds[id]
 			if c.Categories&cat != 0 {
-				s.changePerm(c, u, allow)
+				s.changePerm(c, allow)
 			}
 			walk(c.subs)
 		}
@@ -237,6 +237,11 @@ func (s *selector) apply(u *Universe, op string) *RuleError {
 				}
 			}
 		done:
+			if perm == 0 {
+				// "%" or "%~x": no permission (Redis 7.0.15 as built
+				// refuses it; the tag's source would panic describing it).
+				return ruleErr(op, errSyntax)
+			}
 		}
 		pat := op[min(off, len(op)):]
 		if hasSpaces(pat) {
@@ -267,7 +272,7 @@ func (s *selector) apply(u *Universe, op string) *RuleError {
 		if c == nil {
 			return ruleErr(op, errUnknown)
 		}
-		s.changePerm(c, u, false)
+		s.changePerm(c, false)
 	case op[0] == '+' || op[0] == '-':
 		cat := CategoryByName(op[2:])
 		if cat == 0 {
@@ -289,7 +294,7 @@ func (s *selector) allow(u *Universe, op string) *RuleError {
 		if c == nil {
 			return ruleErr(op, errUnknown)
 		}
-		s.changePerm(c, u, true)
+		s.changePerm(c, true)
 		return nil
 	}
 	c := u.lookup(name[:i])
@@ -306,7 +311,7 @@ func (s *selector) allow(u *Universe, op string) *RuleError {
 		if sc == nil {
 			return ruleErr(op, errUnknown)
 		}
-		s.changePerm(sc, u, true)
+		s.changePerm(sc, true)
 		return nil
 	}
 	arg := name[i+1:]

@@ -64,6 +64,10 @@ ACL SETUSER x +config|get|x
 ACL SETUSER x +get|
 ACL SETUSER x bad
 ACL SETUSER x %Q~a
+ACL SETUSER x %~a
+ACL SETUSER x %
+ACL SETUSER x () skip-sanitize-payload
+ACL GETUSER x
 ACL SETUSER x allkeys ~a
 ACL SETUSER x allchannels &a
 ACL SETUSER x (~a

@@ -89,7 +89,7 @@ func (c *Client) authenticate(args [][]byte, user, pass []byte) bool {
 	u := c.srv.acl.Authenticate(user, pass)
 	if u == nil {
 		ctx := acl.TopLevel
-		if c.tx.active {
+		if c.tx.active || c.tx.inExec { // AUTH queued in MULTI runs in EXEC
 			ctx = acl.Multi
 		}
 		c.srv.aclLog(c, acl.DeniedAuth, ctx, string(args[0]), string(user), args)
