@@ -28,8 +28,8 @@ type Registry struct {
 }
 
 // NewRegistry returns a registry holding only the default user, which
-// may do everything without a password ("on nopass sanitize-payload ~*
-// &* +@all" once sanitize is considered, as Redis's default user).
+// may do everything without a password ("on nopass ~* &* +@all", as
+// Redis's).
 func NewRegistry(u *Universe) *Registry {
 	r := &Registry{u: u}
 	r.mu.users = make(map[string]*User)

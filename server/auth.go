@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/hotkv/hotkv/acl"
@@ -55,6 +56,18 @@ func (s *Server) initACL(cfg *config.Config) {
 		return s.acl.List()
 	})
 	s.AddHooks(Hooks{Refuse: []func(*Client, *Command, [][]byte, []int) string{s.aclRefuse}})
+}
+
+// protectedRefuses reports whether protected mode refuses conn, as Redis's
+// clientAcceptHandler: protected-mode is on, the default user needs no
+// password, and the client is not on the loopback interface (a Unix
+// socket's are).
+func (s *Server) protectedRefuses(conn net.Conn) bool {
+	if !s.cfg.Lookup("protected-mode").Bool() || !s.acl.Default().Rules().NoPass() {
+		return false
+	}
+	a, ok := conn.RemoteAddr().(*net.TCPAddr)
+	return ok && !a.IP.IsLoopback()
 }
 
 // authRequired reports whether connections that did not authenticate are

@@ -252,6 +252,12 @@ func (s *Server) acceptLoop(ln net.Listener) error {
 			continue
 		}
 		s.stats.connections.Add(1)
+		if s.protectedRefuses(conn) {
+			s.stats.rejectedConns.Add(1)
+			conn.Write([]byte("-" + errProtectedMode + "\r\n"))
+			conn.Close()
+			continue
+		}
 		s.serveAccepted(conn)
 	}
 }
