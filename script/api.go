@@ -234,8 +234,8 @@ func (v *vm) redisSetRepl(L *lua.LState) int {
 	return 0
 }
 
-// redisACLCheckCmd is redis.acl_check_cmd. HotKV has one user with every
-// permission, so any existing command is allowed.
+// redisACLCheckCmd is redis.acl_check_cmd: whether the script's caller
+// may run the command (Run.Permitted).
 func (v *vm) redisACLCheckCmd(L *lua.LState) int {
 	if v.run == nil {
 		return raise(L, "redis.acl_check_cmd can only be called inside a script invocation")
@@ -247,7 +247,7 @@ func (v *vm) redisACLCheckCmd(L *lua.LState) int {
 	if v.e.CommandExists == nil || !v.e.CommandExists(args) {
 		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
-	L.Push(lua.LTrue)
+	L.Push(lua.LBool(v.run.Permitted == nil || v.run.Permitted(args)))
 	return 1
 }
 

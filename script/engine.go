@@ -95,6 +95,10 @@ type Run struct {
 	// REPL_REPLICA 2, both 3, none 0): where the script's later writes
 	// are propagated.
 	SetRepl func(flags int)
+	// Permitted, when set, reports whether the script's caller may run
+	// the command args, an existing one (redis.acl_check_cmd); unset,
+	// every command is permitted.
+	Permitted func(args [][]byte) bool
 }
 
 func (run *Run) error(msg string, counted bool) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/hotkv/hotkv/acl"
 	"github.com/hotkv/hotkv/resp"
 	"slices"
 	"time"
@@ -259,8 +260,8 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 		name, nowSec-cl.created.Unix(), nowSec-cl.lastActive.Load()/1000, flags, cl.dbIndex.Load())
 	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0",
 		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), qbuf, qbufFree, argvMem)
-	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=default redir=%d resp=%d",
-		rbs, rbp, obl, oll, omem, totMem, cmd, cl.trackingRedir(), proto)
+	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=%s redir=%d resp=%d",
+		rbs, rbp, obl, oll, omem, totMem, cmd, cl.userName(), cl.trackingRedir(), proto)
 	return dst
 }
 
@@ -273,6 +274,7 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 func cmdClientKill(c *Client, args [][]byte) {
 	var addr, laddr []byte
 	var id int64
+	var user *acl.User
 	typ := -1
 	skipme := true
 	if len(args) == 3 {
@@ -300,9 +302,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 			case equalFold(opt, "laddr") && more:
 				laddr = args[i+1]
 			case equalFold(opt, "user") && more:
-				// "default" is the only user until ACLs exist, and every
-				// client is authenticated as it (or about to be).
-				if string(args[i+1]) != "default" {
+				if user = c.srv.acl.User(string(args[i+1])); user == nil {
 					c.errorReply(fmt.Sprintf(errNoSuchUser, cString(args[i+1])))
 					return
 				}
@@ -329,6 +329,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 			laddr != nil && peerString(cl.conn.LocalAddr()) != string(cString(laddr)),
 			typ != -1 && cl.clientType() != typ,
 			id != 0 && cl.id != uint64(id),
+			user != nil && cl.user.Load() != user,
 			cl == c && skipme:
 			continue
 		}

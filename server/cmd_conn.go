@@ -68,18 +68,10 @@ func cmdSelect(c *Client, args [][]byte) {
 	c.w.OK()
 }
 
-// checkPassword reports whether user/pass authenticate against the default
-// user (the only user until ACLs exist; user names are case-sensitive):
-// with no requirepass the default user is "nopass" and any password works.
-func (s *Server) checkPassword(user, pass []byte) bool {
-	if string(user) != "default" {
-		return false
-	}
-	want := s.requirepass.String()
-	return want == "" || string(pass) == want
-}
-
 // AUTH [username] password
+//
+// Without a username it authenticates as the default user, which must
+// have a password. A failure is logged in the ACL log.
 func cmdAuth(c *Client, args [][]byte) {
 	if len(args) > 3 {
 		c.errorReply(errSyntax)
@@ -87,18 +79,17 @@ func cmdAuth(c *Client, args [][]byte) {
 	}
 	user, pass := []byte("default"), args[1]
 	if len(args) == 2 {
-		if c.srv.requirepass.String() == "" {
+		if c.srv.acl.Default().Rules().NoPass() {
 			c.errorReply(errAuthNoPass)
 			return
 		}
 	} else {
 		user, pass = args[1], args[2]
 	}
-	if !c.srv.checkPassword(user, pass) {
+	if !c.authenticate(args, user, pass) {
 		c.errorReply(errWrongPass)
 		return
 	}
-	c.setAuthenticated(true)
 	c.w.OK()
 }
 
@@ -139,11 +130,10 @@ func cmdHello(c *Client, args [][]byte) {
 		more := len(args) - 1 - j
 		switch {
 		case equalFold(args[j], "auth") && more >= 2:
-			if !c.srv.checkPassword(args[j+1], args[j+2]) {
+			if !c.authenticate(args, args[j+1], args[j+2]) {
 				c.errorReply(errWrongPass)
 				return
 			}
-			c.setAuthenticated(true)
 			j += 2
 		case equalFold(args[j], "setname") && more >= 1:
 			if !c.setName(args[j+1]) {
@@ -233,7 +223,7 @@ func cmdReset(c *Client, args [][]byte) {
 	c.mu.name = ""
 	c.noTouch = false
 	c.mu.Unlock()
-	c.setAuthenticated(c.srv.requirepass.String() == "")
+	c.setDefaultAuth()
 	c.replyMode = replyOn
 	c.w.Simple("RESET")
 }

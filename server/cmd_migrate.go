@@ -36,17 +36,25 @@ func migrateCommands() []*Command {
 }
 
 // migrateKeys finds MIGRATE's keys (migrateGetKeys): the key argument, or,
-// when it is empty and KEYS is given, the arguments after KEYS.
+// when it is empty and KEYS is given, the arguments after KEYS (AUTH's
+// and AUTH2's arguments skipped: a password named KEYS is no keyword);
+// none when KEYS comes with a key.
 func migrateKeys(args [][]byte) []int {
-	if len(args) > 3 && len(args[3]) == 0 {
-		for i := 6; i < len(args); i++ {
-			if equalFold(args[i], "keys") {
-				keys := make([]int, 0, len(args)-i-1)
-				for j := i + 1; j < len(args); j++ {
-					keys = append(keys, j)
-				}
-				return keys
+	for i := 6; i < len(args); i++ {
+		switch {
+		case equalFold(args[i], "keys"):
+			if len(args[3]) > 0 {
+				return nil // an error: KEYS with a key
 			}
+			keys := make([]int, 0, len(args)-i-1)
+			for j := i + 1; j < len(args); j++ {
+				keys = append(keys, j)
+			}
+			return keys
+		case equalFold(args[i], "auth"):
+			i++ // its password
+		case equalFold(args[i], "auth2"):
+			i += 2 // its username and password
 		}
 	}
 	if len(args) > 3 {

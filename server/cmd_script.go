@@ -171,9 +171,9 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 	// time, and a finished run is referenced from nowhere. So are the
 	// callbacks bound to it (a method value allocates).
 	sr := &c.scriptClient().sr
-	call, interrupt, onError, setRepl := sr.callFn, sr.interruptFn, sr.onErrorFn, sr.setReplFn
+	call, interrupt, onError, setRepl, permit := sr.callFn, sr.interruptFn, sr.onErrorFn, sr.setReplFn, sr.permitFn
 	if call == nil {
-		call, interrupt, onError, setRepl = sr.call, sr.interrupt, c.scriptError, sr.setRepl
+		call, interrupt, onError, setRepl, permit = sr.call, sr.interrupt, c.scriptError, sr.setRepl, sr.permitted
 	}
 	c.engine.prop.targeted = false // the writes go everywhere until redis.set_repl
 	*sr = scriptRun{
@@ -181,6 +181,7 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 		interruptFn: interrupt,
 		onErrorFn:   onError,
 		setReplFn:   setRepl,
+		permitFn:    permit,
 		s:           s,
 		caller:      c,
 		ec:          c.engine,
@@ -201,7 +202,7 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 // reads c's connection meanwhile, even once its loop went on without it).
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
 	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.callFn, Interrupt: sr.interruptFn, Shard: c.slot,
-		OnError: sr.onErrorFn, SetRepl: sr.setReplFn}
+		OnError: sr.onErrorFn, SetRepl: sr.setReplFn, Permitted: sr.permitFn}
 	c.srv.runScript(c, sr, c.tx.inExec || c.callerLocks)
 }
 

@@ -79,8 +79,10 @@ type sortOptions struct {
 }
 
 // parseSort parses SORT's options as sortCommandGeneric does, returning
-// the error to reply on failure. It touches no key.
-func parseSort(args [][]byte, readonly bool) (o sortOptions, errMsg string) {
+// the error to reply on failure. It touches no key. Unless allKeys (the
+// user may read every key), a BY pattern with '*' and GET are refused, as
+// their keys are not the command's to check.
+func parseSort(args [][]byte, readonly, allKeys bool) (o sortOptions, errMsg string) {
 	o.limitCount = -1
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
@@ -107,9 +109,14 @@ func parseSort(args [][]byte, readonly bool) (o sortOptions, errMsg string) {
 			o.by = args[j+1]
 			if bytes.IndexByte(cstr(o.by), '*') < 0 {
 				o.dontsort = true
+			} else if !allKeys {
+				return o, errSortByNoPerm
 			}
 			j++
 		case equalFold(a, "get") && left >= 1:
+			if !allKeys {
+				return o, errSortGetNoPerm
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:
@@ -169,7 +176,7 @@ func (pt *sortPattern) fixedTag() ([]byte, bool) {
 // not lock, or because the parser's STORE destination is not the key
 // sortKeys declares. A call that fails to parse touches no key.
 func sortGlobal(args [][]byte, readonly bool) bool {
-	o, msg := parseSort(args, readonly)
+	o, msg := parseSort(args, readonly, true)
 	if msg != "" {
 		return false
 	}
@@ -351,7 +358,7 @@ func (c *Client) sortLookup(pt *sortPattern, elem []byte, buf *[]byte) (v []byte
 
 // sortGeneric is Redis 7.0's sortCommandGeneric.
 func sortGeneric(c *Client, args [][]byte, readonly bool) {
-	o, msg := parseSort(args, readonly)
+	o, msg := parseSort(args, readonly, c.readsAllKeys(args))
 	if msg != "" {
 		c.errorReply(msg)
 		return

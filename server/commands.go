@@ -32,6 +32,7 @@ func (s *Server) registerCommands() {
 		streamCommands(),
 		replicationCommands(),
 		moduleCommands(),
+		aclCommands(),
 	} {
 		s.table.add(group...)
 	}

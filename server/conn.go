@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/acl"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
@@ -40,9 +41,13 @@ type Client struct {
 	slot    int // stats slot
 
 	authenticated bool
-	replyMode     int
-	closeAfter    bool // close after flushing the current reply
-	monitor       bool
+	// user is the ACL user the client runs as: written by its own
+	// goroutine (AUTH, HELLO, RESET), read by others (CLIENT LIST, ACL
+	// DELUSER); nil for internal clients, which may run anything.
+	user       atomic.Pointer[acl.User]
+	replyMode  int
+	closeAfter bool // close after flushing the current reply
+	monitor    bool
 	// replica is set once the connection attached as a replica (SYNC,
 	// PSYNC); replicaOnline once it got its payload; replicaPort and
 	// replicaIP are the port and address it announced (REPLCONF
@@ -161,8 +166,7 @@ func (s *Server) newClient(conn transport) *Client {
 		slot:    int(id % statSlots),
 		created: time.Now(),
 	}
-	c.authenticated = s.requirepass.String() == ""
-	c.rd.Unauthenticated = !c.authenticated
+	c.setDefaultAuth()
 	c.lastActive.Store(c.created.UnixMilli())
 	c.initReplyBuf(c.created)
 	s.mu.Lock()

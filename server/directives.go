@@ -70,6 +70,4 @@ var unreadParams = map[string]string{
 	"maxmemory-clients":                     "not done (#19): no client eviction yet",
 	"lfu-log-factor":                        "not done (#19): no LFU counters yet",
 	"lfu-decay-time":                        "not done (#19): no LFU counters yet",
-	"acllog-max-len":                        "not done (#17): ACL users are being built",
-	"acl-pubsub-default":                    "not done (#17): ACL users are being built",
 }

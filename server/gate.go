@@ -8,7 +8,7 @@ import (
 )
 
 // dispatch is the gate every command a client sends passes through:
-// table lookup, arity, authentication, OOM, MISCONF, subscribed-context
+// table lookup, arity, authentication, ACL permissions, OOM, MISCONF, subscribed-context
 // and busy-script checks, CLIENT PAUSE's postponement, MULTI's queue, then the executor (exec.go),
 // which EXEC's queue and redis.call enter directly.
 func (s *Server) dispatch(c *Client, args [][]byte) {
@@ -47,8 +47,11 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.tx.failed = c.tx.active // a refused command makes EXEC abort
 		return
 	}
-	if !c.authenticated && cmd.Flags&NoAuth == 0 {
+	if !c.authenticated && cmd.Flags&NoAuth == 0 && s.authRequired() {
 		s.refuse(c, cmd, errNoAuth)
+		return
+	}
+	if u := c.user.Load(); u != nil && !u.Rules().Unrestricted() && !s.aclAdmit(c, cmd, args) {
 		return
 	}
 	if !c.obey && !s.admit(c, cmd, args) {
@@ -240,18 +243,23 @@ func (s *Server) call(c *Client, cmd *Command, args [][]byte) {
 		start = monoNow()
 	}
 	c.curCmd, c.curArgs = cmd, args // for acquire, should the command park
-	// CLIENT LIST reads these from other connections: store them only when
-	// they change (a pipeline repeats one command within one second).
-	if c.lastCmdSeen != cmd {
-		c.lastCmdSeen = cmd
-		c.lastCmd.Store(cmd)
-	}
+	c.setLastCmd(cmd)
 	if ms := unixMillis(start); ms/1000 != c.lastActiveSec {
 		c.lastActiveSec = ms / 1000
 		c.lastActive.Store(ms)
 	}
 	if end, ran := s.execute(c, cmd, args, start, c.callerLocks); ran {
 		c.mark = end
+	}
+}
+
+// setLastCmd records cmd as the client's last command, which CLIENT LIST
+// reads from other connections: stored only when it changes (a pipeline
+// repeats one command within one second).
+func (c *Client) setLastCmd(cmd *Command) {
+	if c.lastCmdSeen != cmd {
+		c.lastCmdSeen = cmd
+		c.lastCmd.Store(cmd)
 	}
 }
 

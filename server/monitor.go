@@ -169,7 +169,7 @@ func (r redactions) has(i int) bool { return i < 64 && r&(1<<i) != 0 }
 // redactions finds the arguments Redis replaces with "(redacted)" in
 // MONITOR's feed and the slow log (redactClientCommandArgument): AUTH's
 // username and password (unless the command has too many arguments), the
-// AUTH pairs of HELLO that its parsing reached (it stops at a wrong
+// AUTH pairs of HELLO that its parsing reached, ACL SETUSER's user name and rules (it stops at a wrong
 // version, a failed AUTH, a bad SETNAME or an unknown option), MIGRATE's
 // AUTH and AUTH2 credentials, and the values CONFIG SET gives the
 // sensitive parameters (requirepass, masterauth, masteruser).
@@ -197,6 +197,10 @@ func (s *Server) redactions(c *Client, args [][]byte) redactions {
 				r |= 1 << (j + 1)
 			}
 		}
+	case equalFold(args[0], "acl") && len(args) > 2 && equalFold(args[1], "setuser"):
+		for j := 2; j < len(args) && j < 64; j++ {
+			r |= 1 << j
+		}
 	case equalFold(args[0], "auth"):
 		if len(args) <= 3 {
 			for i := 1; i < len(args); i++ {
@@ -214,7 +218,7 @@ func (s *Server) redactions(c *Client, args [][]byte) redactions {
 			more := len(args) - 1 - j
 			if equalFold(args[j], "auth") && more >= 2 {
 				r |= 1<<(j+1) | 1<<(j+2)
-				if !s.checkPassword(args[j+1], args[j+2]) {
+				if s.acl.Authenticate(args[j+1], args[j+2]) == nil {
 					break
 				}
 				j += 2

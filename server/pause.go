@@ -294,11 +294,8 @@ func (s *Server) postpone(c *Client, cmd *Command, args [][]byte) bool {
 	ps.mu.Unlock()
 	c.postponed = p
 	c.isBlocked.Store(true)
-	// CLIENT LIST shows the postponed command, as Redis's lastcmd.
-	if c.lastCmdSeen != cmd {
-		c.lastCmdSeen = cmd
-		c.lastCmd.Store(cmd)
-	}
+	c.setLastCmd(cmd) // CLIENT LIST shows the postponed command, as Redis's lastcmd
+
 	return true
 }
 

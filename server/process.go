@@ -30,8 +30,6 @@ var unsupportedAtStartup = []struct {
 	{"bio_cpulist", cpulistSet("bio_cpulist"), pinWhy},
 	{"aof_rewrite_cpulist", cpulistSet("aof_rewrite_cpulist"), pinWhy},
 	{"bgsave_cpulist", cpulistSet("bgsave_cpulist"), pinWhy},
-	{"aclfile", func(s *Server) bool { return s.cfg.Lookup("aclfile").String() != "" },
-		"HotKV has no ACL users yet: the file's users would not be enforced"},
 }
 
 const pinWhy = "HotKV does not pin its threads to CPUs (Go schedules its goroutines over every CPU it may use: run it under taskset instead)"
@@ -45,14 +43,15 @@ func cpulistSet(name string) func(s *Server) bool {
 // be accepted and left undone — a user line left undone would leave the
 // server open where the operator meant to close it.
 var unsupportedDirectives = map[string]string{
-	"user":       "HotKV has no ACL users yet: the user would not be enforced",
 	"loadmodule": "HotKV has no modules",
 }
 
 // CheckStartup refuses a configuration that asks for what HotKV cannot
-// do (daemonizing, supervision, cluster mode, ACL users, modules), or
+// do (daemonizing, supervision, cluster mode, CPU pinning, modules), or
 // whose rename-command directives failed: the error names the directive,
-// so that nothing asked for is silently left undone.
+// so that nothing asked for is silently left undone. Then it loads the
+// ACL users of the configuration's user lines or of the aclfile
+// (loadUsers).
 func (s *Server) CheckStartup() error {
 	var errs []error
 	for _, u := range unsupportedAtStartup {
@@ -62,9 +61,14 @@ func (s *Server) CheckStartup() error {
 		}
 	}
 	errs = append(errs, s.renames.errs...)
+	var users [][]string
 	for _, d := range s.cfg.Directives() {
-		if d[0] == "rename-command" {
+		switch d[0] {
+		case "rename-command":
 			continue // applyRenames
+		case "user":
+			users = append(users, d)
+			continue
 		}
 		why, ok := unsupportedDirectives[d[0]]
 		if !ok {
@@ -72,7 +76,50 @@ func (s *Server) CheckStartup() error {
 		}
 		errs = append(errs, fmt.Errorf(errUnsupportedDirective, d[0], strings.Join(d[1:], " "), why))
 	}
+	if len(errs) == 0 {
+		if err := s.loadUsers(users); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// loadUsers creates the users of the configuration's user lines ("user"
+// name rules...), or those of the aclfile, as Redis's config parsing and
+// ACLLoadUsersAtStartup do: a user line that does not parse, a user
+// defined twice, both user lines and an aclfile, or a file that does not
+// load is an error, with Redis's texts.
+func (s *Server) loadUsers(lines [][]string) error {
+	seen := map[string]bool{}
+	var users [][]string
+	for _, l := range lines {
+		if len(l) < 2 {
+			return errors.New(errUserDirectiveArgs)
+		}
+		if seen[l[1]] {
+			return fmt.Errorf(errUserDeclaration, l[1], "Duplicate user found. A user can only be defined once in config files")
+		}
+		seen[l[1]] = true
+		if j, err := s.acl.CheckUserLine(l[2:]); err != nil {
+			// Redis names the argument at the rule's index in the whole
+			// line ("user" for the first rule).
+			return fmt.Errorf(errUserDeclaration, l[j], err.Error())
+		}
+		users = append(users, l[1:])
+	}
+	file := s.cfg.Lookup("aclfile").String()
+	if file != "" && len(users) > 0 {
+		return errors.New(errACLBothUsersFile)
+	}
+	if err := s.acl.LoadUserLines(users); err != nil {
+		return fmt.Errorf("%s\nCritical error while loading ACLs. Exiting.", err)
+	}
+	if file != "" {
+		if _, err := s.acl.LoadFile(file, file); err != nil {
+			return fmt.Errorf("Aborting Redis startup because of ACL errors: %s", err)
+		}
+	}
+	return nil
 }
 
 // WritePidFile writes the process id to pidfile when it is set, as Redis's

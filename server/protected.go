@@ -25,7 +25,7 @@ func (s *Server) protectedRefuses(addr net.Addr) bool {
 }
 
 // defaultUserNoPass reports whether the default user needs no password.
-func (s *Server) defaultUserNoPass() bool { return s.requirepass.String() == "" }
+func (s *Server) defaultUserNoPass() bool { return s.acl.Default().Rules().NoPass() }
 
 // deny writes the DENIED error to conn (a TLS one after its handshake) and
 // closes it.

@@ -77,13 +77,14 @@ type scriptRun struct {
 	fn     *script.Function // or a function
 	run    script.Run
 	dirty  atomic.Bool // ran a write: SCRIPT KILL refuses
-	// callFn, interruptFn, onErrorFn and setReplFn are call, interrupt,
-	// the caller's scriptError and setRepl, bound once for the engine
-	// client's reused run.
+	// callFn, interruptFn, onErrorFn, setReplFn and permitFn are call,
+	// interrupt, the caller's scriptError, setRepl and permitted, bound
+	// once for the engine client's reused run.
 	callFn      func(args [][]byte, proto int) ([]byte, string)
 	interruptFn func() bool
 	onErrorFn   func(msg string, counted bool)
 	setReplFn   func(flags int)
+	permitFn    func(args [][]byte) bool
 	killed      atomic.Bool
 	timed       atomic.Bool // past busy-reply-threshold
 }
@@ -99,7 +100,8 @@ func (c *Client) scriptClient() *Client {
 	}
 	ec := c.engine
 	ec.selectDB(int(c.dbIndex.Load()))
-	ec.replaying = c.replaying // the AOF replay's scripts are unseen too
+	ec.replaying = c.replaying   // the AOF replay's scripts are unseen too
+	ec.user.Store(c.user.Load()) // its commands run as the caller's user
 	return ec
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/acl"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
@@ -79,9 +80,12 @@ type Server struct {
 	stats    serverStats
 	blocking blockState
 	parking  parkState
-	pause    pauseState   // CLIENT PAUSE (pause.go)
-	hooks    Hooks        // the executor's (hooks.go)
-	migrates migrateCache // MIGRATE's connections (cmd_migrate.go)
+	pause    pauseState // CLIENT PAUSE (pause.go)
+	hooks    Hooks      // the executor's (hooks.go)
+	// acl holds the users (auth.go); aclLogMaxLen is acllog-max-len.
+	acl          *acl.Registry
+	aclLogMaxLen *config.Param
+	migrates     migrateCache // MIGRATE's connections (cmd_migrate.go)
 	// latency is the latency monitor's events (cmd_latency.go);
 	// latencyThreshold is latency-monitor-threshold, latencyTracking
 	// latency-tracking.
@@ -247,6 +251,7 @@ func New(cfg *config.Config) *Server {
 	s.tlsHooks(cfg)
 	s.oomHooks(cfg)
 	s.registerCommands()
+	s.initACL(cfg)
 	s.applyRenames()
 	s.cronHz() // INFO's hz before the cron runs
 	return s

@@ -129,7 +129,10 @@ type Command struct {
 	Sub map[string]*Command
 
 	parent *Command
-	stats  [statSlots]cmdStats
+	// id is the command's id in the ACL universe (its bit in a user's
+	// command bitmap), set by initACL.
+	id    int
+	stats [statSlots]cmdStats
 	// hist is the latency histogram (made on first use; cmd_latency.go).
 	hist atomic.Pointer[latency.Histogram]
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -133,8 +134,9 @@ func TestStartLikeRedis(t *testing.T) {
 }
 
 // TestRefusedAtStartup: what HotKV cannot do is refused with an error
-// naming the directive, never ignored; so are unknown directives and a log
-// file that cannot be opened.
+// naming the directive, never ignored; so are unknown directives, a log
+// file that cannot be opened, rename-command directives that fail, and ACL
+// users that do not load (Redis's errors).
 func TestRefusedAtStartup(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -144,19 +146,23 @@ func TestRefusedAtStartup(t *testing.T) {
 		{"--cluster-enabled yes", "Unsupported directive 'cluster-enabled yes'"},
 		{"--server_cpulist 0-1", "Unsupported directive 'server_cpulist 0-1'"},
 		{"--tls-port 1", "Failed to configure TLS. Check logs for more info."},
-		{"--user foo --user foo", "Unsupported directive 'user foo'"},
-		{"--user default off", "Unsupported directive 'user default off'"},
+		{"--user foo --user foo", "Error in user declaration 'foo': Duplicate user found"},
+		{"--user foo on bad", "Error in user declaration 'foo': Syntax error"},
+		{"--user foo --aclfile users.acl", "Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid"},
+		{"--aclfile " + filepath.Join(dir, "missing.acl"), "Aborting Redis startup because of ACL errors: Error loading ACLs, opening file"},
 		{"--rename-command NOSUCH x", "Bad directive 'rename-command NOSUCH x': No such command in rename-command"},
 		{"--rename-command get set", "Bad directive 'rename-command get set': Target command name already exists"},
-		{"--aclfile /tmp/users.acl", "Unsupported directive 'aclfile /tmp/users.acl'"},
 		{"--no-such-directive 1", "Bad directive or wrong number of arguments"},
 		{"--logfile " + filepath.Join(dir, "missing", "x.log"), "Can't open the log file"},
 	} {
 		args := append(strings.Fields(tc.args), "--port", strconv.Itoa(difftest.FreePort(t)), "--dir", dir)
-		cmd := exec.Command(bin, args...)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, bin, args...) // a server that starts is killed
 		out, err := cmd.CombinedOutput()
-		if err == nil {
-			t.Errorf("%s: started (exit 0):\n%s", tc.args, out)
+		timedOut := ctx.Err() != nil
+		cancel()
+		if err == nil || timedOut {
+			t.Errorf("%s: started (%v):\n%s", tc.args, err, out)
 			continue
 		}
 		if !strings.Contains(string(out), tc.want) {
