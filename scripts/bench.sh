@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get}
+TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get}
 # HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
 # one client runs 250 ms operations on {a} back to back: script (a Lua
 # script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
@@ -67,6 +67,10 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #              each received 10 times; pipelining does not apply)
 #   tls_set, tls_get
 #              SET and GET over TLS (TLSv1.3, no client certificate)
+#   acl_set, acl_get
+#              SET and GET as an ACL user with a key pattern (~key:*, every
+#              command): the cost of permission checks against the default
+#              user's set/get rows
 #   set_everysec, set_always
 #              SET with the append-only file on (appendfsync everysec or
 #              always) on both servers, their files on the same disk
@@ -109,6 +113,10 @@ run() {
     aof "$1" off ;;
   tls_set | tls_get)
     redis-benchmark -p "${TLSPORT[$1]}" --tls --cacert "$tmp/certs/ca.crt" -t "${2#tls_}" -n "$N" -c "$CLIENTS" -P "$3" \
+      -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true ;;
+  acl_set | acl_get)
+    redis-cli -p "$1" ACL SETUSER bench on '>benchpw' '~key:*' '+@all' >/dev/null
+    redis-benchmark -p "$1" --user bench -a benchpw -t "${2#acl_}" -n "$N" -c "$CLIENTS" -P "$3" \
       -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true ;;
   evalsha | evalsha_kl)
     local body=$COUNTER sha
