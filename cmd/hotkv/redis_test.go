@@ -133,8 +133,9 @@ func TestStartLikeRedis(t *testing.T) {
 }
 
 // TestRefusedAtStartup: what HotKV cannot do is refused with an error
-// naming the directive, never ignored; so are unknown directives and a log
-// file that cannot be opened.
+// naming the directive, never ignored; so are unknown directives, a log
+// file that cannot be opened, and ACL users that do not load (Redis's
+// errors).
 func TestRefusedAtStartup(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -143,10 +144,11 @@ func TestRefusedAtStartup(t *testing.T) {
 		{"--supervised systemd", "Unsupported directive 'supervised systemd'"},
 		{"--cluster-enabled yes", "Unsupported directive 'cluster-enabled yes'"},
 		{"--tls-port 1", "Unsupported directive 'tls-port 1'"},
-		{"--user foo --user foo", "Unsupported directive 'user foo'"},
-		{"--user default off", "Unsupported directive 'user default off'"},
+		{"--user foo --user foo", "Error in user declaration 'foo': Duplicate user found"},
+		{"--user foo on bad", "Error in user declaration 'foo': Syntax error"},
+		{"--user foo --aclfile users.acl", "Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid"},
 		{"--rename-command FLUSHDB x", "Unsupported directive 'rename-command FLUSHDB x'"},
-		{"--aclfile /tmp/users.acl", "Unsupported directive 'aclfile /tmp/users.acl'"},
+		{"--aclfile " + filepath.Join(dir, "missing.acl"), "Aborting Redis startup because of ACL errors: Error loading ACLs, opening file"},
 		{"--no-such-directive 1", "Bad directive or wrong number of arguments"},
 		{"--logfile " + filepath.Join(dir, "missing", "x.log"), "Can't open the log file"},
 	} {
