@@ -189,20 +189,15 @@ func (r *Registry) CheckUserLine(rules []string) (int, error) {
 }
 
 // LoadUserLines creates the users of a config file's user lines ("user"
-// removed: name then rules), as Redis's ACLLoadConfiguredUsers: a second
-// definition of the default user resets it first; a definition of
-// another user defined twice is an error.
+// removed: name then rules; each name once, CheckUserLine validated
+// them), as Redis's ACLLoadConfiguredUsers: the default user is reset
+// before its rules apply.
 func (r *Registry) LoadUserLines(lines [][]string) error {
-	seen := map[string]bool{}
 	for _, l := range lines {
 		name := l[0]
 		if hasSpaces(name) {
 			return fmt.Errorf("Spaces not allowed in ACL usernames")
 		}
-		if seen[name] {
-			return fmt.Errorf("Error loading ACL rule for the user named '%s': %s", name, ruleErr("", errDuplicateUser).Error())
-		}
-		seen[name] = true
 		ops, open := mergeSelectorArgs(l[1:])
 		if open >= 0 {
 			return fmt.Errorf("Unmatched parenthesis in acl selector starting at '%s'.", l[1+open])
