@@ -185,3 +185,26 @@ func TestGenPass(t *testing.T) {
 		}
 	}
 }
+
+func TestRestricted(t *testing.T) {
+	r := NewRegistry(testUniverse())
+	if r.Restricted() {
+		t.Fatal("a new registry is restricted")
+	}
+	r.SetUser("admin", []string{"on", "nopass", "~*", "&*", "+@all"})
+	if r.Restricted() {
+		t.Error("an unrestricted user made the registry restricted")
+	}
+	r.SetUser("u", []string{"on", "+get"})
+	if !r.Restricted() {
+		t.Error("a restricted user was not noticed")
+	}
+	r.Delete([]string{"u"})
+	if r.Restricted() {
+		t.Error("still restricted once the restricted user was deleted")
+	}
+	r.SetDefaultPassword("pw")
+	if r.Restricted() {
+		t.Error("a password restricts nothing")
+	}
+}

@@ -25,6 +25,8 @@ type Registry struct {
 		users map[string]*User
 	}
 	def *User
+	// restricted: some user may not do everything (updateRestrictedLocked).
+	restricted atomic.Bool
 }
 
 // NewRegistry returns a registry holding only the default user, which
@@ -125,6 +127,7 @@ func (r *Registry) SetUser(name string, ops []string) (*User, *Rules, error) {
 		r.mu.users[name] = u
 	}
 	u.rules.Store(next.finish())
+	r.updateRestrictedLocked()
 	return u, old, nil
 }
 
@@ -141,6 +144,7 @@ func (r *Registry) SetDefaultPassword(pass string) {
 		next.apply("nopass", false)
 	}
 	r.def.rules.Store(next.finish())
+	r.updateRestrictedLocked()
 }
 
 // Delete removes the named users (never the default one) and returns
@@ -156,6 +160,7 @@ func (r *Registry) Delete(names []string) []*User {
 			out = append(out, u)
 		}
 	}
+	r.updateRestrictedLocked()
 	return out
 }
 
@@ -184,20 +189,15 @@ func (r *Registry) CheckUserLine(rules []string) (int, error) {
 }
 
 // LoadUserLines creates the users of a config file's user lines ("user"
-// removed: name then rules), as Redis's ACLLoadConfiguredUsers: a second
-// definition of the default user resets it first; a definition of
-// another user defined twice is an error.
+// removed: name then rules; each name once, CheckUserLine validated
+// them), as Redis's ACLLoadConfiguredUsers: the default user is reset
+// before its rules apply.
 func (r *Registry) LoadUserLines(lines [][]string) error {
-	seen := map[string]bool{}
 	for _, l := range lines {
 		name := l[0]
 		if hasSpaces(name) {
 			return fmt.Errorf("Spaces not allowed in ACL usernames")
 		}
-		if seen[name] {
-			return fmt.Errorf("Error loading ACL rule for the user named '%s': %s", name, ruleErr("", errDuplicateUser).Error())
-		}
-		seen[name] = true
 		ops, open := mergeSelectorArgs(l[1:])
 		if open >= 0 {
 			return fmt.Errorf("Unmatched parenthesis in acl selector starting at '%s'.", l[1+open])
@@ -220,6 +220,7 @@ func (r *Registry) LoadUserLines(lines [][]string) error {
 			r.mu.users[name] = u
 		}
 		u.rules.Store(next.finish())
+		r.updateRestrictedLocked()
 		r.mu.Unlock()
 	}
 	return nil
@@ -306,7 +307,23 @@ func (r *Registry) LoadFile(path, name string) ([]*User, error) {
 			r.mu.users[n] = u
 		}
 	}
+	r.updateRestrictedLocked()
 	return gone, nil
+}
+
+// Restricted reports whether some user may not do everything. While no
+// user is restricted, no command needs a permission check: the fast path
+// of the server's checks is this one flag.
+func (r *Registry) Restricted() bool { return r.restricted.Load() }
+
+// updateRestrictedLocked recomputes Restricted after users or rules
+// changed; r.mu is held.
+func (r *Registry) updateRestrictedLocked() {
+	any := false
+	for _, u := range r.mu.users {
+		any = any || !u.Rules().Unrestricted()
+	}
+	r.restricted.Store(any)
 }
 
 // SaveFile writes the users to the ACL file at path, replacing it

@@ -189,6 +189,10 @@ func (e *RuleError) UnknownName() bool { return e.kind == errUnknown }
 
 func ruleErr(op string, k errKind) *RuleError { return &RuleError{Op: op, kind: k} }
 
+// ErrDuplicateUser is Redis's error for a user defined twice by the
+// configuration's user lines.
+var ErrDuplicateUser error = ruleErr("", errDuplicateUser)
+
 // apply applies one selector rule (ACLSetSelector).
 func (s *selector) apply(u *Universe, op string) *RuleError {
 	switch {

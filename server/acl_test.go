@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -499,5 +500,69 @@ func TestProtectedMode(t *testing.T) {
 	}
 	if n := s.stats.rejectedConns.Load(); n != 1 {
 		t.Errorf("rejected_connections %d, want 1", n)
+	}
+}
+
+// TestACLRandomRules: random rule lists give the same ACL SETUSER replies,
+// the same key and channel patterns (ACL GETUSER), and the same verdicts
+// for a set of probe commands (ACL DRYRUN) as Redis. The commands
+// descriptions are not compared: Redis lists single commands in its
+// command table's hash order, and the two tables differ by a few commands
+// (FAILOVER, MODULE, SCRIPT DEBUG; CLIENT SETINFO, NO-TOUCH, SCRIPT FLAGS),
+// which moves a category's counts.
+func TestACLRandomRules(t *testing.T) {
+	p, _ := aclServers(t)
+	pool := []string{
+		"+@all", "-@all", "+@read", "-@read", "+@write", "-@write", "+@string", "-@string", "+@hash",
+		"+@set", "-@set", "+@keyspace", "-@keyspace", "+@admin", "-@admin", "+@dangerous", "-@dangerous",
+		"+@pubsub", "-@pubsub", "+@fast", "-@fast", "+@slow", "-@slow", "+@scripting", "+@connection",
+		"+get", "-get", "+set", "-set", "+config", "-config", "+config|get", "-config|get", "+client|list",
+		"+select|0", "+select|1", "-select", "+eval", "+publish", "+subscribe", "+sort", "+del",
+		"~k*", "~*", "%R~r*", "%W~w*", "%RW~rw*", "allkeys", "resetkeys", "&ch*", "&*", "allchannels",
+		"resetchannels", "nocommands", "allcommands", "(~s* +@all)", "(%R~k* +get)", "clearselectors",
+	}
+	probes := []string{
+		"get k1", "get r1", "get w1", "get rw1", "get s1", "set k1 v", "set r1 v", "set w1 v", "set rw1 v",
+		"del k1 w1", "sadd k1 m", "config get x", "config set maxmemory 0", "client list", "select 0",
+		"select 1", "publish ch1 m", "publish other m", "subscribe ch1 other", "psubscribe ch*",
+		"eval x 1 k1", "eval x 1 r1", "sort k1 store w1", "hset k1 f v", "flushall", "debug object k1",
+		"copy r1 w1", "lmove r1 w1 left right", "getdel rw1", "bitfield k1 get i8 0",
+	}
+	rnd := rand.New(rand.NewPCG(17, 1))
+	field := func(raw, name string) string {
+		lines := strings.Split(raw, "\r\n")
+		for i := 0; i+2 < len(lines); i++ {
+			if lines[i] == name {
+				return lines[i+2]
+			}
+		}
+		return ""
+	}
+	ok := 0
+	for iter := 0; iter < 150; iter++ {
+		args := []string{"ACL", "SETUSER", "r", "reset", "on", "nopass"}
+		for n := 1 + rnd.IntN(6); n > 0; n-- {
+			args = append(args, pool[rnd.IntN(len(pool))])
+		}
+		if r := p.DoArgs(args...); r != "+OK\r\n" {
+			continue
+		}
+		ok++
+		p.DoBoth("ACL GETUSER r", func(redis, hotkv string) {
+			for _, f := range []string{"flags", "keys", "channels", "selectors"} {
+				if field(redis, f) != field(hotkv, f) {
+					t.Errorf("%q: GETUSER %s: redis %q, hotkv %q", args, f, field(redis, f), field(hotkv, f))
+				}
+			}
+		})
+		for _, probe := range probes {
+			p.DoArgs(append([]string{"ACL", "DRYRUN", "r"}, strings.Fields(probe)...)...)
+		}
+		if t.Failed() {
+			t.Fatalf("after %q", args)
+		}
+	}
+	if ok < 50 {
+		t.Errorf("only %d of 150 rule lists were accepted", ok)
 	}
 }

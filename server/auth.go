@@ -15,8 +15,10 @@ import (
 // for the commands that run on its behalf: EXEC's queue (the rules may
 // have changed since) and a script's redis.call (as the script caller's
 // user). Internal clients (the AOF replay, a replica's master) have no
-// user and may run anything. A user allowed everything passes with one
-// flag test (acl.Rules.Unrestricted).
+// user and may run anything. While every user may do everything (no ACL
+// rules in use: the default), a command passes with one flag test
+// (acl.Registry.Restricted); then a user allowed everything passes with
+// one more (acl.Rules.Unrestricted).
 
 // initACL builds the ACL universe from the command table (ids in full-name
 // order) and the registry, applies requirepass to the default user and
@@ -240,7 +242,7 @@ func (s *Server) aclAdmit(c *Client, cmd *Command, args [][]byte) bool {
 // redis.call, as the script caller's user — and lets the others through
 // (the gate checked them).
 func (s *Server) aclRefuse(c *Client, cmd *Command, args [][]byte, _ []int) string {
-	if !c.scripted && !c.tx.inExec {
+	if !s.acl.Restricted() || !c.scripted && !c.tx.inExec {
 		return ""
 	}
 	d, pos := c.aclCheck(cmd, args)

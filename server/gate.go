@@ -51,7 +51,7 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		s.refuse(c, cmd, errNoAuth)
 		return
 	}
-	if u := c.user.Load(); u != nil && !u.Rules().Unrestricted() && !s.aclAdmit(c, cmd, args) {
+	if s.acl.Restricted() && !s.aclAdmit(c, cmd, args) {
 		return
 	}
 	if !c.obey && !s.admit(c, cmd, args) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/hotkv/hotkv/acl"
 )
 
 // Process-level directives: what a redis-server process does at startup
@@ -97,7 +99,7 @@ func (s *Server) loadUsers(lines [][]string) error {
 			return errors.New(errUserDirectiveArgs)
 		}
 		if seen[l[1]] {
-			return fmt.Errorf(errUserDeclaration, l[1], "Duplicate user found. A user can only be defined once in config files")
+			return fmt.Errorf(errUserDeclaration, l[1], acl.ErrDuplicateUser)
 		}
 		seen[l[1]] = true
 		if j, err := s.acl.CheckUserLine(l[2:]); err != nil {
