@@ -33,7 +33,7 @@ func get1(t *testing.T, c *Config, name string) string {
 func TestDefaults(t *testing.T) {
 	c := Default()
 	for name, want := range map[string]string{
-		"port": "6379", "databases": "16", "bind": "127.0.0.1 -::1", "save": "3600 1 300 100 60 10000",
+		"port": "6379", "databases": "16", "bind": "* -::*", "save": "3600 1 300 100 60 10000",
 		"maxmemory": "0", "maxmemory-policy": "noeviction", "appendonly": "no", "hz": "10",
 		"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		"notify-keyspace-events":     "", "unixsocketperm": "0", "proto-max-bulk-len": "536870912",
@@ -61,7 +61,7 @@ func TestDefaults(t *testing.T) {
 	if got := c.Lookup("client-output-buffer-limit").ClientOutputBufferLimits(); got[ClientReplica] != (ClientBufferLimit{256 << 20, 64 << 20, 60}) {
 		t.Errorf("cob = %v", got)
 	}
-	if got := c.Lookup("bind").Strings(); !reflect.DeepEqual(got, []string{"127.0.0.1", "-::1"}) {
+	if got := c.Lookup("bind").Strings(); !reflect.DeepEqual(got, []string{"*", "-::*"}) {
 		t.Errorf("bind = %v", got)
 	}
 	if _, _, ok := c.Lookup("replicaof").ReplicaOf(); ok {

@@ -162,14 +162,10 @@ func pairsOf(t *testing.T, v any) map[string]string {
 //   - port: the test server runs on a free port, Default has 6379 (the Redis
 //     default too);
 //   - dir: the test server runs in a temporary directory, Default reports
-//     the absolute working directory (as Redis does);
-//   - bind: by design HotKV defaults to the loopback addresses of the
-//     redis.conf shipped with Redis ("127.0.0.1 -::1"), where redis-server
-//     without a configuration file listens on "* -::*".
+//     the absolute working directory (as Redis does).
 //
 // logfile and pidfile are "" on both sides (no daemonization). Then it
-// checks that Load("", same arguments) gives exactly Redis's values, except
-// bind.
+// checks that Load("", same arguments) gives exactly Redis's values.
 func TestOracleGetAll(t *testing.T) {
 	dir := tempDir(t)
 	port := freePort(t)
@@ -182,7 +178,6 @@ func TestOracleGetAll(t *testing.T) {
 	allowed := map[string][2]string{
 		"port": {strconv.Itoa(port), "6379"},
 		"dir":  {dir, wd},
-		"bind": {"* -::*", "127.0.0.1 -::1"},
 	}
 	def := map[string]string{}
 	for _, kv := range Default().Get([]string{"*"}) {
@@ -216,7 +211,7 @@ func TestOracleGetAll(t *testing.T) {
 		got[kv[0]] = kv[1]
 	}
 	for name, wv := range want {
-		if gv := got[name]; gv != wv && name != "bind" {
+		if gv := got[name]; gv != wv {
 			t.Errorf("Load: %s: Redis %q, HotKV %q", name, wv, gv)
 		}
 	}
@@ -385,9 +380,6 @@ func TestOracleRewrite(t *testing.T) {
 
 	args = []string{"CONFIG", "SET"}
 	for _, kv := range rewriteScenarioSet2 {
-		if kv[0] == "bind" {
-			kv[1] = "* -::*" // Redis's own default
-		}
 		args = append(args, kv[0], kv[1])
 	}
 	if r := rc.do(t, args...); r != "OK" {
@@ -408,7 +400,7 @@ func TestOracleRewrite(t *testing.T) {
 	want := pairsOf(t, rc.do(t, "CONFIG", "GET", "*"))
 	var diff []string
 	for k, v := range want {
-		if got[k] != v && k != "bind" {
+		if got[k] != v {
 			diff = append(diff, fmt.Sprintf("%s: Redis %q HotKV %q", k, v, got[k]))
 		}
 	}

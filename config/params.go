@@ -315,9 +315,7 @@ func newTable() []*Param {
 	}
 }
 
-// defaultBind is HotKV's default for "bind". Redis 7.0 compiled without a
-// configuration file listens on "* -::*" (all interfaces, protected by
-// protected-mode); HotKV defaults to the loopback addresses that the
-// redis.conf shipped with Redis 7 uses, so that a server started without a
-// configuration file is only reachable locally.
-var defaultBind = []string{"127.0.0.1", "-::1"}
+// defaultBind is the default for "bind", Redis 7.0's: every interface
+// ("-::*": IPv6 when there is any), with protected-mode keeping clients
+// off the loopback out until the default user has a password.
+var defaultBind = []string{"*", "-::*"}

@@ -52,7 +52,7 @@ var rewriteScenarioSet1 = [][2]string{
 
 var rewriteScenarioSet2 = [][2]string{
 	{"save", ""}, {"replica-announce-ip", ""}, {"maxmemory", "100mb"}, {"hz", "10"},
-	{"replica-priority", "100"}, {"bind", "127.0.0.1 -::1"}, // HotKV's default bind
+	{"replica-priority", "100"}, {"bind", "* -::*"}, // the default bind
 }
 
 // splitRewrite separates a rewritten file into the part before the

@@ -2,7 +2,6 @@ package server
 
 import (
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -464,43 +463,6 @@ func TestACLConcurrentChanges(t *testing.T) {
 		admin.Do("ACL", "SETUSER", "u", rule)
 	}
 	wg.Wait()
-}
-
-// TestProtectedMode: with protected-mode on and no password for the
-// default user, a client that is not on the loopback interface is told
-// DENIED and disconnected; a password or protected-mode no let it in.
-func TestProtectedMode(t *testing.T) {
-	var ip string
-	addrs, _ := net.InterfaceAddrs()
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
-			ip = n.IP.String()
-			break
-		}
-	}
-	if ip == "" {
-		t.Skip("no non-loopback IPv4 address")
-	}
-	s, addr := startServer(t, "--bind", "*")
-	_, port, _ := net.SplitHostPort(addr)
-	remote := net.JoinHostPort(ip, port)
-	admin := difftest.Dial(t, addr)
-	if got := difftest.Dial(t, remote).Read(); got != "-"+errProtectedMode+"\r\n" {
-		t.Errorf("non-loopback client got %q", got)
-	}
-	admin.Do("CONFIG", "SET", "requirepass", "pw")
-	if got := difftest.Dial(t, remote).Do("AUTH", "pw"); got != "+OK\r\n" {
-		t.Errorf("with a password: %q", got)
-	}
-	admin.Do("AUTH", "pw")
-	admin.Do("CONFIG", "SET", "requirepass", "")
-	admin.Do("CONFIG", "SET", "protected-mode", "no")
-	if got := difftest.Dial(t, remote).Do("PING"); got != "+PONG\r\n" {
-		t.Errorf("protected-mode no: %q", got)
-	}
-	if n := s.stats.rejectedConns.Load(); n != 1 {
-		t.Errorf("rejected_connections %d, want 1", n)
-	}
 }
 
 // TestACLRandomRules: random rule lists give the same ACL SETUSER replies,
