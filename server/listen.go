@@ -60,14 +60,16 @@ var (
 // is replaced; unixsocketperm, when not 0, is its mode), after building
 // the TLS configurations when TLS is in use (ConfigureTLS). A bind address
 // prefixed with '-' is optional: failing to bind it is not an error, as
-// in Redis. Port 0 opens no TCP listener, tls-port 0 no TLS one; one of
-// them or the unix socket is needed.
+// in Redis. Port 0 opens no TCP listener, tls-port 0 no TLS one, and an
+// empty bind neither; something must listen (Redis's "Configured to not
+// listen anywhere").
 func (s *Server) Listen() error {
 	port := s.cfg.Lookup("port").Int()
 	tlsPort := s.cfg.Lookup("tls-port").Int()
 	path := s.cfg.Lookup("unixsocket").String()
-	if port == 0 && tlsPort == 0 && path == "" {
-		return errors.New("port 0: no TCP listener configured")
+	bindNone := len(strings.Fields(s.cfg.Lookup("bind").String())) == 0
+	if (port == 0 && tlsPort == 0 || bindNone) && path == "" {
+		return errNoListener
 	}
 	if s.tlsWanted() && s.tlsConfigs() == nil {
 		if err := s.configureTLS(); err != nil {
@@ -127,8 +129,13 @@ func openUnixListener(path string, perm int64) (net.Listener, error) {
 	return ln, nil
 }
 
+// errNoListener is Listen's refusal of a configuration that listens
+// nowhere.
+var errNoListener = errors.New("Configured to not listen anywhere, exiting.")
+
 // openListeners opens a listener on port for each address of bind, all
-// or none, with tcp-backlog's backlog and socket-mark-id's mark.
+// or none (an empty bind: none, as Redis's listenToPort), with
+// tcp-backlog's backlog and socket-mark-id's mark.
 func (s *Server) openListeners(bind string, port int64) ([]net.Listener, error) {
 	var lns []net.Listener
 	for _, addr := range strings.Fields(bind) {
@@ -149,7 +156,7 @@ func (s *Server) openListeners(bind string, port int64) ([]net.Listener, error) 
 		}
 		lns = append(lns, ln)
 	}
-	if len(lns) == 0 {
+	if len(lns) == 0 && bind != "" {
 		return nil, errors.New("could not bind any address")
 	}
 	return lns, nil
@@ -300,7 +307,8 @@ func (s *Server) closeListeners() {
 }
 
 // Addr returns the address of the first TCP listener (after Listen), or
-// of the first TLS listener, or of the unix socket when there is neither.
+// of the first TLS listener, or of the unix socket when there is neither;
+// nil when nothing listens.
 func (s *Server) Addr() net.Addr {
 	s.listen.mu.Lock()
 	defer s.listen.mu.Unlock()
@@ -309,8 +317,10 @@ func (s *Server) Addr() net.Addr {
 		return s.listen.tcp.lns[0].Addr()
 	case len(s.listen.tls.lns) > 0:
 		return s.listen.tls.lns[0].Addr()
+	case s.listen.unix != nil:
+		return s.listen.unix.Addr()
 	}
-	return s.listen.unix.Addr()
+	return nil
 }
 
 // TLSAddr returns the address of the first TLS listener, nil when there

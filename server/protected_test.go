@@ -75,3 +75,23 @@ func TestProtectedModeMatchesRedis(t *testing.T) {
 		t.Errorf("with a password: %q", got)
 	}
 }
+
+// TestEmptyBind: CONFIG SET bind "" closes the TCP listeners (Redis's
+// listenToPort with no address), and a bind brings them back.
+func TestEmptyBind(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	if r := c.Do("CONFIG", "SET", "bind", ""); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET bind '': %q", r)
+	}
+	if conn, err := net.Dial("tcp", addr); err == nil {
+		conn.Close()
+		t.Error("a client connected with an empty bind")
+	}
+	if r := c.Do("CONFIG", "SET", "bind", "127.0.0.1"); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET bind 127.0.0.1: %q", r)
+	}
+	if r := difftest.Dial(t, addr).Do("PING"); r != "+PONG\r\n" {
+		t.Errorf("after binding again: %q", r)
+	}
+}
