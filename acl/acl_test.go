@@ -111,7 +111,7 @@ func TestCheck(t *testing.T) {
 		for _, s := range a {
 			av = append(av, []byte(s))
 		}
-		return rules.Check(&Request{ID: u.ID(a[0]), Args: av, Keys: func() []KeyRef { return keys }, Channels: chans})
+		return rules.Check(&Request{ID: u.ID(a[0]), Args: av, Keys: keys, Channels: chans})
 	}
 	tests := []struct {
 		args  string

@@ -22,6 +22,7 @@ const (
 // %W~, %RW~).
 type keyPattern struct {
 	pattern string
+	bytes   []byte // pattern, to match keys without converting it
 	perm    Perm
 }
 
@@ -254,7 +255,7 @@ func (s *selector) apply(u *Universe, op string) *RuleError {
 		if i := slices.IndexFunc(s.keys, func(k keyPattern) bool { return k.pattern == pat }); i >= 0 {
 			s.keys[i].perm |= perm
 		} else {
-			s.keys = append(s.keys, keyPattern{pat, perm})
+			s.keys = append(s.keys, keyPattern{pat, []byte(pat), perm})
 		}
 		s.flags &^= allKeys
 	case op[0] == '&':

@@ -245,12 +245,12 @@ type ChannelRef struct {
 	Pattern bool
 }
 
-// Request is a command to check. Keys is called at most once, and only
-// when a selector restricts keys.
+// Request is a command to check: its arguments, its keys with the
+// permission each needs, and its channels.
 type Request struct {
 	ID       int // the command's id in the universe
 	Args     [][]byte
-	Keys     func() []KeyRef
+	Keys     []KeyRef
 	Channels []ChannelRef
 }
 
@@ -264,11 +264,9 @@ func (r *Rules) Check(req *Request) (Denial, int) {
 	if r.all {
 		return Allowed, 0
 	}
-	var keys []KeyRef
-	keysDone := false
 	worst, worstPos := DeniedCommand, 0
 	for _, s := range r.selectors {
-		d, pos := s.check(r.u, req, &keys, &keysDone)
+		d, pos := s.check(r.u, req)
 		if d == Allowed {
 			return Allowed, 0
 		}
@@ -279,7 +277,7 @@ func (r *Rules) Check(req *Request) (Denial, int) {
 	return worst, worstPos
 }
 
-func (s *selector) check(u *Universe, req *Request, keys *[]KeyRef, keysDone *bool) (Denial, int) {
+func (s *selector) check(u *Universe, req *Request) (Denial, int) {
 	c := &u.cmds[req.ID]
 	if s.flags&allCommands == 0 && !c.NoAuth && !s.bit(req.ID) {
 		idx := 1
@@ -292,11 +290,8 @@ func (s *selector) check(u *Universe, req *Request, keys *[]KeyRef, keysDone *bo
 			return DeniedCommand, 0
 		}
 	}
-	if s.flags&allKeys == 0 && req.Keys != nil {
-		if !*keysDone {
-			*keys, *keysDone = req.Keys(), true
-		}
-		for _, k := range *keys {
+	if s.flags&allKeys == 0 {
+		for _, k := range req.Keys {
 			if !s.keyAllowed(req.Args[k.Pos], k.Perm) {
 				return DeniedKey, k.Pos
 			}
@@ -318,7 +313,7 @@ func (s *selector) keyAllowed(key []byte, perm Perm) bool {
 		return true
 	}
 	for _, p := range s.keys {
-		if p.perm&perm == perm && glob.Match([]byte(p.pattern), key, false) {
+		if p.perm&perm == perm && glob.Match(p.bytes, key, false) {
 			return true
 		}
 	}
@@ -369,10 +364,8 @@ func (r *Rules) CheckWithAllKeys(req *Request, perm Perm) bool {
 	if r.all {
 		return true
 	}
-	var keys []KeyRef
-	done := false
 	for _, s := range r.selectors {
-		if d, _ := s.check(r.u, req, &keys, &done); d != Allowed {
+		if d, _ := s.check(r.u, req); d != Allowed {
 			continue
 		}
 		if s.flags&allKeys != 0 || slices.ContainsFunc(s.keys, func(k keyPattern) bool { return k.perm&perm == perm && k.pattern == "*" }) {

@@ -46,12 +46,20 @@ const maxNesting = 1000
 // patterns such as "*a*a*a*a*...b" are rejected in polynomial time, and a
 // pattern that would require more than 1000 nested '*' expansions does
 // not match.
+//
+// It is not inlined: inlined into another package, the generic match's
+// escape summary is not seen and skip would move to the heap.
+//
+//go:noinline
 func Match(pattern, s []byte, nocase bool) bool {
 	skip := false
 	return match(pattern, 0, s, 0, nocase, &skip, 0)
 }
 
-// MatchString is Match for strings. It does not allocate.
+// MatchString is Match for strings. It does not allocate (and is not
+// inlined, as Match).
+//
+//go:noinline
 func MatchString(pattern, s string, nocase bool) bool {
 	skip := false
 	return match(pattern, 0, s, 0, nocase, &skip, 0)

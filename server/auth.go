@@ -117,16 +117,19 @@ func (c *Client) aclCheck(cmd *Command, args [][]byte) (acl.Denial, int) {
 	if r.Unrestricted() {
 		return acl.Allowed, 0
 	}
-	return r.Check(aclRequest(cmd, args))
+	var keys [8]acl.KeyRef
+	req := aclRequest(keys[:0], cmd, args)
+	return r.Check(&req)
 }
 
 // aclRequest describes a call to the ACL rules: its keys with what the
 // command does with each (from the key specs' flags), and the channels
 // it subscribes or publishes to.
-func aclRequest(cmd *Command, args [][]byte) *acl.Request {
-	req := &acl.Request{ID: cmd.id, Args: args}
+// The keys are appended to keys.
+func aclRequest(keys []acl.KeyRef, cmd *Command, args [][]byte) acl.Request {
+	req := acl.Request{ID: cmd.id, Args: args}
 	if cmd.First != 0 || cmd.Keys != nil {
-		req.Keys = func() []acl.KeyRef { return aclKeys(cmd, args) }
+		req.Keys = aclKeys(keys, cmd, args)
 	}
 	switch cmd.Name {
 	case "subscribe", "ssubscribe", "psubscribe":
@@ -144,10 +147,18 @@ func aclRequest(cmd *Command, args [][]byte) *acl.Request {
 // aclKeys returns the keys of a call with the permission each needs:
 // read for key specs with "access", write for "insert", "delete" or
 // "update", as Redis's ACLSelectorCheckKey.
-func aclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
-	pos := cmd.keyPositions(nil, args)
+func aclKeys(out []acl.KeyRef, cmd *Command, args [][]byte) []acl.KeyRef {
+	var buf [8]int
+	pos := cmd.keyPositions(buf[:0], args)
+	if m := metaFor(cmd); len(m.specs) == 1 && !m.specs[0].notKey && cmd.Keys == nil &&
+		cmd.Name != "set" && cmd.Name != "bitfield" {
+		// One key spec (most commands): every key needs its permission.
+		for _, p := range pos {
+			out = append(out, acl.KeyRef{Pos: p, Perm: m.specs[0].perm})
+		}
+		return out
+	}
 	flags := keyFlags(cmd, args, pos)
-	out := make([]acl.KeyRef, 0, len(pos))
 	for i, p := range pos {
 		if !hasFlag(flags[i], "not_key") { // SPUBLISH's channel, for cluster routing only
 			out = append(out, acl.KeyRef{Pos: p, Perm: keyPerm(flags[i])})
@@ -196,7 +207,11 @@ func (c *Client) readsAllKeys(args [][]byte) bool {
 		return true
 	}
 	cmd, _ := c.srv.table.lookup(new([64]byte), args)
-	return cmd != nil && u.Rules().CheckWithAllKeys(aclRequest(cmd, args), acl.Read)
+	if cmd == nil {
+		return false
+	}
+	req := aclRequest(nil, cmd, args)
+	return u.Rules().CheckWithAllKeys(&req, acl.Read)
 }
 
 // permitted reports whether the script's caller may run the command args

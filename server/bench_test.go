@@ -91,3 +91,29 @@ func BenchmarkPipelineEVALSHA(b *testing.B) {
 	}
 	benchPipelineOn(b, load, []string{"EVALSHA", script.SHA1Hex(counterScript), "1", "user:1:quota", "1000000000"})
 }
+
+// BenchmarkPipelineGETACL is BenchmarkPipelineGET as a user with a key
+// pattern (make bench's acl_get row): the cost of the permission check.
+func BenchmarkPipelineGETACL(b *testing.B) {
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New(cfg)
+	u, _, err := s.acl.SetUser("bench", []string{"on", "nopass", "~key:*", "+@all"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in []byte
+	for i := 0; i < 16; i++ {
+		in = append(in, difftest.Encode("GET", "key:000000000001")...)
+	}
+	pc := &pipeConn{in: in, r: bytes.NewReader(in)}
+	c := s.newClient(pc)
+	c.user.Store(u)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 16 {
+		s.serveInput(c)
+	}
+}

@@ -240,7 +240,8 @@ func cmdACLDryRun(c *Client, args [][]byte) {
 		c.errorReply(fmt.Sprintf(errArity, cmd.fullName()))
 		return
 	}
-	d, pos := u.Rules().Check(aclRequest(cmd, cargs))
+	req := aclRequest(nil, cmd, cargs)
+	d, pos := u.Rules().Check(&req)
 	switch d {
 	case acl.Allowed:
 		c.w.OK()

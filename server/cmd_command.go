@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/hotkv/hotkv/acl"
 	"slices"
 	"strconv"
 	"strings"
@@ -500,6 +501,7 @@ type commandMeta struct {
 // keySpec is a parsed key spec (Redis's keySpec).
 type keySpec struct {
 	flags     *docNode // set of status strings, as GETKEYSANDFLAGS shows them
+	perm      acl.Perm // the ACL permission its keys need (keyPerm(flags))
 	notKey    bool
 	bs        byte // begin_search: 'i' index, 'k' keyword, 'u' unknown
 	index     int
@@ -565,6 +567,7 @@ func loadCommandMetas(data []byte) (map[string]*commandMeta, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: key spec %d: %v", name, i, err)
 			}
+			s.perm = keyPerm(s.flags)
 			m.specs = append(m.specs, s)
 		}
 	}
