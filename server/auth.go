@@ -150,8 +150,16 @@ func aclRequest(keys []acl.KeyRef, cmd *Command, args [][]byte) acl.Request {
 func aclKeys(out []acl.KeyRef, cmd *Command, args [][]byte) []acl.KeyRef {
 	var buf [8]int
 	pos := cmd.keyPositions(buf[:0], args)
-	if m := metaFor(cmd); len(m.specs) == 1 && !m.specs[0].notKey && cmd.Keys == nil &&
-		cmd.Name != "set" && cmd.Name != "bitfield" {
+	if cmd.Name == "set" { // its key's flags depend on GET (keyFlags)
+		perm := acl.Write
+		for _, a := range args[min(3, len(args)):] {
+			if equalFold(a, "get") {
+				perm |= acl.Read
+			}
+		}
+		return append(out, acl.KeyRef{Pos: 1, Perm: perm})
+	}
+	if m := metaFor(cmd); len(m.specs) == 1 && !m.specs[0].notKey && cmd.Keys == nil && cmd.Name != "bitfield" {
 		// One key spec (most commands): every key needs its permission.
 		for _, p := range pos {
 			out = append(out, acl.KeyRef{Pos: p, Perm: m.specs[0].perm})

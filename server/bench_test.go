@@ -95,6 +95,16 @@ func BenchmarkPipelineEVALSHA(b *testing.B) {
 // BenchmarkPipelineGETACL is BenchmarkPipelineGET as a user with a key
 // pattern (make bench's acl_get row): the cost of the permission check.
 func BenchmarkPipelineGETACL(b *testing.B) {
+	benchPipelineACL(b, []string{"GET", "key:000000000001"})
+}
+
+// BenchmarkPipelineSETACL is BenchmarkPipelineSET as a user with a key
+// pattern (make bench's acl_set row).
+func BenchmarkPipelineSETACL(b *testing.B) {
+	benchPipelineACL(b, []string{"SET", "key:000000000001", "xxx"})
+}
+
+func benchPipelineACL(b *testing.B, cmd []string) {
 	cfg, err := config.Load("", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -106,7 +116,7 @@ func BenchmarkPipelineGETACL(b *testing.B) {
 	}
 	var in []byte
 	for i := 0; i < 16; i++ {
-		in = append(in, difftest.Encode("GET", "key:000000000001")...)
+		in = append(in, difftest.Encode(cmd...)...)
 	}
 	pc := &pipeConn{in: in, r: bytes.NewReader(in)}
 	c := s.newClient(pc)
