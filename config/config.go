@@ -583,7 +583,18 @@ func (l *loader) loadString(content, file string) error {
 			if p.flags&fMultiArg == 0 && len(argv) != 2 {
 				return fail("wrong number of arguments")
 			}
-			v, err := p.parse(c, argv[1:])
+			args := argv[1:]
+			if p.flags&fMultiArg != 0 && len(args) == 1 && args[0] != "" {
+				// One argument of a multi-argument parameter is split at
+				// its spaces, as Redis's loadServerConfigFromString
+				// (--shutdown-on-sigint "now force").
+				split, err := SplitArgs(args[0])
+				if err != nil {
+					return fail("Unbalanced quotes in configuration line")
+				}
+				args = split
+			}
+			v, err := p.parse(c, args)
 			if err != nil {
 				return fail(err.Error())
 			}

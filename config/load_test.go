@@ -280,3 +280,21 @@ func TestLoadOddValues(t *testing.T) {
 		t.Error("save")
 	}
 }
+
+// TestLoadMultiArgSplit: one argument of a multi-argument parameter is
+// split at its spaces, as Redis does (redis-server --save "10 1 20 2").
+func TestLoadMultiArgSplit(t *testing.T) {
+	c, err := Load("", []string{"--shutdown-on-sigint", "now force", "--save", "10 1 20 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Lookup("shutdown-on-sigint").String(); got != "now force" {
+		t.Errorf("shutdown-on-sigint %q", got)
+	}
+	if got := c.Lookup("save").String(); got != "10 1 20 2" {
+		t.Errorf("save %q", got)
+	}
+	if _, err := Load("", []string{"--save", ""}); err != nil {
+		t.Errorf(`save "": %v`, err)
+	}
+}
