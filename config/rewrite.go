@@ -208,7 +208,13 @@ func (c *Config) RegisterRewriter(directive string, fn func() []string) {
 //
 // Errors: "ERR The server is running without a config file", or
 // "ERR Rewriting config file: <reason>".
-func (c *Config) Rewrite() error {
+func (c *Config) Rewrite() error { return c.rewriteFile(false) }
+
+// RewriteAll is Rewrite writing every parameter, at its default too
+// (Redis's DEBUG CONFIG-REWRITE-FORCE-ALL).
+func (c *Config) RewriteAll() error { return c.rewriteFile(true) }
+
+func (c *Config) rewriteFile(all bool) error {
 	if c.file == "" {
 		return &Error{msg: "ERR The server is running without a config file"}
 	}
@@ -219,6 +225,7 @@ func (c *Config) Rewrite() error {
 	if err != nil {
 		return replyErr("ERR Rewriting config file: %s", strerror(err))
 	}
+	st.forceWrite = all
 	for _, p := range c.params {
 		p.rewriteTo(c, st)
 	}

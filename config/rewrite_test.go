@@ -277,3 +277,36 @@ func TestRewriteErrors(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// TestRewriteAll: DEBUG CONFIG-REWRITE-FORCE-ALL's rewrite writes every
+// parameter, and the file loads back to the same values.
+func TestRewriteAll(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "redis.conf")
+	if err := os.WriteFile(path, []byte("port 7000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RewriteAll(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "\nhz 10\n") {
+		t.Errorf("a default (hz 10) is not written:\n%s", data)
+	}
+	c2, err := Load(path, nil)
+	if err != nil {
+		t.Fatalf("the rewritten file does not load: %v\n%s", err, data)
+	}
+	want := c.Get([]string{"*"})
+	got := c2.Get([]string{"*"})
+	if !reflect.DeepEqual(want, got) {
+		for i := range want {
+			if i < len(got) && want[i] != got[i] {
+				t.Errorf("%v after the rewrite: %v", want[i], got[i])
+			}
+		}
+	}
+}

@@ -208,6 +208,12 @@ func cmdDebug(c *Client, args [][]byte) {
 	switch {
 	case equalFold(sub, "help") && len(args) == 2:
 		c.replyHelpLines("DEBUG", debugHelp)
+	case equalFold(sub, "config-rewrite-force-all") && len(args) == 2:
+		if err := c.srv.cfg.RewriteAll(); err != nil {
+			c.errorReply("ERR CONFIG-REWRITE-FORCE-ALL failed: " + strings.TrimPrefix(err.Error(), "ERR "))
+			return
+		}
+		c.w.OK()
 	case equalFold(sub, "sleep") && len(args) == 3:
 		// Redis parses with strtod: junk reads as 0, negatives do not sleep.
 		if d := strtod(args[2]); d > 0 {
