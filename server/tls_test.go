@@ -340,3 +340,21 @@ func TestTLSStalledHandshakes(t *testing.T) {
 		t.Errorf("shutdown with stalled handshakes: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestTLSReplicationWait: WAIT sees a TLS replica's acknowledgements.
+func TestTLSReplicationWait(t *testing.T) {
+	f, args, cl := tlsSetup(t)
+	args = append(args, "--repl-diskless-sync-delay", "0", "--tls-replication", "yes", "--tls-client-cert-file", f.ClientCert, "--tls-client-key-file", f.ClientKey)
+	_, maddr := startTLSServer(t, args...)
+	m := difftest.DialTLS(t, maddr, cl)
+	_, mport, _ := net.SplitHostPort(maddr)
+	_, raddr := startTLSServer(t, append(args, "--replicaof", "127.0.0.1", mport)...)
+	r := difftest.DialTLS(t, raddr, cl)
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	for i := range 20 {
+		m.Do("SET", "k"+strconv.Itoa(i), "v")
+		if got := m.Do("WAIT", "1", "2000"); got != ":1\r\n" {
+			t.Fatalf("WAIT after write %d: %q", i, got)
+		}
+	}
+}
