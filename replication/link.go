@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -414,35 +415,37 @@ func (l *Link) load(r io.Reader, size int64) error {
 	return nil
 }
 
-// eofReader reads up to the 40-byte mark that ends a diskless payload.
+// eofReader reads up to the 40-byte mark that ends a diskless payload,
+// and no further: the master's stream follows the mark at once, in the
+// same reads, and stays in r for the stream's reader. It looks ahead with
+// Peek and consumes only payload bytes and, at the end, the mark.
 type eofReader struct {
 	r    *bufio.Reader
 	mark []byte
-	tail []byte // bytes read but not yet returned, which may start the mark
 	done bool
 }
 
 func (e *eofReader) Read(p []byte) (int, error) {
-	for !e.done && len(e.tail) < 2*len(e.mark) {
-		b := make([]byte, 32<<10)
-		n, err := e.r.Read(b)
-		e.tail = append(e.tail, b[:n]...)
-		if len(e.tail) >= len(e.mark) && string(e.tail[len(e.tail)-len(e.mark):]) == string(e.mark) {
-			e.tail, e.done = e.tail[:len(e.tail)-len(e.mark)], true
-		}
-		if err != nil && !e.done {
-			return 0, err
-		}
-	}
-	keep := 0
-	if !e.done {
-		keep = len(e.mark) // may be the start of the mark
-	}
-	n := copy(p, e.tail[:len(e.tail)-keep])
-	e.tail = e.tail[n:]
-	if n == 0 && e.done {
+	if e.done {
 		return 0, io.EOF
 	}
+	m := len(e.mark)
+	if _, err := e.r.Peek(m); err != nil { // the mark is still to come
+		return 0, err
+	}
+	buf, _ := e.r.Peek(e.r.Buffered())
+	if i := bytes.Index(buf, e.mark); i >= 0 {
+		if i == 0 {
+			e.r.Discard(m)
+			e.done = true
+			return 0, io.EOF
+		}
+		buf = buf[:i]
+	} else {
+		buf = buf[:len(buf)-m+1] // the rest may begin the mark
+	}
+	n := copy(p, buf)
+	e.r.Discard(n)
 	return n, nil
 }
 
