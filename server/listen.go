@@ -352,11 +352,13 @@ func (s *Server) acceptLoop(ln net.Listener, tls bool) error {
 		}
 		maxClients := s.cfg.Lookup("maxclients").Int()
 		s.mu.Lock()
-		full := int64(len(s.mu.clients)) >= maxClients
+		// TLS connections count from their accept, handshake included,
+		// as Redis creates their client at once.
+		full := int64(len(s.mu.clients))+s.handshakes.Load() >= maxClients
 		s.mu.Unlock()
 		if full {
 			s.stats.rejectedConns.Add(1)
-			if !tls { // a TLS client could not read it before its handshake
+			if !tls { // a TLS client could not read it before its handshake (Redis's note)
 				conn.Write([]byte("-ERR max number of clients reached\r\n"))
 			}
 			conn.Close()

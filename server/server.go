@@ -57,10 +57,13 @@ type Server struct {
 
 	listen  listenState                     // listen.go
 	tlsCfgs atomic.Pointer[tlsconf.Configs] // the TLS configurations in use (tls.go)
-	oom     oomState                        // oom.go
-	loops   *loops                          // the event loops serving clients (Linux)
-	started time.Time
-	nextID  atomic.Uint64
+	// handshakes counts the accepted TLS connections not yet registered
+	// as clients (their handshake runs): they count toward maxclients.
+	handshakes atomic.Int64
+	oom        oomState // oom.go
+	loops      *loops   // the event loops serving clients (Linux)
+	started    time.Time
+	nextID     atomic.Uint64
 
 	mu struct {
 		sync.Mutex

@@ -21,6 +21,7 @@ import (
 func (s *Server) serveTLS(conn net.Conn) {
 	s.wg.Add(1)
 	cfg := s.tlsServerConfig()
+	s.handshakes.Add(1)
 	go func() {
 		sock := &loopSocket{nc: conn}
 		tc := tls.Server(sock, cfg)
@@ -35,6 +36,7 @@ func (s *Server) serveTLS(conn net.Conn) {
 		}()
 		err := tc.HandshakeContext(ctx)
 		cancel()
+		defer s.handshakes.Add(-1) // once the client is registered (below)
 		if err != nil {
 			s.verbosef("Error accepting a client connection: %v (conn: %s)", err, peerString(conn.RemoteAddr()))
 			conn.Close()

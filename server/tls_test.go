@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -356,5 +357,39 @@ func TestTLSReplicationWait(t *testing.T) {
 		if got := m.Do("WAIT", "1", "2000"); got != ":1\r\n" {
 			t.Fatalf("WAIT after write %d: %q", i, got)
 		}
+	}
+}
+
+// TestTLSMaxClients: TLS connections count toward maxclients from their
+// accept, handshake included (as Redis creates their client at once), and
+// one past the limit is dropped.
+func TestTLSMaxClients(t *testing.T) {
+	_, args, cl := tlsSetup(t)
+	s, addr := startTLSServer(t, append(args, "--maxclients", "3")...)
+	plain := s.Addr().String()
+	admin := difftest.Dial(t, plain) // 1 client
+	for range 2 {                    // 2 handshakes under way
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	waitFor(t, func() bool { return s.handshakes.Load() == 2 })
+	c, err := net.Dial("tcp", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if line != "-ERR max number of clients reached\r\n" {
+		t.Errorf("a client past maxclients (2 TLS handshakes under way): %q", line)
+	}
+	if _, err := tls.Dial("tcp", addr, cl); err == nil {
+		t.Error("a TLS client past maxclients got in")
+	}
+	if r := admin.Do("PING"); r != "+PONG\r\n" {
+		t.Errorf("PING: %q", r)
 	}
 }

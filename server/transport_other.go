@@ -33,10 +33,12 @@ func peerClosed(fd int) bool { return false }
 func (s *Server) serveTLS(conn net.Conn) {
 	s.wg.Add(1)
 	tc := tls.Server(conn, s.tlsServerConfig())
+	s.handshakes.Add(1)
 	go func() {
 		conn.SetDeadline(time.Now().Add(tlsHandshakeTimeout))
 		err := tc.Handshake()
 		conn.SetDeadline(time.Time{})
+		s.handshakes.Add(-1) // serveConn registers the client at once
 		switch {
 		case err != nil:
 			conn.Close()
