@@ -17,7 +17,7 @@ import (
 // certificate files take effect without a restart (connections already
 // open keep theirs). Accepted TLS connections finish their handshake on a
 // goroutine of their own and are then served by the event loops like any
-// other (transport_linux.go).
+// other (tls_linux.go).
 
 // tlsHandshakeTimeout bounds an accepted connection's handshake: a client
 // that connects and never finishes one cannot hold the goroutine forever.
