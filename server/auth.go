@@ -150,14 +150,8 @@ func aclRequest(keys []acl.KeyRef, cmd *Command, args [][]byte) acl.Request {
 func aclKeys(out []acl.KeyRef, cmd *Command, args [][]byte) []acl.KeyRef {
 	var buf [8]int
 	pos := cmd.keyPositions(buf[:0], args)
-	if cmd.Name == "set" { // its key's flags depend on GET (keyFlags)
-		perm := acl.Write
-		for _, a := range args[min(3, len(args)):] {
-			if equalFold(a, "get") {
-				perm |= acl.Read
-			}
-		}
-		return append(out, acl.KeyRef{Pos: 1, Perm: perm})
+	if cmd.Name == "set" { // its key's flags depend on GET
+		return append(out, acl.KeyRef{Pos: 1, Perm: keyPerm(setKeyFlags(args))})
 	}
 	if m := metaFor(cmd); len(m.specs) == 1 && !m.specs[0].notKey && cmd.Keys == nil && cmd.Name != "bitfield" {
 		// One key spec (most commands): every key needs its permission.

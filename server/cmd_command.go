@@ -344,12 +344,7 @@ func keyFlags(cmd *Command, args [][]byte, pos []int) []*docNode {
 	switch cmd.Name {
 	case "set":
 		for i := range out {
-			out[i] = keyFlagsOWUpdate
-			for _, a := range args[min(3, len(args)):] {
-				if equalFold(a, "get") {
-					out[i] = keyFlagsRWAccessUpdate
-				}
-			}
+			out[i] = setKeyFlags(args)
 		}
 		return out
 	case "bitfield":
@@ -376,6 +371,16 @@ func keyFlags(cmd *Command, args [][]byte, pos []int) []*docNode {
 		}
 	}
 	return out
+}
+
+// setKeyFlags is SET's key flags: it reads the key too with GET.
+func setKeyFlags(args [][]byte) *docNode {
+	for _, a := range args[min(3, len(args)):] {
+		if equalFold(a, "get") {
+			return keyFlagsRWAccessUpdate
+		}
+	}
+	return keyFlagsOWUpdate
 }
 
 // bitfieldKeyFlags is Redis's bitfieldGetKeys: read-only when every

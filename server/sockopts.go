@@ -26,8 +26,10 @@ func (s *Server) tuneAccepted(conn net.Conn) {
 	} else {
 		tc.SetKeepAlive(false)
 	}
-	if rc, err := tc.SyscallConn(); err == nil {
-		rc.Control(s.markSocket)
+	if s.cfg.Lookup("socket-mark-id").Int() != 0 {
+		if rc, err := tc.SyscallConn(); err == nil {
+			rc.Control(s.markSocket)
+		}
 	}
 }
 

@@ -92,16 +92,10 @@ func (s *Server) configureTLS() error {
 }
 
 // tlsServerConfig returns the configuration of a connection accepted now:
-// tls-auth-clients is read per connection, as Redis does.
+// tls-auth-clients is read per connection, as Redis does (its enumeration
+// values are tlsconf's AuthModes).
 func (s *Server) tlsServerConfig() *tls.Config {
-	mode := tlsconf.AuthYes
-	switch s.cfg.Lookup("tls-auth-clients").Enum() {
-	case "no":
-		mode = tlsconf.AuthNo
-	case "optional":
-		mode = tlsconf.AuthOptional
-	}
-	return s.tlsConfigs().Server(mode)
+	return s.tlsConfigs().Server(tlsconf.AuthMode(s.cfg.Lookup("tls-auth-clients").Int()))
 }
 
 // tlsHooks rebuilds the configurations when a tls-* parameter changes
