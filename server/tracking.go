@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,9 @@ type trackingState struct {
 	live atomic.Bool
 	// fired is set while mu.fired is not empty.
 	fired atomic.Bool
+	// cronGuard locks the leftover invalidations' keys for trackingCron
+	// (the cron's goroutine only).
+	cronGuard *lock.Guard
 
 	mu struct {
 		sync.Mutex
@@ -455,36 +459,37 @@ func (s *Server) trackingFlush() {
 
 // trackingCron runs in the cron: the eviction of tracking-table-max-keys,
 // and the delivery of invalidations fired at least a tick ago that no
-// command claimed (changed outside a command's locks).
+// command claimed (changed outside a command's locks). A key whose tag
+// is locked is left to its holder, which may be the command that changed
+// it and has not completed (a MULTI running DEBUG SLEEP): delivered from
+// here it would count as no client's change, and reach a NOLOOP client.
 func (s *Server) trackingCron() {
 	t := &s.tracking
 	if t.clients.Load() > 0 {
 		s.trackingLimit()
 	}
-	if !t.fired.Load() {
-		t.mu.Lock()
-		t.mu.gen++
-		t.mu.Unlock()
-		return
-	}
 	t.mu.Lock()
-	var old []firedKey
-	rest := t.mu.fired[:0]
+	var old []string
 	for _, f := range t.mu.fired {
 		if f.gen < t.mu.gen {
-			old = append(old, f)
-		} else {
-			rest = append(rest, f)
+			old = append(old, f.key)
 		}
 	}
-	clear(t.mu.fired[len(rest):])
-	t.mu.fired = rest
-	t.fired.Store(len(rest) > 0)
 	t.mu.gen++
-	msgs := t.messagesLocked(nil, old)
 	t.mu.Unlock()
-	for _, m := range msgs {
-		s.sendInvalidation(m.to, m.keys, false)
+	if len(old) == 0 {
+		return
+	}
+	if t.cronGuard == nil {
+		t.cronGuard = s.locks.NewGuard(rand.Uint64())
+	}
+	// Not under t.mu: it comes after the tag locks (LOCKING.md).
+	g := t.cronGuard
+	for _, k := range old {
+		if g.TryLockKey([]byte(k)) {
+			s.trackingClaim(nil, g)
+			g.Unlock()
+		}
 	}
 }
 
