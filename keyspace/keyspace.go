@@ -140,6 +140,10 @@ func NewObject(k Kind, obj any) *Entry { return &Entry{Kind: k, Obj: obj} }
 // Reading it needs the key's tag lock (the gate holds it).
 func (e *Entry) Expire() int64 { return e.expire }
 
+// MemSize returns the bytes accounted to the entry (key and value), as
+// used_memory counts them. The caller holds the key's tag lock.
+func (e *Entry) MemSize() int64 { return e.size }
+
 // Cloner is implemented by collection values that COPY can duplicate.
 type Cloner interface{ Clone() any }
 
@@ -161,62 +165,6 @@ func (e *Entry) Clone() *Entry {
 		d.Obj = c.Clone()
 	}
 	return d
-}
-
-// IdleSeconds returns the seconds since the entry was last accessed, on
-// the same coarse clock that records accesses (as Redis's LRU clock).
-func (e *Entry) IdleSeconds() int64 {
-	d := int64(lruClock.Load()) - int64(e.lru.Load()&^snapBit)
-	if d < 0 {
-		return 0
-	}
-	return d
-}
-
-// SetIdleSeconds backdates the entry's last access by seconds (RESTORE's
-// IDLETIME, as Redis's objectSetLRUOrLFU).
-func (e *Entry) SetIdleSeconds(seconds int64) {
-	now := int64(lruClock.Load())
-	e.setLRU(uint32(max(now-seconds, 0)))
-}
-
-func (e *Entry) touch() {
-	if s := lruClock.Load(); e.lru.Load()&^snapBit != s {
-		e.setLRU(s)
-	}
-}
-
-// setLRU sets the access clock of e, keeping its snapshot mark.
-func (e *Entry) setLRU(v uint32) {
-	for {
-		old := e.lru.Load()
-		if e.lru.CompareAndSwap(old, old&snapBit|v) {
-			return
-		}
-	}
-}
-
-// lruClock is the access clock in seconds since lruBase, advanced by
-// Tick: entries record it on access instead of reading the time on every
-// command. It fits in 31 bits (the 32nd is snapBit) for 34 years of
-// uptime, and idle times of up to 34 years can be set.
-var (
-	lruClock atomic.Uint32
-	lruBase  = time.Now().Unix() - 1<<30
-)
-
-func init() { Tick(NowMs()) }
-
-// Tick advances the access clock; the server's cron calls it.
-func Tick(nowMs int64) {
-	// Several servers (tests) may tick one clock: it only moves forward.
-	now := uint32(nowMs/1000 - lruBase)
-	for {
-		cur := lruClock.Load()
-		if now <= cur || lruClock.CompareAndSwap(cur, now) {
-			return
-		}
-	}
 }
 
 func (e *Entry) memSize(keyLen int) int64 {
@@ -249,13 +197,25 @@ type shard struct {
 	mu       sync.RWMutex
 	m        table
 	volatile map[*Entry]struct{} // entries with an expiry
-	mem      atomic.Int64
-	_        [16]byte
+	_        [24]byte
+}
+
+// memStripes is how many counters a DB's memory is spread over: enough
+// that writers on different cores rarely share one, few enough that Mem,
+// which used_memory sums for every eviction check, stays cheap.
+const memStripes = 64
+
+// memStripe is one of them, alone in its cache line.
+type memStripe struct {
+	n atomic.Int64
+	_ [56]byte
 }
 
 // DB is one numbered database.
 type DB struct {
 	shards [numShards]shard
+	// mem is the bytes accounted to the entries, striped by shard.
+	mem [memStripes]memStripe
 	// Now returns the current unix time in milliseconds; tests replace it.
 	Now func() int64
 	// KeepExpired makes every key live whatever its expiry, as Redis
@@ -296,6 +256,9 @@ type DB struct {
 	// it must not call back into the DB.
 	Snapshots *Snapshots
 	OnCapture func(e *Entry)
+	// Access, when set, is the access tracking shared with the other
+	// databases (access.go); nil records last-access times (LRU).
+	Access *Access
 
 	// volShards has a bit set for each shard whose volatile set may be
 	// non-empty, so that the active expiry cycle skips the others at no
@@ -352,7 +315,7 @@ func (db *DB) Get(key []byte) *Entry {
 		return nil
 	}
 	db.capture(e)
-	e.touch()
+	db.touch(e)
 	return e
 }
 
@@ -461,7 +424,7 @@ func (db *DB) removeLocked(s *shard, e *Entry) bool {
 	if e.expire != 0 {
 		delete(s.volatile, e)
 	}
-	s.mem.Add(-e.size)
+	db.addMem(int(e.shard), -e.size)
 	return true
 }
 
@@ -496,9 +459,9 @@ func (db *DB) Set(key []byte, e *Entry) {
 				db.OnExpire(old.key)
 			}
 		}
-		s.mem.Add(-old.size)
+		db.addMem(si, -old.size)
 	}
-	s.mem.Add(e.size)
+	db.addMem(si, e.size)
 	if e.expire != 0 {
 		db.addVolatileLocked(s, si, e)
 	}
@@ -507,7 +470,14 @@ func (db *DB) Set(key []byte, e *Entry) {
 	}
 	db.modified(e.key)
 	s.mu.Unlock()
-	e.touch()
+	switch {
+	case created:
+		db.created(e)
+	case old != e:
+		db.overwritten(e, old)
+	default:
+		db.touch(e)
+	}
 }
 
 // Updated re-accounts e's memory after its value changed in place. The
@@ -525,7 +495,7 @@ func (db *DB) Resized(key []byte, e *Entry) {
 	n := e.memSize(len(key))
 	if d := n - e.size; d != 0 {
 		e.size = n
-		db.shards[e.shard].mem.Add(d)
+		db.addMem(int(e.shard), d)
 	}
 }
 
@@ -581,6 +551,9 @@ func (db *DB) SetExpire(key []byte, at int64) bool {
 	return true
 }
 
+// addMem accounts d bytes to shard si.
+func (db *DB) addMem(si int, d int64) { db.mem[si%memStripes].n.Add(d) }
+
 // Len returns the number of keys, counting expired keys not yet removed
 // (as Redis's DBSIZE does).
 func (db *DB) Len() int {
@@ -609,8 +582,8 @@ func (db *DB) Volatile() int {
 // Mem returns the bytes accounted to this database.
 func (db *DB) Mem() int64 {
 	var n int64
-	for i := range db.shards {
-		n += db.shards[i].mem.Load()
+	for i := range db.mem {
+		n += db.mem[i].n.Load()
 	}
 	return n
 }
@@ -625,8 +598,10 @@ func (db *DB) Flush() {
 		s.mu.Lock()
 		s.m.reset()
 		s.volatile = nil
-		s.mem.Store(0)
 		s.mu.Unlock()
+	}
+	for i := range db.mem {
+		db.mem[i].n.Store(0)
 	}
 }
 
@@ -651,11 +626,14 @@ func (db *DB) Swap(other *DB) {
 		if len(b.volatile) > 0 {
 			other.markVolatile(i)
 		}
-		am := a.mem.Load()
-		a.mem.Store(b.mem.Load())
-		b.mem.Store(am)
 		b.mu.Unlock()
 		a.mu.Unlock()
+	}
+	for i := range db.mem {
+		a, b := &db.mem[i].n, &other.mem[i].n
+		n := a.Load()
+		a.Store(b.Load())
+		b.Store(n)
 	}
 }
 
@@ -699,6 +677,50 @@ func (db *DB) Random(rand func(n int) int) (string, bool) {
 		}
 		db.expireIfSame(s, e)
 	}
+}
+
+// Sampled is a key picked by Sample, with what eviction ranks it by.
+type Sampled struct {
+	Key    string
+	Expire int64  // unix ms; 0: none
+	Access uint32 // the access field (access.go), for IdleOf and Access.Freq
+}
+
+// Sample appends to out up to n keys picked at random (consecutive slots
+// of random shards, as Redis's dictGetSomeKeys), among the keys with an
+// expiry when volatile is set, expired keys included. It takes each
+// shard's lock in turn, and none of the keys' locks: a sampled key may be
+// gone or changed by the time the caller locks it.
+func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) []Sampled {
+	start, got := rand(numShards), 0
+	for j := 0; j < numShards && got < n; j++ {
+		si := (start + j) % numShards
+		if volatile && db.volShards[si>>6].Load()&(1<<(si&63)) == 0 {
+			continue
+		}
+		s := &db.shards[si]
+		s.mu.RLock()
+		if volatile {
+			for e := range s.volatile {
+				if got == n {
+					break
+				}
+				out = append(out, Sampled{e.key, e.expire, e.lru.Load()})
+				got++
+			}
+		} else if s.m.n > 0 {
+			size := len(s.m.slots)
+			r := rand(size)
+			for i := 0; i < size && got < n; i++ {
+				if e := s.m.slots[(r+i)&(size-1)].e.Load(); e != nil {
+					out = append(out, Sampled{e.key, e.expire, e.lru.Load()})
+					got++
+				}
+			}
+		}
+		s.mu.RUnlock()
+	}
+	return out
 }
 
 // randomEntry picks a random entry (with its expiry, read under the shard
@@ -915,6 +937,6 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	}
 	s.mu.Unlock()
 	db.Updated(key, e)
-	e.touch()
+	db.touch(e)
 	return e
 }

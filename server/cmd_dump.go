@@ -222,9 +222,7 @@ func cmdRestore(c *Client, args [][]byte) {
 	if ttl != 0 {
 		c.db.SetExpire(key, ttl)
 	}
-	if o.idle >= 0 {
-		e.SetIdleSeconds(o.idle)
-	}
+	c.db.SetAccess(e, o.idle, int(o.freq))
 	c.notify(evGeneric, "restore", key)
 	c.w.OK()
 }

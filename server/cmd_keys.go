@@ -642,9 +642,6 @@ func cmdObjectIdletime(c *Client, args [][]byte) {
 	c.w.Int(e.IdleSeconds())
 }
 
-// lfuInitVal is Redis's LFU_INIT_VAL, the counter of a new key.
-const lfuInitVal = 5
-
 // OBJECT FREQ key
 func cmdObjectFreq(c *Client, args [][]byte) {
 	e := c.objectLookup(args[2])
@@ -655,8 +652,7 @@ func cmdObjectFreq(c *Client, args [][]byte) {
 		c.errorReply(errLFUNotSelected)
 		return
 	}
-	// HotKV keeps no LFU counters yet: every key reports a new key's.
-	c.w.Int(lfuInitVal)
+	c.w.Int(int64(c.db.Freq(e)))
 }
 
 var objectHelp = []string{

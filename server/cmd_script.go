@@ -138,7 +138,7 @@ func (c *Client) fcallGeneric(args [][]byte, ro bool) {
 // the error. Scripts without a shebang (Compat) skip the flag checks.
 func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *scriptRun {
 	s := c.srv
-	oom := !s.memoryAvailable()
+	oom := c.preOOM
 	if flags&script.Compat == 0 {
 		if s.servingStale() && flags&script.AllowStale == 0 {
 			c.errorReply(errMasterDown)

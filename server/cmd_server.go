@@ -1035,11 +1035,11 @@ func (s *Server) infoMemory(b []byte) []byte {
 	b = fmt.Appendf(b, "mem_fragmentation_ratio:%.2f\r\n", ratio(rss, used))
 	b = fmt.Appendf(b, "mem_fragmentation_bytes:%d\r\n", rss-used)
 	backlog, replicas := s.replicationMemory()
-	b = append(b, "mem_not_counted_for_evict:0\r\n"...)
+	b = fmt.Appendf(b, "mem_not_counted_for_evict:%d\r\n", s.evict.replicas.Load())
 	b = fmt.Appendf(b, "mem_replication_backlog:%d\r\nmem_total_replication_buffers:%d\r\nmem_clients_slaves:%d\r\n",
 		backlog, backlog+replicas, replicas)
-	b = append(b, "mem_clients_normal:0\r\n"+
-		"mem_cluster_links:0\r\n"+
+	b = fmt.Appendf(b, "mem_clients_normal:%d\r\n", s.evict.clients.Load())
+	b = append(b, "mem_cluster_links:0\r\n"+
 		"mem_aof_buffer:0\r\n"...)
 	b = fmt.Appendf(b, "mem_allocator:%s\r\n", runtime.Version())
 	b = append(b, "active_defrag_running:0\r\n"+
@@ -1161,7 +1161,8 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "expired_time_cap_reached_count:%d\r\n", s.expire.timeCapReached.Load())
 	b = fmt.Appendf(b, "expire_cycle_cpu_milliseconds:%d\r\n", st.expireCycleCPUMicros.Load()/1000)
 	b = fmt.Appendf(b, "evicted_keys:%d\r\n", st.evicted.Load())
-	b = append(b, "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"...)
+	cur, total := s.evict.exceeded()
+	b = fmt.Appendf(b, "evicted_clients:0\r\ntotal_eviction_exceeded_time:%d\r\ncurrent_eviction_exceeded_time:%d\r\n", total, cur)
 	b = fmt.Appendf(b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\n", hits, misses)
 	channels, patterns, shard := s.pubsubCounts()
 	b = fmt.Appendf(b, "pubsub_channels:%d\r\npubsub_patterns:%d\r\npubsubshard_channels:%d\r\n", channels, patterns, shard)

@@ -125,10 +125,14 @@ type Client struct {
 	killed        atomic.Bool
 	noEvict       bool
 	noTouch       bool
-	keyPos        []int
-	keys          [][]byte
-	nameBuf       [64]byte
-	argvMem       atomic.Int64
+	// preOOM is set when the gate's eviction pass for the current command
+	// left memory over maxmemory (Redis's pre_command_oom_state): EXEC
+	// and scripts refuse their deny-OOM work by it.
+	preOOM  bool
+	keyPos  []int
+	keys    [][]byte
+	nameBuf [64]byte
+	argvMem atomic.Int64
 	// qbuf is the query buffer as the connection's goroutine last saw it,
 	// for other clients' CLIENT LIST: used<<32 | free (publishQueryBuf).
 	qbuf       atomic.Uint64

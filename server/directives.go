@@ -54,7 +54,6 @@ var unreadParams = map[string]string{
 	"loading-process-events-interval-bytes": "no counterpart: loading runs beside the event loops, which keep serving",
 	"replica-ignore-disk-write-errors":      "no counterpart: a replica applies its master's stream whatever its disk's state",
 	"replica-lazy-flush":                    "no counterpart: the Go collector frees the old dataset after a full synchronization either way",
-	"lazyfree-lazy-eviction":                "no counterpart: the Go collector frees evicted values (INFO lazyfreed_objects does not count them)",
 	"lazyfree-lazy-expire":                  "no counterpart: the Go collector frees expired values (INFO lazyfreed_objects does not count them)",
 	"lazyfree-lazy-server-del":              "no counterpart: the Go collector frees overwritten values (INFO lazyfreed_objects does not count them)",
 	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
@@ -64,10 +63,5 @@ var unreadParams = map[string]string{
 	"key-load-delay":                        "not done: a testing hook of Redis's suite that slows loading",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
 	"shutdown-timeout":                      "not done (#18): SHUTDOWN does not wait for replicas to catch up",
-	"replica-ignore-maxmemory":              "not done (#19): no eviction yet",
-	"maxmemory-samples":                     "not done (#19): no eviction yet",
-	"maxmemory-eviction-tenacity":           "not done (#19): no eviction yet",
 	"maxmemory-clients":                     "not done (#19): no client eviction yet",
-	"lfu-log-factor":                        "not done (#19): no LFU counters yet",
-	"lfu-decay-time":                        "not done (#19): no LFU counters yet",
 }

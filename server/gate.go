@@ -76,8 +76,12 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
 	// Inside MULTI queuing itself uses memory: Redis refuses every command
 	// but EXEC, DISCARD, QUIT and RESET when over maxmemory.
+	// Every command runs an eviction pass first when memory is over
+	// maxmemory; what could not be freed is remembered for EXEC and
+	// scripts (Redis's pre_command_oom_state).
 	queuing := c.tx.active && cmd.Flags&EndsTx == 0
-	if (cmd.Flags&DenyOOM != 0 || queuing) && !s.memoryAvailable() {
+	c.preOOM = !s.memoryAvailable()
+	if c.preOOM && (cmd.Flags&DenyOOM != 0 || queuing) {
 		s.refuse(c, cmd, errOOM)
 		return false
 	}
@@ -225,13 +229,6 @@ func monoNow() time.Duration { return time.Since(monoBase) }
 
 // unixMillis converts a monoNow reading to unix milliseconds.
 func unixMillis(mono time.Duration) int64 { return monoBase.UnixMilli() + mono.Milliseconds() }
-
-// memoryAvailable reports whether used memory is within maxmemory (always
-// when maxmemory is 0).
-func (s *Server) memoryAvailable() bool {
-	mm := s.maxmemory.Uint()
-	return mm == 0 || uint64(s.usedMemory(time.Now().UnixMilli())) <= mm
-}
 
 // call runs a command a client sent through the executor, with the
 // locks its caller holds (the replay under DEBUG LOADAOF) or its own.

@@ -153,7 +153,7 @@ func (s *Server) execRefusal(c *Client, queue []queued) string {
 	}
 	for _, q := range queue {
 		if q.cmd.Flags&DenyOOM != 0 {
-			if !s.memoryAvailable() {
+			if c.preOOM {
 				return errOOM
 			}
 			break

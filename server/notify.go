@@ -21,6 +21,7 @@ const (
 	evHash    = config.NotifyHash
 	evZset    = config.NotifyZset
 	evExpired = config.NotifyExpired
+	evEvicted = config.NotifyEvicted
 	evStream  = config.NotifyStream
 	evNew     = config.NotifyNew
 	evKeyMiss = config.NotifyKeyMiss

@@ -470,9 +470,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader
 			if expireMs >= 0 {
 				db.SetExpire(key, expireMs)
 			}
-			if idle > 0 {
-				e.SetIdleSeconds(idle)
-			}
+			db.SetAccess(e, idle, freq)
 			counts.loaded++
 			return nil
 		},

@@ -177,6 +177,7 @@ func (s *Server) propagateDel(db int, key string) {
 // The arguments of the commands writes are propagated as.
 var (
 	argDEL       = []byte("DEL")
+	argUNLINK    = []byte("UNLINK")
 	argSET       = []byte("SET")
 	argPXAT      = []byte("PXAT")
 	argKEEPTTL   = []byte("KEEPTTL")

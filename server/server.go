@@ -126,8 +126,11 @@ type Server struct {
 	usedMem struct {
 		at    atomic.Int64 // unix ms of the last computation
 		bytes atomic.Int64
-		peak  atomic.Int64 // used_memory_peak
+		peak  atomic.Int64   // used_memory_peak
+		dbs   []atomic.Int64 // each database's share of bytes
 	}
+	evict  evictState       // evict.go
+	access *keyspace.Access // the databases' access tracking (LRU or LFU)
 }
 
 type serverStats struct {
@@ -220,8 +223,9 @@ func New(cfg *config.Config) *Server {
 	s.aof.rwLastSecs.Store(-1)
 	s.aof.rwLastOK.Store(true)
 	s.replyBuf.peakResetMs.Store(replyBufDefaultPeakResetMs)
+	s.usedMem.dbs = make([]atomic.Int64, len(s.dbs))
 	s.applyMaxmemory()
-	cfg.OnChange("maxmemory", func(*config.Param) error { s.applyMaxmemory(); return nil })
+	s.evictHooks(cfg)
 	s.scripting.engine = script.NewEngine()
 	s.scripting.engine.Version = RedisVersion
 	s.scripting.engine.VersionNum = versionNum(RedisVersion)
@@ -261,14 +265,21 @@ func New(cfg *config.Config) *Server {
 }
 
 // applyMaxmemory ties the Go GC's soft limit to maxmemory, so the collector
-// works harder as the data set nears the budget.
+// works harder as the data set nears the budget: a quarter over it, for
+// the garbage between collections, plus gcHeadroom for what the process
+// holds besides the data (below that the collector would run without
+// end on a small maxmemory).
 func (s *Server) applyMaxmemory() {
 	if mm := s.maxmemory.Int(); mm > 0 {
-		debug.SetMemoryLimit(mm + mm/2)
+		debug.SetMemoryLimit(mm + mm/4 + gcHeadroom)
 	} else {
 		debug.SetMemoryLimit(-1 >> 1)
 	}
 }
+
+// gcHeadroom is the memory the Go runtime may use beyond maxmemory's
+// share: its own structures, connections' buffers, goroutine stacks.
+const gcHeadroom = 32 << 20
 
 // versionNum is REDIS_VERSION_NUM for a "major.minor.patch" version:
 // 0x00MMmmpp.
@@ -405,9 +416,11 @@ func (s *Server) usedMemory(nowMs int64) int64 {
 	if at := s.usedMem.at.Load(); nowMs-at < 1 {
 		return s.usedMem.bytes.Load()
 	}
-	var n int64 = baseMemory
-	for _, db := range s.dbs {
-		n += db.Mem()
+	n := baseMemory + s.evict.clients.Load() + s.evict.replicas.Load()
+	for i, db := range s.dbs {
+		m := db.Mem()
+		s.usedMem.dbs[i].Store(m)
+		n += m
 	}
 	s.usedMem.bytes.Store(n)
 	s.usedMem.at.Store(nowMs)
@@ -446,6 +459,7 @@ func (s *Server) cron() {
 			s.cronShutdown()
 			s.activeExpireCycle(hz)
 			s.trackingCron()
+			s.clientsMemory()
 			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
 			s.sampleInstantaneous(start)
 			everySecond := start.Sub(lastClientsCheck) >= time.Second

@@ -1,0 +1,369 @@
+package server
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/evict"
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
+)
+
+// Eviction under maxmemory, as Redis 7.0's evict.c. Before a command takes
+// its locks the gate runs an eviction pass when used memory is over
+// maxmemory (performEvictions): keys are sampled from every database
+// (maxmemory-samples each, from all keys or from those with an expiry),
+// ranked by the policy into a pool of the best 16 candidates, and the best
+// one is evicted, until enough memory is freed or the pass has run for
+// maxmemory-eviction-tenacity's time; a background evictor then goes on
+// (Redis's evictionTimeProc). A victim's tag lock is only tried, never
+// waited for: a key some command holds is skipped, so eviction neither
+// deadlocks with the locks nor stalls other tags. An evicted key is
+// deleted as DEL would (WATCH, tracking and blocked clients see it),
+// propagated as DEL (UNLINK with lazyfree-lazy-eviction) and announced
+// with the `evicted` keyspace event.
+
+// evictResult is what a pass reports (Redis's EVICT_OK, EVICT_RUNNING,
+// EVICT_FAIL): under the limit; over it with the background evictor at
+// work; over it with nothing left to evict (writes get OOM).
+type evictResult int
+
+const (
+	evictOK evictResult = iota
+	evictRunning
+	evictFail
+)
+
+// evictState is the eviction's state.
+type evictState struct {
+	policy   atomic.Uint32 // evict.Policy
+	samples  atomic.Int64  // maxmemory-samples
+	tenacity atomic.Int64  // maxmemory-eviction-tenacity
+	// running is set while the background evictor goroutine runs.
+	running atomic.Bool
+	// overSince is when memory went over the limit (monoNow ns; 0: not
+	// over), and overTotal the time it was over before (ns): INFO's
+	// current_ and total_eviction_exceeded_time.
+	overSince, overTotal atomic.Int64 // time.Duration
+	// clients and replicas are the memory of the clients' buffers, normal
+	// and pub/sub ones and replicas' (the latter not counted for
+	// eviction), summed by the cron (clientsMemory).
+	clients, replicas atomic.Int64
+
+	// mu makes passes one at a time; it is taken holding no lock (the
+	// gate runs a pass before the command's locks) and the victims' tag
+	// locks are only tried under it.
+	mu      sync.Mutex
+	pool    evict.Pool         // under mu
+	poolFor evict.Policy       // the policy the pool's scores are for
+	guard   *lock.Guard        // under mu: a victim's lock
+	sample  []keyspace.Sampled // under mu
+	nextDB  int                // under mu: the random policies' next database
+}
+
+// evictHooks reads the eviction parameters and follows CONFIG SET.
+func (s *Server) evictHooks(cfg *config.Config) {
+	ev := &s.evict
+	ev.guard = s.locks.NewGuard(rand.Uint64())
+	s.access = keyspace.NewAccess()
+	for _, db := range s.dbs {
+		db.Access = s.access
+	}
+	apply := func(*config.Param) error {
+		p, _ := evict.Parse(cfg.Lookup("maxmemory-policy").String())
+		ev.policy.Store(uint32(p))
+		ev.samples.Store(cfg.Lookup("maxmemory-samples").Int())
+		ev.tenacity.Store(cfg.Lookup("maxmemory-eviction-tenacity").Int())
+		s.access.SetLFU(p.LFU())
+		s.access.SetLogFactor(cfg.Lookup("lfu-log-factor").Int())
+		s.access.SetDecayTime(cfg.Lookup("lfu-decay-time").Int())
+		return nil
+	}
+	apply(nil)
+	for _, name := range []string{"maxmemory-policy", "maxmemory-samples",
+		"maxmemory-eviction-tenacity", "lfu-log-factor", "lfu-decay-time"} {
+		cfg.OnChange(name, apply)
+	}
+	cfg.OnChange("maxmemory", func(*config.Param) error {
+		s.applyMaxmemory()
+		if mm := s.maxmemory.Int(); mm > 0 {
+			if used := s.usedMemory(time.Now().UnixMilli()) - s.evict.replicas.Load(); used > mm {
+				s.warnf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", mm, used)
+			}
+			// CONFIG SET may run holding locks (inside EXEC): the
+			// evictor goes on once they are released.
+			s.startEvictor()
+		}
+		return nil
+	})
+}
+
+// policyNow returns the maxmemory-policy.
+func (ev *evictState) policyNow() evict.Policy { return evict.Policy(ev.policy.Load()) }
+
+// memoryAvailable runs an eviction pass when maxmemory is set and reports
+// whether the command may use memory: false only when memory is over the
+// limit and nothing can be evicted (Redis's performEvictions() ==
+// EVICT_FAIL, which refuses deny-OOM commands).
+func (s *Server) memoryAvailable() bool {
+	return s.maxmemory.Uint() == 0 || s.performEvictions() != evictFail
+}
+
+// toFree returns how many bytes are over maxmemory, not counting the
+// replicas' output buffers (Redis's getMaxmemoryState); 0 or less when
+// within it.
+func (s *Server) toFree() int64 {
+	mm := s.maxmemory.Int()
+	if mm == 0 {
+		return 0
+	}
+	return s.usedMemory(time.Now().UnixMilli()) - s.evict.replicas.Load() - mm
+}
+
+// safeToEvict is Redis's isSafeToPerformEvictions: not while a busy
+// script runs, not on a replica with replica-ignore-maxmemory (it keeps
+// its master's data), not while clients are paused (the data set stays
+// still).
+func (s *Server) safeToEvict() bool {
+	if s.scripting.busy.Load() > 0 || s.pause.mode.Load() != pauseOff {
+		return false
+	}
+	return !s.isReplica() || !s.cfg.Lookup("replica-ignore-maxmemory").Bool()
+}
+
+// performEvictions is one eviction pass (Redis's performEvictions). The
+// caller holds no lock.
+func (s *Server) performEvictions() evictResult {
+	ev := &s.evict
+	if !s.safeToEvict() {
+		return evictOK
+	}
+	if s.toFree() <= 0 {
+		return ev.metrics(evictOK)
+	}
+	p := ev.policyNow()
+	if p == evict.NoEviction {
+		return ev.metrics(evictFail)
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	// Another pass may have freed what this one was to.
+	tofree := s.toFree()
+	if tofree <= 0 {
+		return ev.metrics(evictOK)
+	}
+	if ev.poolFor != p {
+		ev.pool.Reset()
+		ev.poolFor = p
+	}
+	limit := evict.TimeLimit(int(ev.tenacity.Load()))
+	start := time.Now()
+	lazy := s.cfg.Lookup("lazyfree-lazy-eviction").Bool()
+	var freed int64
+	evicted, busy := 0, false
+	for freed < tofree {
+		dbi, key, n, got := s.evictionVictim(p)
+		if !got {
+			busy = n > 0 // keys there, every one locked by a command
+			break
+		}
+		freed += s.evictKey(dbi, key, lazy)
+		ev.guard.Unlock()
+		evicted++
+		if evicted%16 == 0 && time.Since(start) > limit {
+			break
+		}
+	}
+	result := evictFail
+	switch {
+	case freed >= tofree:
+		result = evictOK
+	case evicted > 0 || busy:
+		// Out of time, or only busy keys: the background evictor goes
+		// on, and meanwhile commands are not refused.
+		s.startEvictor()
+		result = evictRunning
+	}
+	return ev.metrics(result)
+}
+
+// metrics records whether memory is over the limit, for INFO's
+// eviction_exceeded times, and returns r.
+func (ev *evictState) metrics(r evictResult) evictResult {
+	if r == evictOK {
+		if since := ev.overSince.Load(); since != 0 && ev.overSince.CompareAndSwap(since, 0) {
+			ev.overTotal.Add(int64(monoNow()) - since)
+		}
+	} else if ev.overSince.Load() == 0 {
+		ev.overSince.CompareAndSwap(0, int64(monoNow()))
+	}
+	return r
+}
+
+// exceeded returns the time memory has been over the limit now, and in
+// all, in milliseconds (INFO's current_ and total_eviction_exceeded_time).
+func (ev *evictState) exceeded() (current, total int64) {
+	if since := ev.overSince.Load(); since != 0 {
+		current = int64(monoNow()) - since
+	}
+	return current / 1e6, (ev.overTotal.Load() + current) / 1e6
+}
+
+// evictionVictim picks the next key to evict under policy p and locks it
+// with ev.guard: its database and key, and true; or false, with n the
+// keys it saw (0: nothing to evict). The caller holds ev.mu.
+func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, n int, ok bool) {
+	ev := &s.evict
+	rnd := rand.IntN
+	if p.Random() {
+		// A random key of each database in turn (Redis's next_db).
+		for range len(s.dbs) {
+			ev.nextDB = (ev.nextDB + 1) % len(s.dbs)
+			ev.sample = s.dbs[ev.nextDB].Sample(1, p.Volatile(), rnd, ev.sample[:0])
+			if len(ev.sample) == 0 {
+				continue
+			}
+			n++
+			if k := ev.sample[0].Key; ev.guard.TryLockKey([]byte(k)) {
+				return ev.nextDB, k, n, true
+			}
+		}
+		return 0, "", n, false
+	}
+	// Sample every database into the pool, then take the best candidate
+	// that is still there and not busy; a few rounds at most, so that a
+	// pool of busy keys does not spin.
+	samples := int(ev.samples.Load())
+	for range 3 {
+		seen := 0
+		for i, db := range s.dbs {
+			if s.dbMemory(i) == 0 {
+				continue
+			}
+			ev.sample = db.Sample(samples, p.Volatile(), rnd, ev.sample[:0])
+			for _, c := range ev.sample {
+				freq := 0
+				if p.LFU() {
+					freq = s.access.Freq(c.Access)
+				}
+				ev.pool.Add(evict.Candidate{DB: i, Key: c.Key,
+					Score: p.Score(keyspace.IdleOf(c.Access), freq, c.Expire)})
+			}
+			seen += len(ev.sample)
+		}
+		n += seen
+		if seen == 0 {
+			return 0, "", n, false
+		}
+		for {
+			c, more := ev.pool.Pop()
+			if !more {
+				break
+			}
+			if !ev.guard.TryLockKey([]byte(c.Key)) {
+				continue // busy: sampled again later
+			}
+			if e := s.dbs[c.DB].StoredEntry([]byte(c.Key)); e == nil || p.Volatile() && e.Expire() == 0 {
+				ev.guard.Unlock() // gone (or persisted) since it was sampled
+				continue
+			}
+			return c.DB, c.Key, n, true
+		}
+	}
+	return 0, "", n, false
+}
+
+// evictKey deletes key of database dbi, whose tag ev.guard holds, as an
+// eviction, and returns the memory it held.
+func (s *Server) evictKey(dbi int, key string, lazy bool) int64 {
+	db := s.dbs[dbi]
+	k := []byte(key)
+	e := db.StoredEntry(k)
+	if e == nil {
+		return 0
+	}
+	size := e.MemSize()
+	if lazy {
+		s.freeAsync(e)
+	}
+	db.Delete(k)
+	s.stats.evicted.Add(1)
+	s.notifyDB(dbi, evEvicted, "evicted", k)
+	if s.propagating() {
+		cmd := argDEL
+		if lazy {
+			cmd = argUNLINK
+		}
+		s.journal.AppendCommand(dbi, cmd, k)
+	}
+	s.trackingClaim(nil, s.evict.guard)
+	return size
+}
+
+// startEvictor starts the background evictor unless it runs: passes, one
+// after the other, while memory stays over the limit and keys can be
+// evicted (Redis's evictionTimeProc).
+func (s *Server) startEvictor() {
+	ev := &s.evict
+	if !ev.running.CompareAndSwap(false, true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer ev.running.Store(false)
+		for {
+			select {
+			case <-s.done:
+				return
+			default:
+			}
+			if s.maxmemory.Int() == 0 || !s.safeToEvict() || s.toFree() <= 0 {
+				ev.metrics(evictOK)
+				return
+			}
+			evicted := s.stats.evicted.Load()
+			if s.performEvictions() != evictRunning {
+				return
+			}
+			if s.stats.evicted.Load() == evicted {
+				// Only busy keys: wait for their commands.
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+}
+
+// dbMemory returns the memory database i held at the last usedMemory.
+func (s *Server) dbMemory(i int) int64 { return s.usedMem.dbs[i].Load() }
+
+// clientsMemory sums what clients hold beyond their fixed buffers (the
+// cron): pending input, arguments, replies not yet taken by the socket or
+// queued for it, per class (their fixed buffers count as base memory, so
+// that used_memory does not move as the cron resizes them), for used_memory and
+// INFO's mem_clients_normal and mem_clients_slaves.
+func (s *Server) clientsMemory() {
+	var normal, replicas int64
+	s.mu.Lock()
+	for _, c := range s.mu.clients {
+		n := int64(c.qbuf.Load()>>32) + c.argvMem.Load()
+		if c.conn != nil {
+			n += int64(c.conn.Pending())
+		}
+		q := &c.subs.push
+		q.Lock()
+		n += int64(len(q.buf))
+		q.Unlock()
+		if c.replica.Load() != nil {
+			replicas += n
+		} else {
+			normal += n
+		}
+	}
+	s.mu.Unlock()
+	s.evict.clients.Store(normal)
+	s.evict.replicas.Store(replicas)
+}

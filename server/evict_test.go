@@ -1,0 +1,357 @@
+package server
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// memInfo returns an integer field of c's INFO memory, or of INFO stats
+// for evicted_keys.
+func memInfo(t *testing.T, c *difftest.Conn, field string) int64 {
+	t.Helper()
+	section := "memory"
+	if field == "evicted_keys" {
+		section = "stats"
+	}
+	n, err := strconv.ParseInt(bhvField(c.Do("INFO", section), field), 10, 64)
+	if err != nil {
+		t.Fatalf("INFO %s: %v", field, err)
+	}
+	return n
+}
+
+// fillToLimit sets maxmemory to 100 KB over what c's server uses, under
+// policy, and adds keys with add until used_memory is within 4 KB of it
+// (unit/maxmemory's set-up; checked every 8 keys when they are small).
+// It returns the limit and the keys added.
+func fillToLimit(t *testing.T, c *difftest.Conn, policy string, add func(i int)) (limit int64, n int) {
+	t.Helper()
+	c.Do("FLUSHALL")
+	limit = memInfo(t, c, "used_memory") + 100*1024
+	c.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(limit, 10))
+	c.Do("CONFIG", "SET", "maxmemory-policy", policy)
+	for n = 0; n%8 != 0 && n < 100 || memInfo(t, c, "used_memory")+4096 <= limit; n++ {
+		add(n)
+	}
+	if n <= 10 {
+		t.Fatalf("%s: only %d keys before the limit", policy, n)
+	}
+	return limit, n
+}
+
+// TestMaxmemoryPolicies is unit/maxmemory's policy tests on HotKV and on
+// Redis: each policy keeps used_memory under the limit while as many keys
+// again are added; volatile policies evict only keys with an expiry and
+// refuse writes with Redis's OOM error once none is left; noeviction
+// refuses them at once.
+func TestMaxmemoryPolicies(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	x := strings.Repeat("x", 1000) // fewer keys to the limit than Redis's test's "x"
+	for _, server := range []struct{ name, addr string }{{"redis", redis}, {"hotkv", hotkv}} {
+		c := difftest.Dial(t, server.addr)
+		for _, policy := range []string{"allkeys-random", "allkeys-lru", "allkeys-lfu",
+			"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"} {
+			// Honoured with volatile keys.
+			key := func(i int) string { return fmt.Sprintf("key:%d:%d", i, rand.IntN(1e9)) }
+			limit, n := fillToLimit(t, c, policy, func(i int) { c.Do("SETEX", key(i), "10000", x) })
+			for i := range n {
+				if r := c.Do("SETEX", key(i), "10000", x); r != "+OK\r\n" {
+					t.Fatalf("%s %s: SETEX: %q", server.name, policy, r)
+				}
+			}
+			if used := memInfo(t, c, "used_memory"); used >= limit+4096 {
+				t.Errorf("%s %s: used_memory %d over the limit %d", server.name, policy, used, limit)
+			}
+			// Only volatile keys evicted: half the keys have no expiry.
+			_, n = fillToLimit(t, c, policy, func(i int) {
+				if i%2 == 1 {
+					c.Do("SETEX", fmt.Sprintf("key:%d", i), "10000", x)
+				} else {
+					c.Do("SET", fmt.Sprintf("key:%d", i), x)
+				}
+			})
+			oom := false
+			for i := range n {
+				r := c.Do("SETEX", fmt.Sprintf("foo:%d", i), "10000", x)
+				oom = oom || strings.Contains(r, "used memory")
+			}
+			if strings.HasPrefix(policy, "volatile-") {
+				for i := 0; i < n; i += 2 {
+					if r := c.Do("EXISTS", fmt.Sprintf("key:%d", i)); r != ":1\r\n" {
+						t.Fatalf("%s %s: key:%d (no expiry) was evicted", server.name, policy, i)
+					}
+				}
+			}
+			// Plain SETs: allkeys-* still fit, volatile-* run out of
+			// volatile keys and refuse writes.
+			_, n = fillToLimit(t, c, policy, func(i int) { c.Do("SET", key(i), x) })
+			oom = false
+			for i := range n {
+				if r := c.Do("SET", key(i), x); strings.HasPrefix(r, "-") {
+					if r != "-OOM command not allowed when used memory > 'maxmemory'.\r\n" {
+						t.Fatalf("%s %s: %q", server.name, policy, r)
+					}
+					oom = true
+				}
+			}
+			if strings.HasPrefix(policy, "allkeys-") == oom {
+				t.Errorf("%s %s: OOM refusals %v", server.name, policy, oom)
+			}
+		}
+		// noeviction refuses writes, not reads, nor DEL.
+		fillToLimit(t, c, "noeviction", func(i int) { c.Do("SET", fmt.Sprint("k", i), "x") })
+		for i := 0; ; i++ {
+			r := c.Do("SET", fmt.Sprint("more", i), "x")
+			if strings.HasPrefix(r, "-OOM") {
+				break
+			}
+			if i > 1000 {
+				t.Fatalf("%s noeviction: no OOM", server.name)
+			}
+		}
+		if r := c.Do("GET", "k1"); r != "$1\r\nx\r\n" {
+			t.Errorf("%s noeviction: GET %q", server.name, r)
+		}
+		if r := c.Do("DEL", "k1"); r != ":1\r\n" {
+			t.Errorf("%s noeviction: DEL %q", server.name, r)
+		}
+		c.Do("CONFIG", "SET", "maxmemory", "0")
+	}
+}
+
+// TestMaxmemoryVolatileTTL: volatile-ttl evicts the keys that expire
+// soonest first.
+func TestMaxmemoryVolatileTTL(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	_, n := fillToLimit(t, c, "volatile-ttl", func(i int) {
+		c.Do("SET", fmt.Sprint("k", i), "x", "EX", strconv.Itoa(100000+i))
+	})
+	for i := range n / 4 {
+		c.Do("SET", fmt.Sprint("late", i), "x", "EX", "900000")
+	}
+	t.Logf("%d keys, %d more, evicted %d", n, n/4, memInfo(t, c, "evicted_keys"))
+	gone := 0
+	for i := range n {
+		if c.Do("EXISTS", fmt.Sprint("k", i)) == ":0\r\n" {
+			gone++
+			// Sampling is approximate: a key of the last quarter may go,
+			// but the later keys survive far more often.
+		}
+	}
+	if gone < n/8 {
+		t.Fatalf("only %d of %d keys evicted", gone, n)
+	}
+	early, late := 0, 0
+	for i := range n / 4 {
+		if c.Do("EXISTS", fmt.Sprint("k", i)) == ":0\r\n" {
+			early++
+		}
+		if c.Do("EXISTS", fmt.Sprint("k", n-1-i)) == ":0\r\n" {
+			late++
+		}
+	}
+	if early <= 2*late {
+		t.Errorf("volatile-ttl evicted %d of the soonest quarter and %d of the latest", early, late)
+	}
+}
+
+// hitRate fills c's server with n keys, lets them age past the access
+// clock's one-second resolution, reads the first hot ones a few times,
+// then, under maxmemory-policy policy and a limit at what the n keys
+// take, writes n/2 new keys; it returns the fraction of the hot keys
+// still there.
+func hitRate(t *testing.T, addr, policy string, n, hot int) float64 {
+	c := difftest.Dial(t, addr)
+	c.Do("FLUSHALL")
+	c.Do("CONFIG", "SET", "maxmemory", "0")
+	c.Do("CONFIG", "SET", "maxmemory-policy", policy)
+	val := strings.Repeat("v", 200)
+	var pipe []byte
+	for i := range n {
+		pipe = append(pipe, difftest.Encode("SET", fmt.Sprint("key:", i), val)...)
+	}
+	c.Send(pipe)
+	for range n {
+		c.Read()
+	}
+	limit := memInfo(t, c, "used_memory")
+	time.Sleep(2100 * time.Millisecond)
+	for range 3 {
+		for i := range hot {
+			c.Do("GET", fmt.Sprint("key:", i))
+		}
+	}
+	c.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(limit, 10))
+	for i := range n / 2 {
+		c.Do("SET", fmt.Sprint("new:", i), val)
+	}
+	hits := 0
+	for i := range hot {
+		if c.Do("EXISTS", fmt.Sprint("key:", i)) == ":1\r\n" {
+			hits++
+		}
+	}
+	c.Do("CONFIG", "SET", "maxmemory", "0")
+	return float64(hits) / float64(hot)
+}
+
+// TestMaxmemoryKeepsWorkingSet: under allkeys-lru and allkeys-lfu a set
+// of recently or often read keys survives a stream of writes about as
+// well as on Redis (redis-cli --lru-test's idea: the approximation is as
+// good), and far better than under allkeys-random.
+func TestMaxmemoryKeepsWorkingSet(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	random := hitRate(t, hotkv, "allkeys-random", 2000, 200)
+	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+		want := hitRate(t, redis, policy, 2000, 200)
+		got := hitRate(t, hotkv, policy, 2000, 200)
+		t.Logf("%s: hot keys kept: redis %.2f, hotkv %.2f (allkeys-random %.2f)", policy, want, got, random)
+		if got < want-0.1 || got < random+0.3 {
+			t.Errorf("%s: hotkv kept %.2f of the hot keys, redis %.2f, random %.2f", policy, got, want, random)
+		}
+	}
+}
+
+// TestObjectFreq: OBJECT FREQ follows Redis's LFU counter where it is
+// deterministic (a new key's 5, the certain first increment), RESTORE
+// FREQ sets it, and OBJECT IDLETIME / FREQ refuse under the other policy.
+func TestObjectFreq(t *testing.T) {
+	p, _, _, _ := bhvPair(t)
+	p.Run(`
+		CONFIG SET maxmemory-policy allkeys-lfu
+		SET k v
+		OBJECT FREQ k
+		GET k
+		OBJECT FREQ k
+		OBJECT IDLETIME k
+		SET k2 v
+		SET k2 w
+		OBJECT FREQ k2
+	`)
+	dump := p.Redis.Do("DUMP", "k")
+	payload := dump[strings.Index(dump, "\r\n")+2 : len(dump)-2]
+	p.DoArgs("RESTORE", "k3", "0", payload, "FREQ", "100")
+	p.Run(`
+		OBJECT FREQ k3
+		CONFIG SET maxmemory-policy allkeys-lru
+		OBJECT FREQ k
+		CONFIG SET maxmemory-policy noeviction
+	`)
+}
+
+// TestEvictionSignals: an evicted key is announced with the `evicted`
+// keyspace event, touches a WATCH, counts in evicted_keys, and goes to
+// the replication stream as DEL — as on Redis.
+func TestEvictionSignals(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	for _, addr := range []string{redis, hotkv} {
+		c, sub, w := difftest.Dial(t, addr), difftest.Dial(t, addr), difftest.Dial(t, addr)
+		c.Do("CONFIG", "SET", "notify-keyspace-events", "Ee")
+		sub.Do("SUBSCRIBE", "__keyevent@0__:evicted")
+		c.Do("SET", "victim", "x")
+		w.Do("WATCH", "victim")
+		w.Do("MULTI")
+		w.Do("SET", "victim", "y")
+		c.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+		c.Do("CONFIG", "SET", "maxmemory", "1")
+		// The next command evicts (and CONFIG SET started a background
+		// evictor): wait for the database to empty.
+		deadline := time.Now().Add(5 * time.Second)
+		for c.Do("DBSIZE") != ":0\r\n" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: keys not evicted", addr)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		msg, err := sub.ReadErr(2 * time.Second)
+		if want := "*3\r\n$7\r\nmessage\r\n$22\r\n__keyevent@0__:evicted\r\n$6\r\nvictim\r\n"; err != nil || msg != want {
+			t.Errorf("%s: evicted event %q, %v", addr, msg, err)
+		}
+		c.Do("CONFIG", "SET", "maxmemory", "0")
+		if r := w.Do("EXEC"); r != "*-1\r\n" {
+			t.Errorf("%s: EXEC after the watched key's eviction: %q", addr, r)
+		}
+		if n := memInfo(t, c, "evicted_keys"); n != 1 {
+			t.Errorf("%s: evicted_keys %d", addr, n)
+		}
+		c.Do("CONFIG", "SET", "maxmemory-policy", "noeviction")
+	}
+}
+
+// TestEvictionPropagatesDel is unit/maxmemory's "propagation with
+// eviction in MULTI": writes inside EXEC are not refused or evicted while
+// it runs; the eviction afterwards reaches a replica as DEL.
+func TestEvictionPropagatesDel(t *testing.T) {
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, replica := startServer(t)
+	m, r := difftest.Dial(t, master), difftest.Dial(t, replica)
+	host, port, _ := strings.Cut(master, ":")
+	r.Do("REPLICAOF", host, port)
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	m.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	m.Do("SET", "other", "1")
+	m.Do("MULTI")
+	m.Do("INCR", "x")
+	m.Do("CONFIG", "SET", "maxmemory", "1")
+	m.Do("INCR", "x")
+	if got := m.Do("EXEC"); got != "*3\r\n:1\r\n+OK\r\n:2\r\n" {
+		t.Fatalf("EXEC: %q", got)
+	}
+	waitFor(t, func() bool { return m.Do("DBSIZE") == ":0\r\n" })
+	waitFor(t, func() bool { return r.Do("DBSIZE") == ":0\r\n" })
+	m.Do("CONFIG", "SET", "maxmemory", "0")
+}
+
+// TestEvictionUnderConcurrentWrites: clients on several event loops write
+// and read under allkeys-lru while the evictor runs: no deadlock, memory
+// stays near the limit, and every value read is whole (a value is its
+// key repeated, so a torn or mixed-up write would show).
+func TestEvictionUnderConcurrentWrites(t *testing.T) {
+	_, addr := startServer(t, "--maxmemory", "4mb", "--maxmemory-policy", "allkeys-lru",
+		"--maxmemory-eviction-tenacity", "0")
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := difftest.Dial(t, addr)
+			for i := range 1500 {
+				k := fmt.Sprintf("{t%d}k%d", i%4, rand.IntN(4000))
+				v := strings.Repeat(k, 40)
+				if r := c.Do("SET", k, v); r != "+OK\r\n" {
+					errs <- fmt.Sprintf("writer %d: SET %q", w, r)
+					return
+				}
+				k = fmt.Sprintf("{t%d}k%d", rand.IntN(4), rand.IntN(4000))
+				if r := c.Do("GET", k); r != "$-1\r\n" && r != fmt.Sprintf("$%d\r\n%s\r\n", 40*len(k), strings.Repeat(k, 40)) {
+					errs <- fmt.Sprintf("writer %d: GET %s: %q", w, k, r)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	c := difftest.Dial(t, addr)
+	if used := memInfo(t, c, "used_memory"); used > 4<<20+64<<10 {
+		t.Errorf("used_memory %d over maxmemory 4mb", used)
+	}
+	if memInfo(t, c, "evicted_keys") == 0 {
+		t.Error("nothing evicted")
+	}
+}
