@@ -128,11 +128,17 @@ type Client struct {
 	// preOOM is set when the gate's eviction pass for the current command
 	// left memory over maxmemory (Redis's pre_command_oom_state): EXEC
 	// and scripts refuse their deny-OOM work by it.
-	preOOM  bool
-	keyPos  []int
-	keys    [][]byte
-	nameBuf [64]byte
-	argvMem atomic.Int64
+	preOOM bool
+	// memDirty is set when a command of the client changed data: its
+	// next eviction check sums its database's memory anew.
+	memDirty bool
+	// memCounted is what clientsMemory last counted for the client,
+	// taken off used_memory as soon as it goes.
+	memCounted atomic.Int64
+	keyPos     []int
+	keys       [][]byte
+	nameBuf    [64]byte
+	argvMem    atomic.Int64
 	// qbuf is the query buffer as the connection's goroutine last saw it,
 	// for other clients' CLIENT LIST: used<<32 | free (publishQueryBuf).
 	qbuf       atomic.Uint64
@@ -221,7 +227,11 @@ func (c *Client) publishQueryBuf() {
 	}
 	used, free := c.rd.QueryBufBetween()
 	if v := uint64(used)<<32 | uint64(uint32(free)); c.qbuf.Load() != v {
-		c.qbuf.Store(v)
+		old := c.qbuf.Swap(v)
+		if d := int64(used) - int64(old>>32); d > clientsStaleBytes || d < -clientsStaleBytes {
+			// A big change: the next eviction check sums anew.
+			c.srv.evict.clientsStale.Store(true)
+		}
 	}
 }
 
@@ -442,6 +452,7 @@ func (s *Server) removeClient(c *Client) {
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()
+	s.forgetClientMemory(c)
 	if c.monitor {
 		s.stopMonitor(c)
 	}

@@ -52,6 +52,10 @@ type evictState struct {
 	// and pub/sub ones and replicas' (the latter not counted for
 	// eviction), summed by the cron (clientsMemory).
 	clients, replicas atomic.Int64
+	clientsAt         atomic.Int64 // monoNow of the last refreshClientsMemory
+	// clientsStale is set when a client's buffers changed by more than
+	// clientsStaleBytes since they were summed.
+	clientsStale atomic.Bool
 
 	// mu makes passes one at a time; it is taken holding no lock (the
 	// gate runs a pass before the command's locks) and the victims' tag
@@ -90,7 +94,7 @@ func (s *Server) evictHooks(cfg *config.Config) {
 	cfg.OnChange("maxmemory", func(*config.Param) error {
 		s.applyMaxmemory()
 		if mm := s.maxmemory.Int(); mm > 0 {
-			if used := s.usedMemory(time.Now().UnixMilli()) - s.evict.replicas.Load(); used > mm {
+			if used := s.usedMemoryFresh(time.Now().UnixMilli(), -1) - s.evict.replicas.Load(); used > mm {
 				s.warnf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", mm, used)
 			}
 			// CONFIG SET may run holding locks (inside EXEC): the
@@ -107,20 +111,29 @@ func (ev *evictState) policyNow() evict.Policy { return evict.Policy(ev.policy.L
 // memoryAvailable runs an eviction pass when maxmemory is set and reports
 // whether the command may use memory: false only when memory is over the
 // limit and nothing can be evicted (Redis's performEvictions() ==
-// EVICT_FAIL, which refuses deny-OOM commands).
-func (s *Server) memoryAvailable() bool {
-	return s.maxmemory.Uint() == 0 || s.performEvictions() != evictFail
+// EVICT_FAIL, which refuses deny-OOM commands). c is the client about to
+// run a command: after a write of its own the check sees that write.
+func (s *Server) memoryAvailable(c *Client) bool {
+	if s.maxmemory.Uint() == 0 {
+		return true
+	}
+	fresh := -1
+	if c.memDirty {
+		c.memDirty = false
+		fresh = int(c.dbIndex.Load())
+	}
+	return s.performEvictions(fresh) != evictFail
 }
 
 // toFree returns how many bytes are over maxmemory, not counting the
 // replicas' output buffers (Redis's getMaxmemoryState); 0 or less when
-// within it.
-func (s *Server) toFree() int64 {
+// within it. fresh is as usedMemoryFresh's.
+func (s *Server) toFree(fresh int) int64 {
 	mm := s.maxmemory.Int()
 	if mm == 0 {
 		return 0
 	}
-	return s.usedMemory(time.Now().UnixMilli()) - s.evict.replicas.Load() - mm
+	return s.usedMemoryFresh(time.Now().UnixMilli(), fresh) - s.evict.replicas.Load() - mm
 }
 
 // safeToEvict is Redis's isSafeToPerformEvictions: not while a busy
@@ -134,14 +147,17 @@ func (s *Server) safeToEvict() bool {
 	return !s.isReplica() || !s.cfg.Lookup("replica-ignore-maxmemory").Bool()
 }
 
-// performEvictions is one eviction pass (Redis's performEvictions). The
-// caller holds no lock.
-func (s *Server) performEvictions() evictResult {
+// performEvictions is one eviction pass (Redis's performEvictions); fresh
+// is as usedMemoryFresh's. The caller holds no lock.
+func (s *Server) performEvictions(fresh int) evictResult {
 	ev := &s.evict
 	if !s.safeToEvict() {
 		return evictOK
 	}
-	if s.toFree() <= 0 {
+	if ev.clientsStale.Load() {
+		s.refreshClientsMemory()
+	}
+	if s.toFree(fresh) <= 0 || s.refreshClientsMemory() && s.toFree(-1) <= 0 {
 		return ev.metrics(evictOK)
 	}
 	p := ev.policyNow()
@@ -151,7 +167,7 @@ func (s *Server) performEvictions() evictResult {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	// Another pass may have freed what this one was to.
-	tofree := s.toFree()
+	tofree := s.toFree(-1)
 	if tofree <= 0 {
 		return ev.metrics(evictOK)
 	}
@@ -321,12 +337,12 @@ func (s *Server) startEvictor() {
 				return
 			default:
 			}
-			if s.maxmemory.Int() == 0 || !s.safeToEvict() || s.toFree() <= 0 {
+			if s.maxmemory.Int() == 0 || !s.safeToEvict() || s.toFree(-1) <= 0 {
 				ev.metrics(evictOK)
 				return
 			}
 			evicted := s.stats.evicted.Load()
-			if s.performEvictions() != evictRunning {
+			if s.performEvictions(-1) != evictRunning {
 				return
 			}
 			if s.stats.evicted.Load() == evicted {
@@ -340,6 +356,27 @@ func (s *Server) startEvictor() {
 // dbMemory returns the memory database i held at the last usedMemory.
 func (s *Server) dbMemory(i int) int64 { return s.usedMem.dbs[i].Load() }
 
+// refreshClientsMemory sums the clients' memory now rather than at the
+// next cron tick (clients that went away leave at once, as in Redis),
+// at most once a millisecond, and reports whether it did. Eviction calls it
+// when memory is over the limit.
+func (s *Server) refreshClientsMemory() bool {
+	ev := &s.evict
+	now := int64(monoNow())
+	last := ev.clientsAt.Load()
+	if now-last < int64(time.Millisecond) || !ev.clientsAt.CompareAndSwap(last, now) {
+		return false
+	}
+	s.clientsMemory()
+	s.usedMem.at.Store(0) // used_memory recomputed with it
+	return true
+}
+
+// clientsStaleBytes is how much a client's query buffer may change before
+// the eviction check sums the clients' memory anew rather than waiting
+// for the cron.
+const clientsStaleBytes = 64 << 10
+
 // clientsMemory sums what clients hold beyond their fixed buffers (the
 // cron): pending input, arguments, replies not yet taken by the socket or
 // queued for it, per class (their fixed buffers count as base memory, so
@@ -347,6 +384,7 @@ func (s *Server) dbMemory(i int) int64 { return s.usedMem.dbs[i].Load() }
 // INFO's mem_clients_normal and mem_clients_slaves.
 func (s *Server) clientsMemory() {
 	var normal, replicas int64
+	s.evict.clientsStale.Store(false)
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
 		n := int64(c.qbuf.Load()>>32) + c.argvMem.Load()
@@ -357,6 +395,7 @@ func (s *Server) clientsMemory() {
 		q.Lock()
 		n += int64(len(q.buf))
 		q.Unlock()
+		c.memCounted.Store(n)
 		if c.replica.Load() != nil {
 			replicas += n
 		} else {
@@ -366,4 +405,19 @@ func (s *Server) clientsMemory() {
 	s.mu.Unlock()
 	s.evict.clients.Store(normal)
 	s.evict.replicas.Store(replicas)
+}
+
+// forgetClientMemory takes what clientsMemory counted for c, which is
+// going away, off used_memory at once.
+func (s *Server) forgetClientMemory(c *Client) {
+	n := c.memCounted.Swap(0)
+	if n == 0 {
+		return
+	}
+	if c.replica.Load() != nil {
+		s.evict.replicas.Add(-n)
+	} else {
+		s.evict.clients.Add(-n)
+	}
+	s.usedMem.at.Store(0)
 }

@@ -63,6 +63,7 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 		c.errors = errs
 	}
 	changes := c.recordWrite(cmd, args, failed)
+	c.memDirty = c.memDirty || changes > 0
 	if changes > 0 && !c.obey && s.isReplica() {
 		s.rememberReplicaExpires(c, cmd, args) // a writable replica's own write
 	}

@@ -80,7 +80,14 @@ func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
 	// maxmemory; what could not be freed is remembered for EXEC and
 	// scripts (Redis's pre_command_oom_state).
 	queuing := c.tx.active && cmd.Flags&EndsTx == 0
-	c.preOOM = !s.memoryAvailable()
+	c.preOOM = false
+	if s.maxmemory.Uint() != 0 {
+		evicted := s.stats.evicted.Load()
+		c.preOOM = !s.memoryAvailable(c)
+		if c.trk.used && s.stats.evicted.Load() != evicted {
+			c.trackingDrain() // invalidations of evicted keys before the reply
+		}
+	}
 	if c.preOOM && (cmd.Flags&DenyOOM != 0 || queuing) {
 		s.refuse(c, cmd, errOOM)
 		return false

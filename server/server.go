@@ -389,8 +389,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // Done is closed when the server begins shutting down.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// usedMemory returns the bytes held by all databases plus a fixed base, as
-// used_memory reports it. It is recomputed at most once a millisecond.
 // sum adds one per-slot counter over all slots.
 func (st *serverStats) sum(field func(i int) *atomic.Int64) int64 {
 	var n int64
@@ -412,9 +410,21 @@ func (st *serverStats) netOutput() int64 {
 	return st.sum(func(i int) *atomic.Int64 { return &st.slots[i].netOut })
 }
 
-func (s *Server) usedMemory(nowMs int64) int64 {
+// usedMemory returns the bytes held by the databases and the clients'
+// buffers plus a fixed base, as used_memory reports it. It is recomputed
+// at most once a millisecond.
+func (s *Server) usedMemory(nowMs int64) int64 { return s.usedMemoryFresh(nowMs, -1) }
+
+// usedMemoryFresh is usedMemory with database fresh (unless -1) summed
+// anew whatever the age of the rest: the one a client just wrote to, so
+// that its next command's eviction check sees its own write.
+func (s *Server) usedMemoryFresh(nowMs int64, fresh int) int64 {
 	if at := s.usedMem.at.Load(); nowMs-at < 1 {
-		return s.usedMem.bytes.Load()
+		if fresh < 0 {
+			return s.usedMem.bytes.Load()
+		}
+		m := s.dbs[fresh].Mem()
+		return s.usedMem.bytes.Add(m - s.usedMem.dbs[fresh].Swap(m))
 	}
 	n := baseMemory + s.evict.clients.Load() + s.evict.replicas.Load()
 	for i, db := range s.dbs {
