@@ -108,23 +108,29 @@ func (b *Batch) Release() {
 		}
 		if c.holdEnd <= c.heldDone {
 			// No later Hold: what follows came from Write.
-			c.releaseHeld(len(c.heldOut))
+			c.releaseHeld(c.held.bytes)
 			c.holding = false
 		}
 		c.wmu.Unlock()
 	}
 }
 
-// releaseHeld writes the first n bytes of the held output; the caller
-// holds wmu.
+// releaseHeld sends the first n bytes of the held output: they join the
+// pending output (its blocks move, without a copy) and the socket takes
+// what it can. The caller holds wmu.
 func (c *Conn) releaseHeld(n int) {
-	if c.fd >= 0 {
-		c.writeLocked(c.heldOut[:n]) // copies what the socket does not take
+	if n == 0 {
+		return
 	}
 	c.heldDone += int64(n)
-	c.heldOut = append(c.heldOut[:0], c.heldOut[n:]...)
-	if len(c.heldOut) == 0 && cap(c.heldOut) > 64<<10 {
-		c.heldOut = nil
+	if c.fd < 0 {
+		c.held.consume(n)
+		return
+	}
+	wasEmpty := c.pending.bytes == 0
+	c.held.moveTo(&c.pending, n)
+	if wasEmpty {
+		c.flushPending()
 	}
 }
 
@@ -326,7 +332,7 @@ func (g *Group) Add(nc net.Conn, setup func(*Conn)) error {
 		// seen here and EPOLLOUT asked for.
 		c.wmu.Lock()
 		c.events = syscall.EPOLLIN | syscall.EPOLLRDHUP
-		if len(c.pending) > 0 {
+		if c.pending.bytes > 0 {
 			c.events |= syscall.EPOLLOUT
 		}
 		ev := syscall.EpollEvent{Events: c.events | epollET, Fd: int32(fd)}
@@ -806,12 +812,12 @@ type Conn struct {
 	callSeq uint64
 
 	wmu     sync.Mutex
-	pending []byte // output the socket did not take yet; guarded by wmu
-	// heldOut is output held until its batch is released (Hold); holding
+	pending outQueue // output the socket did not take yet; guarded by wmu
+	// held is output held until its batch is released (Hold); holding
 	// says there is some. heldTotal counts the bytes ever added to it,
 	// heldDone those released, holdEnd heldTotal after the last Hold.
 	// Guarded by wmu.
-	heldOut                      []byte
+	held                         outQueue
 	holding                      bool
 	heldTotal, heldDone, holdEnd int64
 	// inBatch: the connection is in its loop's current batch (guarded by
@@ -903,7 +909,7 @@ func (c *Conn) Hold(p []byte) {
 	}
 	c.wmu.Lock()
 	c.holding = true
-	c.heldOut = append(c.heldOut, p...)
+	c.held.add(p)
 	c.heldTotal += int64(len(p))
 	c.holdEnd = c.heldTotal
 	c.wmu.Unlock()
@@ -922,9 +928,7 @@ func (c *Conn) Hold(p []byte) {
 // the handler or a task running for c calls it.
 func (c *Conn) Flush() {
 	c.wmu.Lock()
-	if len(c.heldOut) > 0 {
-		c.releaseHeld(len(c.heldOut))
-	}
+	c.releaseHeld(c.held.bytes)
 	c.holding = false
 	c.wmu.Unlock()
 }
@@ -939,17 +943,18 @@ func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.holding {
-		c.heldOut = append(c.heldOut, p...)
+		c.held.add(p)
 		c.heldTotal += int64(len(p))
 		return len(p), nil
 	}
 	return c.writeLocked(p)
 }
 
-// writeLocked is Write; the caller holds wmu.
+// writeLocked is Write; the caller holds wmu. What the socket does not
+// take is copied once into the pending blocks.
 func (c *Conn) writeLocked(p []byte) (int, error) {
-	if len(c.pending) > 0 {
-		c.pending = append(c.pending, p...)
+	if c.pending.bytes > 0 {
+		c.pending.add(p)
 		return len(p), nil
 	}
 	written := 0
@@ -963,7 +968,7 @@ func (c *Conn) writeLocked(p []byte) (int, error) {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			c.pending = append(c.pending[:0], p[written:]...)
+			c.pending.add(p[written:])
 			c.armWrite(true)
 			return len(p), nil
 		default:
@@ -977,7 +982,18 @@ func (c *Conn) writeLocked(p []byte) (int, error) {
 func (c *Conn) Pending() int {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return len(c.pending)
+	return c.pending.bytes
+}
+
+// OutputMem returns the memory of the output queued for the connection,
+// held (Hold) or not taken by the socket yet, and the number of blocks
+// it is kept in (Redis's omem and oll): a block counts its whole size,
+// whatever of it is filled or sent. It takes no lock and may be called
+// from any goroutine.
+func (c *Conn) OutputMem() (mem, blocks int) {
+	mem = int(c.pending.mem.Load() + c.held.mem.Load())
+	blocks = int(c.pending.nblk.Load() + c.held.nblk.Load())
+	return mem, blocks
 }
 
 func (c *Conn) blockedOnOutput() bool { return c.Pending() > 0 }
@@ -1015,23 +1031,25 @@ func (l *loop) writable(c *Conn) bool {
 func (c *Conn) sendPending() (drained, broken bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	for len(c.pending) > 0 {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(c.pending))), uintptr(len(c.pending)))
-		if errno == syscall.EINTR {
-			continue
-		}
-		if errno != 0 {
-			broken = errno != syscall.EAGAIN
-			break
-		}
-		c.pending = c.pending[n:]
+	if c.fd < 0 {
+		return true, false
 	}
-	drained = len(c.pending) == 0
+	errno := c.pending.send(c.fd)
+	broken = errno != 0 && errno != syscall.EAGAIN
+	drained = c.pending.bytes == 0
 	if drained {
-		c.pending = nil
 		c.armWrite(false)
 	}
 	return drained, broken
+}
+
+// flushPending sends the pending output that the socket takes now and
+// asks for EPOLLOUT for the rest (a failed socket is noticed by the
+// loop). The caller holds wmu and the socket is open.
+func (c *Conn) flushPending() {
+	if errno := c.pending.send(c.fd); errno != 0 {
+		c.armWrite(true)
+	}
 }
 
 // Close closes the connection. From another goroutine it shuts the socket
@@ -1056,6 +1074,7 @@ func (c *Conn) close() {
 		syscall.Close(c.fd)
 		c.fd = -1
 	}
-	c.pending = nil
+	c.pending.clear()
+	c.held.clear()
 	c.wmu.Unlock()
 }

@@ -214,14 +214,9 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 		q := cl.qbuf.Load()
 		qbuf, qbufFree = int(q>>32), int(uint32(q))
 	}
-	// Output the socket has not taken yet (the event loop's queue) is
-	// what Redis reports as its reply list.
-	omem := 0
-	omem = cl.conn.Pending()
-	oll := 0
-	if omem > 0 {
-		oll = 1
-	}
+	// The output queued beyond the reply buffer (the connection's
+	// blocks, the push queue) is what Redis reports as its reply list.
+	omem, oll := cl.queuedOutput()
 	rbs, rbp := int(cl.rbuf.size.Load()), int(cl.rbuf.peak.Load())
 	totMem := clientBaseMem + rbs + qbuf + qbufFree + argvMem + obl + omem
 

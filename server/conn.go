@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/acl"
-	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/replication"
@@ -123,6 +122,10 @@ type Client struct {
 	lastActiveSec int64
 	stats         batchStats // published by flush
 	killed        atomic.Bool
+	// obufSoftSince is when c's queued output was first seen over its
+	// class's soft limit (unix seconds; 0: under it), for any goroutine
+	// (outputLimitReached).
+	obufSoftSince atomic.Int64
 	noEvict       bool
 	noTouch       bool
 	// preOOM is set when the gate's eviction pass for the current command
@@ -327,7 +330,9 @@ func (s *Server) serveInput(c *Client) bool {
 			c.flush()
 			return true
 		}
-		if len(c.w.Buf) > maxUnflushed || c.subs.active {
+		if len(c.w.Buf) > maxUnflushed {
+			c.flushHeld()
+		} else if c.subs.active {
 			// A subscriber's replies go out in order with its messages.
 			c.flush()
 		}
@@ -390,7 +395,18 @@ func (c *Client) flushLast() error {
 // event loop they are held until the loop's batch ends (one write and
 // fsync for all its clients, loopHandler.OnBatchEnd), on the goroutine
 // transport the flush waits.
-func (c *Client) flush() error {
+func (c *Client) flush() error { return c.flushReplies(false) }
+
+// flushHeld is flush for the replies of a pipeline still being read: on
+// the event loop they are held until the loop's batch ends, as Redis
+// writes a read's replies only once it has run them all, so that a
+// client closed for its output buffer limits (closeOnOutputLimit) meanwhile
+// gets none of them.
+func (c *Client) flushHeld() error { return c.flushReplies(true) }
+
+// flushReplies is flush; hold: hold the replies even when the
+// append-only file is up to date.
+func (c *Client) flushReplies(hold bool) error {
 	c.mark = 0
 	if c.busy.Load() {
 		c.busy.Store(false)
@@ -406,22 +422,22 @@ func (c *Client) flush() error {
 	if len(c.w.Buf) == 0 {
 		return nil
 	}
-	if c.outputOverLimit() {
+	if c.outputQueued(len(c.w.Buf)) && c.closeOnOutputLimit(len(c.w.Buf), false) {
 		c.w.Reset() // closed without the reply, as Redis's closeClientOnOutputBufferLimitReached
 		return nil
 	}
 	c.noteReplyBytes(len(c.w.Buf))
 	var n int
 	var err error
-	if c.srv.aof.behind() {
-		if evented(c.conn) {
-			c.conn.Hold(c.w.Buf)
-			n = len(c.w.Buf)
-		} else {
-			c.srv.aof.sync()
-			n, err = c.conn.Write(c.w.Buf)
-		}
-	} else {
+	behind := c.srv.aof.behind()
+	switch {
+	case (hold || behind) && evented(c.conn):
+		c.conn.Hold(c.w.Buf)
+		n = len(c.w.Buf)
+	case behind:
+		c.srv.aof.sync()
+		n, err = c.conn.Write(c.w.Buf)
+	default:
 		n, err = c.conn.Write(c.w.Buf)
 	}
 	st := &c.srv.stats.slots[c.slot]
@@ -458,22 +474,13 @@ func (s *Server) removeClient(c *Client) {
 	}
 }
 
-// outputOverLimit reports whether a normal client's replies (those
-// being built and those the socket has not taken) passed the normal
-// class's client-output-buffer-limit hard limit, and then closes it, as
-// Redis does asap: a command that writes a huge reply (HRANDFIELD with a
-// huge negative count, KEYS) checks it as it goes and stops.
+// outputOverLimit reports whether c's output (its reply being built and
+// what is queued) passed its client-output-buffer-limit, closing it then
+// (closeOnOutputLimit) or earlier: a command that writes a huge reply
+// (HRANDFIELD with a huge negative count, KEYS) checks it as it goes and
+// stops, as Redis checks each block it adds to its reply list.
 func (c *Client) outputOverLimit() bool {
-	if c.subscribed() || c.replica.Load() != nil || c.conn == nil {
-		return false
-	}
-	lim := c.srv.outputBufferLimit.ClientOutputBufferLimits()[config.ClientNormal]
-	if lim.HardBytes == 0 || uint64(len(c.w.Buf)+c.conn.Pending()) < lim.HardBytes {
-		return false
-	}
-	c.srv.warnf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
-	c.kill()
-	return true
+	return c.killed.Load() || c.closeOnOutputLimit(len(c.w.Buf), false)
 }
 
 // kill closes the client's connection from another goroutine.

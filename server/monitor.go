@@ -55,7 +55,8 @@ func (s *Server) startMonitor(c *Client, first []byte) {
 	go func() {
 		defer close(done)
 		for line := range out {
-			if _, err := c.conn.Write(line); err != nil {
+			_, err := c.conn.Write(line)
+			if err != nil || c.closeOnOutputLimit(0, false) {
 				c.kill()
 				for range out {
 				}

@@ -4,9 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/glob"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/resp"
@@ -53,9 +51,6 @@ type pubsubState struct {
 type clientSubs struct {
 	names  [subKinds][]string
 	counts [subKinds]atomic.Int32
-	// softSince is when the queued output first passed the soft limit
-	// (unix seconds, 0: under it).
-	softSince atomic.Int64
 	// proto mirrors the client's protocol for publishers (0 means 2).
 	proto atomic.Int32
 	// active is subscribed() for c's own goroutine: one plain load on
@@ -68,6 +63,8 @@ type clientSubs struct {
 		sync.Mutex
 		buf, spare []byte
 		scheduled  bool // a writePushes task is queued on the loop
+		// queued is len(buf), for any goroutine (queuedOutput).
+		queued atomic.Int64
 	}
 }
 
@@ -323,34 +320,12 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		c.w.Raw(msg)
 		return
 	}
-	p, ok := c.conn.(interface {
-		Pending() int
-		Invoke(func())
-	})
-	if !ok {
+	if !evented(c.conn) {
 		c.conn.Write(msg) // one goroutine per connection: no loop to batch on
 		return
 	}
-	queuedPushes := c.queuePush(msg)
-	lim := c.srv.outputBufferLimit.ClientOutputBufferLimits()[config.ClientPubSub]
-	queued := uint64(p.Pending() + queuedPushes)
-	over := lim.HardBytes > 0 && queued >= lim.HardBytes
-	switch {
-	case lim.SoftBytes > 0 && queued >= lim.SoftBytes:
-		now := time.Now().Unix()
-		since := c.subs.softSince.Load()
-		if since == 0 {
-			c.subs.softSince.Store(now)
-		} else if now-since > lim.SoftSeconds { // Redis: past the seconds, not at them
-			over = true
-		}
-	case c.subs.softSince.Load() != 0:
-		c.subs.softSince.Store(0)
-	}
-	if over && !c.killed.Load() {
-		c.srv.warnf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
-		c.kill()
-	}
+	c.queuePush(msg)
+	c.closeOnOutputLimit(0, false)
 }
 
 // queuePush appends p to c's push queue, to be written by c's loop, and
@@ -362,6 +337,7 @@ func (c *Client) queuePush(p []byte) int {
 	schedule := !q.scheduled
 	q.scheduled = true
 	n := len(q.buf)
+	q.queued.Store(int64(n))
 	q.Unlock()
 	if schedule {
 		c.conn.Invoke(c.writePushes)
@@ -377,6 +353,7 @@ func (c *Client) writePushes() {
 	buf := q.buf
 	q.buf, q.spare = q.spare[:0], nil
 	q.scheduled = false
+	q.queued.Store(0)
 	q.Unlock()
 	if len(buf) == 0 {
 		return

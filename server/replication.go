@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/replication"
 )
 
@@ -50,21 +49,12 @@ type replicaSink struct{ c *Client }
 
 func (k replicaSink) Send(b []byte) {
 	c := k.c
-	p, ok := c.conn.(interface{ Pending() int })
-	if !ok || !evented(c.conn) {
+	if !evented(c.conn) {
 		c.conn.Write(b)
 		return
 	}
-	queued := uint64(p.Pending() + c.queuePush(b))
-	r := c.replica.Load()
-	if r == nil || !c.replicaOnline.Load() {
-		return
-	}
-	lim := c.srv.outputBufferLimit.ClientOutputBufferLimits()[config.ClientReplica]
-	if lim.HardBytes > 0 && queued >= lim.HardBytes && !c.killed.Load() {
-		c.srv.warnf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
-		c.kill()
-	}
+	c.queuePush(b)
+	c.closeOnOutputLimit(0, false)
 }
 
 // SYNC, PSYNC replicationid offset

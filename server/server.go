@@ -479,6 +479,7 @@ func (s *Server) cron() {
 			}
 			s.resizeQueryBufs(start, everySecond)
 			s.resizeReplyBufs(start)
+			s.outputLimitCron()
 			if everySecond {
 				s.migrates.expire(start)
 			}
