@@ -477,11 +477,21 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 		if err := fw.SelectDB(i, uint64(len(keys)), uint64(expires)); err != nil {
 			return err
 		}
+		// As Redis's rdbSaveKeyValuePair: the idle time under an LRU
+		// policy, the LFU counter under an LFU one (whether or not
+		// maxmemory is set).
+		p := s.evict.policyNow()
 		for _, k := range keys {
 			if err := s.keySaveDelay(snap.kill); err != nil {
 				return err
 			}
-			if err := fw.WriteKey(k.key, k.v, k.expire, -1, -1); err != nil {
+			idle, freq := int64(-1), -1
+			if p.LRU() {
+				idle = k.idle
+			} else if p.LFU() {
+				freq = k.freq
+			}
+			if err := fw.WriteKey(k.key, k.v, k.expire, idle, freq); err != nil {
 				return err
 			}
 		}

@@ -75,7 +75,7 @@ func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 	if exp == 0 {
 		exp = -1
 	}
-	k := snapKey{key: []byte(e.Key()), v: v, expire: exp, idle: e.IdleSeconds()}
+	k := snapKey{key: []byte(e.Key()), v: v, expire: exp, idle: e.IdleSeconds(), freq: cs.s.dbs[db].Freq(e)}
 	cs.mu.Lock()
 	cs.snap.dbs[db] = append(cs.snap.dbs[db], k)
 	cs.mu.Unlock()

@@ -86,7 +86,8 @@ type snapKey struct {
 	key    []byte
 	v      *rdb.Value
 	expire int64 // unix ms, or -1
-	idle   int64 // seconds since last access
+	idle   int64 // seconds since last access (under LRU)
+	freq   int   // the LFU counter (under LFU)
 }
 
 // snapshot is a consistent copy of the dataset: every database's keys and
@@ -131,7 +132,7 @@ func (s *Server) copyDataset() *snapshot {
 			if exp == 0 {
 				exp = -1
 			}
-			keys = append(keys, snapKey{key: []byte(key), v: v, expire: exp, idle: e.IdleSeconds()})
+			keys = append(keys, snapKey{key: []byte(key), v: v, expire: exp, idle: e.IdleSeconds(), freq: db.Freq(e)})
 			return true
 		})
 		snap.dbs[i] = keys
