@@ -123,6 +123,10 @@ func (c *Conn) releaseHeld(n int) {
 		return
 	}
 	c.heldDone += int64(n)
+	n = min(n, c.held.bytes) // what close released is gone
+	if n == 0 {
+		return
+	}
 	if c.fd < 0 {
 		c.held.consume(n)
 		return
@@ -1076,5 +1080,6 @@ func (c *Conn) close() {
 	}
 	c.pending.clear()
 	c.held.clear()
+	c.heldDone = c.heldTotal // nothing held is left for a batch to release
 	c.wmu.Unlock()
 }

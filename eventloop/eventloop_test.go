@@ -1146,6 +1146,57 @@ func TestHoldBatches(t *testing.T) {
 	expectLine("free\n") // no longer holding
 }
 
+// TestHoldReleasedAfterClose: a batch released after its connection
+// closed (the append-only file's flush finishing late) releases nothing
+// and does not panic; the close dropped the held output.
+func TestHoldReleasedAfterClose(t *testing.T) {
+	h := &holdHandler{batches: make(chan *Batch, 8), conn: make(chan *Conn, 1)}
+	g, err := New(1, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Add(s, func(*Conn) {}); err != nil {
+		t.Fatal(err)
+	}
+	client.Write([]byte("h:held\n"))
+	var b *Batch
+	select {
+	case b = <-h.batches:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no batch")
+	}
+	c := <-h.conn
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	gone := func() bool {
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		return c.fd < 0
+	}
+	for !gone() {
+		if time.Now().After(deadline) {
+			t.Fatal("not closed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.Release() // panicked: index out of range in outQueue.consume
+}
+
 // TestPollSpin: poll polls before it blocks only after a short gap, and a
 // poll that found nothing blocks: the thread burns no CPU while it waits.
 func TestPollSpin(t *testing.T) {

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get}
+TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get,set_lru}
 # HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
 # one client runs 250 ms operations on {a} back to back: script (a Lua
 # script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
@@ -74,6 +74,10 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #   set_everysec, set_always
 #              SET with the append-only file on (appendfsync everysec or
 #              always) on both servers, their files on the same disk
+#   set_lru    a write flood at maxmemory: SET of 1 KB values to a million
+#              keys under maxmemory 64mb and allkeys-lru, from an empty
+#              database (each run evicts); the servers' RSS after the last
+#              run is printed below the table
 COUNTER='local current = tonumber(redis.call('"'GET'"', KEYS[1]) or "0")
 if current >= tonumber(ARGV[1]) then
   return 0
@@ -111,6 +115,15 @@ run() {
     aof "$1" "${2#set_}"
     redis-benchmark -p "$1" -t set -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true
     aof "$1" off ;;
+  set_lru)
+    redis-cli -p "$1" flushall >/dev/null
+    redis-cli -p "$1" config set maxmemory-policy allkeys-lru >/dev/null
+    redis-cli -p "$1" config set maxmemory 64mb >/dev/null
+    redis-benchmark -p "$1" -t set -d 1000 -n "$N" -c "$CLIENTS" -P "$3" -r 1000000 -q --csv 2>/dev/null | csv_rps || true
+    redis-cli -p "$1" info memory | awk -F: '/^used_memory_rss:/ {printf "%d", $2/1048576}' >"$tmp/rss.$1"
+    redis-cli -p "$1" config set maxmemory 0 >/dev/null
+    redis-cli -p "$1" config set maxmemory-policy noeviction >/dev/null
+    redis-cli -p "$1" flushall >/dev/null ;;
   tls_set | tls_get)
     redis-benchmark -p "${TLSPORT[$1]}" --tls --cacert "$tmp/certs/ca.crt" -t "${2#tls_}" -n "$N" -c "$CLIENTS" -P "$3" \
       -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true ;;
@@ -168,6 +181,11 @@ for t in "${tests[@]}"; do
     printf '%-10s %-4s %14s %14s %7s\n' "$t" "$p" "$hm" "$rm_" "$ratio"
   done
 done
+
+if [ -f "$tmp/rss.$HPORT" ]; then
+  printf '\nset_lru RSS after the flood (maxmemory 64 MB): hotkv %s MB, redis %s MB\n' \
+    "$(cat "$tmp/rss.$HPORT")" "$(cat "$tmp/rss.$RPORT")"
+fi
 
 # Head-of-line rows: probe round trips on {b} while {a} is busy.
 if [ -n "$HOL" ]; then
