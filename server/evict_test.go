@@ -409,3 +409,29 @@ func TestRDBAccessInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushReturnsMemory: the memory a FLUSHALL frees goes back to the
+// operating system within seconds (Redis's allocator returns it at once;
+// Go's scavenger would keep most of it).
+func TestFlushReturnsMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory makes RSS meaningless")
+	}
+	_, addr := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	before := rssBytes()
+	c.Do("DEBUG", "POPULATE", "1000000")
+	grown := rssBytes() - before
+	if grown < 100<<20 {
+		t.Fatalf("RSS grew by only %d MB with a million keys", grown>>20)
+	}
+	c.Do("FLUSHALL")
+	deadline := time.Now().Add(5 * time.Second)
+	for rssBytes()-before > grown/4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("RSS still %d MB over the start 5 s after FLUSHALL (%d MB with the keys)",
+				(rssBytes()-before)>>20, grown>>20)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -129,8 +129,9 @@ type Server struct {
 		peak  atomic.Int64   // used_memory_peak
 		dbs   []atomic.Int64 // each database's share of bytes
 	}
-	evict  evictState       // evict.go
-	access *keyspace.Access // the databases' access tracking (LRU or LFU)
+	evict     evictState       // evict.go
+	access    *keyspace.Access // the databases' access tracking (LRU or LFU)
+	memReturn memReturn        // memreturn.go
 }
 
 type serverStats struct {
@@ -470,7 +471,7 @@ func (s *Server) cron() {
 			s.activeExpireCycle(hz)
 			s.trackingCron()
 			s.clientsMemory()
-			s.usedMemory(start.UnixMilli()) // keeps used_memory_peak current
+			s.returnMemory(s.usedMemory(start.UnixMilli())) // keeps used_memory_peak current
 			s.sampleInstantaneous(start)
 			everySecond := start.Sub(lastClientsCheck) >= time.Second
 			if everySecond {
