@@ -138,10 +138,12 @@ type Client struct {
 	// memCounted is what clientsMemory last counted for the client,
 	// taken off used_memory as soon as it goes.
 	memCounted atomic.Int64
-	keyPos     []int
-	keys       [][]byte
-	nameBuf    [64]byte
-	argvMem    atomic.Int64
+	// qbufCounted is the query buffer's used bytes in that sum.
+	qbufCounted atomic.Int64
+	keyPos      []int
+	keys        [][]byte
+	nameBuf     [64]byte
+	argvMem     atomic.Int64
 	// qbuf is the query buffer as the connection's goroutine last saw it,
 	// for other clients' CLIENT LIST: used<<32 | free (publishQueryBuf).
 	qbuf       atomic.Uint64
@@ -230,9 +232,10 @@ func (c *Client) publishQueryBuf() {
 	}
 	used, free := c.rd.QueryBufBetween()
 	if v := uint64(used)<<32 | uint64(uint32(free)); c.qbuf.Load() != v {
-		old := c.qbuf.Swap(v)
-		if d := int64(used) - int64(old>>32); d > clientsStaleBytes || d < -clientsStaleBytes {
-			// A big change: the next eviction check sums anew.
+		c.qbuf.Store(v)
+		if d := int64(used) - c.qbufCounted.Load(); d > clientsStaleBytes || d < -clientsStaleBytes {
+			// A big change since the clients' memory was summed: the
+			// next eviction check sums it anew.
 			c.srv.evict.clientsStale.Store(true)
 		}
 	}

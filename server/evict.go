@@ -171,6 +171,11 @@ func (s *Server) performEvictions(fresh int) evictResult {
 	if tofree <= 0 {
 		return ev.metrics(evictOK)
 	}
+	// A little more than the excess (a 1/1024 of maxmemory, at most
+	// 64 KB), so that a write flood does not run a pass, and contend for
+	// ev.mu, on every write. Never enough to change which keys go: those
+	// are still the pool's best.
+	tofree += min(s.maxmemory.Int()/1024, 64<<10)
 	if ev.poolFor != p {
 		ev.pool.Reset()
 		ev.poolFor = p
@@ -387,7 +392,9 @@ func (s *Server) clientsMemory() {
 	s.evict.clientsStale.Store(false)
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
-		n := int64(c.qbuf.Load()>>32) + c.argvMem.Load()
+		qb := int64(c.qbuf.Load() >> 32)
+		c.qbufCounted.Store(qb)
+		n := qb + c.argvMem.Load()
 		if c.conn != nil {
 			n += int64(c.conn.Pending())
 		}
