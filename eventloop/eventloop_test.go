@@ -1073,25 +1073,26 @@ func (h *holdHandler) OnClose(c *Conn) {}
 
 func (h *holdHandler) OnBatchEnd(b *Batch) { h.batches <- b }
 
-// TestHoldBatches: held output goes out only when its batch is released,
-// batches in order, and output written after a hold waits behind it.
-func TestHoldBatches(t *testing.T) {
+// startHold serves one connection with a holdHandler on a group of one
+// loop, closed at the end of the test, and returns the handler and the
+// client's side.
+func startHold(t *testing.T) (*holdHandler, net.Conn) {
 	h := &holdHandler{batches: make(chan *Batch, 8), conn: make(chan *Conn, 1)}
 	g, err := New(1, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	t.Cleanup(func() { g.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	client, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	t.Cleanup(func() { client.Close() })
 	s, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
@@ -1099,6 +1100,13 @@ func TestHoldBatches(t *testing.T) {
 	if err := g.Add(s, func(*Conn) {}); err != nil {
 		t.Fatal(err)
 	}
+	return h, client
+}
+
+// TestHoldBatches: held output goes out only when its batch is released,
+// batches in order, and output written after a hold waits behind it.
+func TestHoldBatches(t *testing.T) {
+	h, client := startHold(t)
 	r := bufio.NewReader(client)
 	expectNothing := func() {
 		t.Helper()
@@ -1150,29 +1158,7 @@ func TestHoldBatches(t *testing.T) {
 // closed (the append-only file's flush finishing late) releases nothing
 // and does not panic; the close dropped the held output.
 func TestHoldReleasedAfterClose(t *testing.T) {
-	h := &holdHandler{batches: make(chan *Batch, 8), conn: make(chan *Conn, 1)}
-	g, err := New(1, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Add(s, func(*Conn) {}); err != nil {
-		t.Fatal(err)
-	}
+	h, client := startHold(t)
 	client.Write([]byte("h:held\n"))
 	var b *Batch
 	select {
