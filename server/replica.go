@@ -141,8 +141,8 @@ func (s *Server) expireReplicaKeys() {
 // min-replicas-to-write asks for: online, and acknowledged within
 // min-replicas-max-lag seconds (Redis's checkGoodReplicasStatus).
 func (s *Server) enoughReplicas() bool {
-	want := s.cfg.Lookup("min-replicas-to-write").Int()
-	maxLag := s.cfg.Lookup("min-replicas-max-lag").Int()
+	want := s.minReplicas.Int()
+	maxLag := s.minReplicasLag.Int()
 	if want == 0 || maxLag == 0 || s.isReplica() {
 		return true
 	}

@@ -51,6 +51,7 @@ type Server struct {
 	// is a map lookup by name): what the gate and the connections read,
 	// and the parameters commands read as they run.
 	maxmemory, protoMaxBulk, queryBufLimit, requirepass                                        *config.Param
+	minReplicas, minReplicasLag                                                                *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
 	outputBufferLimit, rdbCompression, hllSparseMaxBytes                                       *config.Param
 	listMaxListpackSize, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries         *config.Param
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
@@ -199,6 +200,8 @@ func New(cfg *config.Config) *Server {
 		s.dbs[i].OnCapture = func(e *keyspace.Entry) { s.cow.Load().capture(i, e) }
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
+	s.minReplicas = cfg.Lookup("min-replicas-to-write")
+	s.minReplicasLag = cfg.Lookup("min-replicas-max-lag")
 	s.trackingMaxKeys = cfg.Lookup("tracking-table-max-keys")
 	s.latencyThreshold = cfg.Lookup("latency-monitor-threshold")
 	s.latencyTracking = cfg.Lookup("latency-tracking")
