@@ -157,12 +157,12 @@ func (s *Server) performEvictions(fresh int) evictResult {
 	if ev.clientsStale.Load() {
 		s.refreshClientsMemory()
 	}
-	if s.toFree(fresh) <= 0 || s.refreshClientsMemory() && s.toFree(-1) <= 0 {
+	if s.toFree(fresh) <= 0 {
 		return ev.metrics(evictOK)
 	}
 	p := ev.policyNow()
 	if p == evict.NoEviction {
-		return ev.metrics(evictFail)
+		return ev.metrics(s.failUnlessFreed())
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -198,17 +198,28 @@ func (s *Server) performEvictions(fresh int) evictResult {
 			break
 		}
 	}
-	result := evictFail
 	switch {
 	case freed >= tofree:
-		result = evictOK
+		return ev.metrics(evictOK)
 	case evicted > 0 || busy:
 		// Out of time, or only busy keys: the background evictor goes
 		// on, and meanwhile commands are not refused.
 		s.startEvictor()
-		result = evictRunning
+		return ev.metrics(evictRunning)
 	}
-	return ev.metrics(result)
+	return ev.metrics(s.failUnlessFreed())
+}
+
+// failUnlessFreed is a pass's result when nothing could be evicted:
+// evictFail, unless the clients' memory, summed anew (clients that went
+// away since the cron's sum), brings used memory within the limit — so
+// that a stale sum does not refuse writes. It sums at most once a
+// millisecond, however many writes are refused meanwhile.
+func (s *Server) failUnlessFreed() evictResult {
+	if s.refreshClientsMemory() && s.toFree(-1) <= 0 {
+		return evictOK
+	}
+	return evictFail
 }
 
 // metrics records whether memory is over the limit, for INFO's
