@@ -122,7 +122,29 @@ func cmdShutdown(c *Client, args [][]byte) {
 		c.errorReply(s.scripting.busyReply())
 		return
 	}
-	if err := s.saveForShutdown(c, save, nosave); err != nil {
+	if !now {
+		// With replicas behind, wait for them (shutdown-timeout): the
+		// client is blocked until the cron finishes the shutdown — the
+		// process exits — or it is canceled (SHUTDOWN ABORT, a failed
+		// save). A SHUTDOWN sent meanwhile waits for the same end.
+		if canceled, waits := s.waitForReplicas(shutdownFlags{save: save, nosave: nosave, force: force}); waits {
+			s.replicaWait.waiters.Add(1)
+			select {
+			case <-canceled:
+				c.errorReply(errShutdownFailed)
+			case <-s.done:
+				c.closeAfter = true
+			}
+			s.replicaWait.waiters.Add(-1)
+			return
+		}
+	}
+	if s.initialAOFBlocksExit(force) {
+		s.warnf("Errors trying to shut down the server. Check the logs for more information.")
+		c.errorReply(errShutdownFailed)
+		return
+	}
+	if err := s.saveForShutdown(c, save, nosave); err != nil && !force {
 		c.errorReply(errShutdownFailed)
 		return
 	}
@@ -905,21 +927,26 @@ func (s *Server) infoServer(b []byte) []byte {
 	b = fmt.Appendf(b, "lru_clock:%d\r\n", (now.UnixMilli()/1000)&(1<<24-1))
 	b = fmt.Appendf(b, "executable:%s\r\n", exe)
 	b = fmt.Appendf(b, "config_file:%s\r\n", s.cfg.File())
-	return append(b, "io_threads_active:0\r\n"...)
+	b = append(b, "io_threads_active:0\r\n"...)
+	if ms := s.shutdownInMillis(); s.replicaWait.deadline.Load() != 0 {
+		b = fmt.Appendf(b, "shutdown_in_milliseconds:%d\r\n", ms)
+	}
+	return b
 }
 
 func (s *Server) infoClients(b []byte) []byte {
 	s.mu.Lock()
 	n := len(s.mu.clients)
 	s.mu.Unlock()
-	b = fmt.Appendf(b, "connected_clients:%d\r\n", n)
+	// Replicas are not counted, as in Redis.
+	b = fmt.Appendf(b, "connected_clients:%d\r\n", n-len(s.repl.Replicas()))
 	b = append(b, "cluster_connections:0\r\n"...)
 	b = fmt.Appendf(b, "maxclients:%d\r\n", s.cfg.Lookup("maxclients").Int())
 	b = append(b, "client_recent_max_input_buffer:0\r\n"+
 		"client_recent_max_output_buffer:0\r\n"...)
 	// Postponed clients count as blocked, as in Redis (BLOCKED_POSTPONE),
 	// but are in no timeout table.
-	b = fmt.Appendf(b, "blocked_clients:%d\r\n", s.blockedCount()+s.pause.count.Load())
+	b = fmt.Appendf(b, "blocked_clients:%d\r\n", s.blockedCount()+s.pause.count.Load()+s.replicaWait.waiters.Load())
 	return fmt.Appendf(b, "tracking_clients:%d\r\nclients_in_timeout_table:%d\r\n", s.tracking.clients.Load(), s.blockedCount())
 }
 

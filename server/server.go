@@ -130,9 +130,10 @@ type Server struct {
 		peak  atomic.Int64   // used_memory_peak
 		dbs   []atomic.Int64 // each database's share of bytes
 	}
-	evict     evictState       // evict.go
-	access    *keyspace.Access // the databases' access tracking (LRU or LFU)
-	memReturn memReturn        // memreturn.go
+	evict       evictState       // evict.go
+	access      *keyspace.Access // the databases' access tracking (LRU or LFU)
+	memReturn   memReturn        // memreturn.go
+	replicaWait replicaWait      // shutdown.go: a shutdown waiting for its replicas
 }
 
 type serverStats struct {
@@ -471,6 +472,8 @@ func (s *Server) cron() {
 				continue
 			}
 			s.cronShutdown()
+			s.replicaWaitCron()
+			s.replicaWaitCron()
 			s.activeExpireCycle(hz)
 			s.trackingCron()
 			s.clientsMemory()
