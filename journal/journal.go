@@ -81,6 +81,14 @@ func (j *Journal) Offset() int64 {
 	return j.offset
 }
 
+// Position returns the stream's offset and its current database (-1
+// when the next unit starts with a SELECT: Redis's slaveseldb).
+func (j *Journal) Position() (offset int64, db int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.offset, j.db
+}
+
 // Subscribe makes s receive the units appended from now on; subscribing
 // it again does nothing. The stream's first subscriber starts it afresh:
 // its next unit starts with a SELECT.

@@ -640,14 +640,20 @@ func (db *DB) Swap(other *DB) {
 // ForEach calls fn for every live key until fn returns false. It holds one
 // shard's lock at a time, so fn must not call into the DB; for a
 // consistent view the caller holds the global lock exclusively.
-func (db *DB) ForEach(fn func(key string, e *Entry) bool) {
+func (db *DB) ForEach(fn func(key string, e *Entry) bool) { db.forEach(fn, true) }
+
+// ForEachStored is ForEach over every stored key, expired ones included
+// (a snapshot saves them, as Redis's rdbSaveDb: a load counts them).
+func (db *DB) ForEachStored(fn func(key string, e *Entry) bool) { db.forEach(fn, false) }
+
+func (db *DB) forEach(fn func(key string, e *Entry) bool, liveOnly bool) {
 	now := db.expiryNow()
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.RLock()
 		more := true
 		s.m.each(func(_ uint64, e *Entry) bool {
-			if e.expire != 0 && e.expire <= now {
+			if liveOnly && e.expire != 0 && e.expire <= now {
 				return true
 			}
 			more = fn(e.key, e)

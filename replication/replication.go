@@ -130,11 +130,17 @@ const noReplID = "0000000000000000000000000000000000000000"
 // replication ID is the master's and the stream (offset, backlog) goes on
 // from offset — reset there after a full synchronization (full), kept
 // after a partial one. The backlog is created if there is none (a replica
-// keeps one, to serve its own replicas and a promotion).
+// keeps one, to serve its own replicas and a promotion). A partial one
+// under a new ID (the master restarted, or was promoted) keeps the old ID
+// as the second, up to this offset, as Redis's replica does on +CONTINUE
+// with another ID: its own replicas may continue with it.
 func (m *Master) Follow(replID string, offset int64, full bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.following.Store(true)
+	if old := m.ReplID(); !full && old != replID {
+		m.replID2, m.secondOffset = old, m.j.Offset()+1
+	}
 	m.SetReplID(replID)
 	if m.bl == nil {
 		m.bl = &backlog{sizeFn: m.backlogSize, size: m.backlogSize()}
@@ -157,6 +163,34 @@ func (m *Master) Promote() {
 	m.replID2 = m.ReplID()
 	m.secondOffset = m.j.Offset() + 1
 	m.SetReplID(NewReplID())
+}
+
+// SaveInfo returns what a snapshot records of the stream for a restart
+// to continue it (Redis's rdbPopulateSaveInfo): the replication ID, the
+// offset and the stream's database; false when there is nothing to
+// continue — a master without a backlog (no replica ever followed it, or
+// repl-backlog-ttl freed it), or a replica (it follows its master's ID).
+// The caller holds what keeps the dataset and the stream still (the
+// exclusive global lock).
+func (m *Master) SaveInfo() (id string, offset int64, db int, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.bl == nil || m.following.Load() {
+		return "", 0, 0, false
+	}
+	offset, db = m.j.Position()
+	return m.ReplID(), offset, max(db, 0), true
+}
+
+// Restart continues, on a master that just started, the stream a
+// snapshot recorded (SaveInfo): the stream's offset is the recorded one,
+// with an empty backlog from there, and a new replication ID, the
+// recorded one kept as the second, so that the replicas of the master
+// before the restart continue with a partial resynchronization (Redis's
+// loadDataFromDisk).
+func (m *Master) Restart(id string, offset int64) {
+	m.Follow(id, offset, true)
+	m.Promote()
 }
 
 // Second returns the second replication ID and offset (INFO's

@@ -448,11 +448,16 @@ func debugLoadAOF(c *Client) {
 // encodeSnapshot writes snap as an RDB file to w (aofBase: as the base
 // of an append-only file).
 func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOptions, aofBase bool) error {
+	repl := snap.repl
+	if aofBase {
+		repl = nil // as Redis's rewrite, which records no stream state
+	}
 	fw, err := rdb.NewFileWriter(w, rdb.FileWriterOptions{
 		RedisVersion:    RedisVersion,
 		CTime:           time.Now().Unix(),
 		UsedMem:         s.usedMemory(time.Now().UnixMilli()),
 		AOFBase:         aofBase,
+		Repl:            repl,
 		DisableChecksum: !s.cfg.Lookup("rdbchecksum").Bool(),
 		Encode:          opts,
 	})

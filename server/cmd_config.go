@@ -144,6 +144,8 @@ func (s *Server) resetStats() {
 		&st.totalErrorReplies, &st.panics, &st.evicted,
 		&st.expireCycleKeys, &st.expireCycleCPUMicros, &st.lazyfreed,
 		&s.replyBuf.shrinks, &s.replyBuf.expands,
+		&s.replStats.full, &s.replStats.partialOK, &s.replStats.partialErr,
+		&s.evict.overTotal, &s.evict.overSince,
 	} {
 		v.Store(0)
 	}

@@ -40,7 +40,7 @@ type cowSnap struct {
 func (s *Server) startSnapshot() *cowSnap {
 	s.completeSnapshot()
 	cs := &cowSnap{s: s, ready: make(chan struct{}),
-		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty()}}
+		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo()}}
 	for _, l := range s.scripting.engine.Libraries() {
 		cs.snap.functions = append(cs.snap.functions, l.Code)
 	}

@@ -95,7 +95,10 @@ type snapKey struct {
 type snapshot struct {
 	dbs       [][]snapKey
 	functions []string
-	dirty     int64 // the write commands it covers
+	// repl is the replication stream's state at the snapshot, written in
+	// the file's auxiliary fields (nil: none; replication.Master.SaveInfo).
+	repl  *rdb.ReplInfo
+	dirty int64 // the write commands it covers
 	// kill, when closed, stops writing the snapshot (errSaveKilled);
 	// nil for a save nothing can kill.
 	kill <-chan struct{}
@@ -115,10 +118,10 @@ func (s *Server) takeSnapshot(g *lock.Guard) *snapshot {
 // copyDataset copies the dataset; the caller holds the global lock
 // exclusively.
 func (s *Server) copyDataset() *snapshot {
-	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty()}
+	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo()}
 	for i, db := range s.dbs {
 		keys := make([]snapKey, 0, db.Len())
-		db.ForEach(func(key string, e *keyspace.Entry) bool {
+		db.ForEachStored(func(key string, e *keyspace.Entry) bool {
 			// Keys already expired are saved too, as Redis 7.0's
 			// rdbSaveDb does: a load skips them and counts them.
 			exp := e.Expire()
@@ -141,6 +144,16 @@ func (s *Server) copyDataset() *snapshot {
 		snap.functions = append(snap.functions, l.Code)
 	}
 	return snap
+}
+
+// replSaveInfo is the replication state a snapshot records (the caller
+// holds the global lock exclusively), nil when there is none.
+func (s *Server) replSaveInfo() *rdb.ReplInfo {
+	id, offset, db, ok := s.repl.SaveInfo()
+	if !ok {
+		return nil
+	}
+	return &rdb.ReplInfo{StreamDB: db, ID: id, Offset: offset}
 }
 
 // rdbPath is the snapshot file: dbfilename in dir.
@@ -362,6 +375,22 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 		}
 	}
 	fr.SkipChecksum = !s.cfg.Lookup("rdbchecksum").Bool() || s.skipChecksum.Load()
+	var repl replAux
+	fr.OnAux = repl.read
+	if startup {
+		// A master that continues its stream (replAux) propagates the
+		// keys the load found expired, as Redis feeds its backlog while
+		// it loads: its replicas continue with them.
+		onKey := fr.OnKey
+		fr.OnKey = func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
+			expired := counts.expired
+			err := onKey(i, key, v, expireMs, idle, freq)
+			if counts.expired != expired && repl.valid() {
+				repl.expired = append(repl.expired, dbKey{i, string(key)})
+			}
+			return err
+		}
+	}
 	info, err := fr.Read(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		if startup {
@@ -384,7 +413,55 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 		s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
 	}
 	s.logf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
+	if _, _, replica := s.cfg.Lookup("replicaof").ReplicaOf(); startup && repl.valid() && !replica {
+		// The replicas of the master before the restart may continue.
+		s.repl.Restart(repl.id, repl.offset)
+		for _, k := range repl.expired {
+			s.propagateDel(k.db, k.key)
+		}
+	}
 	return nil
+}
+
+// replAux collects the replication fields of a snapshot being loaded.
+type replAux struct {
+	id           string
+	offset, db   int64
+	seenOffset   bool
+	seenStreamDB bool
+	expired      []dbKey // the keys the load found expired
+}
+
+// dbKey is a key of a database.
+type dbKey struct {
+	db  int
+	key string
+}
+
+func (r *replAux) read(key, value []byte) error {
+	switch string(key) {
+	case "repl-id":
+		r.id = string(value)
+	case "repl-offset":
+		r.offset, r.seenOffset = parseIntDefault(value), true
+	case "repl-stream-db":
+		r.db, r.seenStreamDB = parseIntDefault(value), true
+	}
+	return nil
+}
+
+// valid is Redis's check: an ID, an offset and a stream database (older
+// versions wrote -1 there wrongly).
+func (r *replAux) valid() bool {
+	return len(r.id) == 40 && r.seenOffset && r.offset != -1 && r.seenStreamDB && r.db != -1
+}
+
+// parseIntDefault is parseInt, -1 for what is not an integer.
+func parseIntDefault(b []byte) int64 {
+	if n, ok := parseInt(b); ok {
+		return n
+	}
+	return -1
 }
 
 // reportFileError logs, for a file whose content Redis would refuse at

@@ -255,10 +255,14 @@ func (s *Server) startReplication(host string, port int) {
 			}
 		},
 		Synced: func(replID string, offset int64, full bool) {
+			changed := s.repl.ReplID() != replID
 			if full {
 				s.disconnectReplicas() // they resynchronize with the new data
 			}
 			s.repl.Follow(replID, offset, full)
+			if !full && changed {
+				s.disconnectReplicas() // they learn the new ID, and continue
+			}
 		},
 		Proxy: s.journal.AppendRaw,
 		Logf:  func(f string, a ...any) { s.logf(f, a...) },

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -82,4 +83,56 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the replica caught up and the server did not shut down")
 	}
+}
+
+// TestMasterRestartPartialResync is integration/psync2-master-restart's
+// case: a master's snapshot records its replication ID and offset; after
+// a restart from it the master continues the stream under a new ID with
+// the old one second, so its replica continues with a partial
+// resynchronization — and keys that expired while it was down reach the
+// replica as DELs.
+func TestMasterRestartPartialResync(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "3600"}
+	s1, master := startServer(t, args...)
+	host, port, _ := net.SplitHostPort(master)
+	_, replica := startServer(t, "--replicaof", host, port)
+	m, r := difftest.Dial(t, master), difftest.Dial(t, replica)
+	waitFor(t, func() bool { return bhvField(r.Do("INFO", "replication"), "master_link_status") == "up" })
+	m.Do("SET", "k", "v")
+	m.Do("SET", "short", "v", "PX", "300")
+	offset := bhvField(m.Do("INFO", "replication"), "master_repl_offset")
+	waitFor(t, func() bool { return bhvField(r.Do("INFO", "replication"), "master_repl_offset") == offset })
+	replid := bhvField(m.Do("INFO", "replication"), "master_replid")
+	m.Send(difftest.Encode("SHUTDOWN", "SAVE", "NOW"))
+	<-s1.Done()
+	time.Sleep(400 * time.Millisecond) // "short" expires while the master is down
+
+	_, master2 := startServer(t, append(args, "--port", port)...)
+	m2 := difftest.Dial(t, master2)
+	info := m2.Do("INFO", "replication")
+	if got := bhvField(info, "master_replid2"); got != replid {
+		t.Fatalf("master_replid2 %s, want the replication ID before the restart %s", got, replid)
+	}
+	if got := bhvField(info, "second_repl_offset"); got != fmt.Sprint(mustAtoi(t, offset)+1) {
+		t.Errorf("second_repl_offset %s after offset %s", got, offset)
+	}
+	waitFor(t, func() bool {
+		return bhvField(m2.Do("INFO", "stats"), "sync_partial_ok") == "1" &&
+			r.Do("EXISTS", "short") == ":0\r\n"
+	})
+	if got := bhvField(m2.Do("INFO", "stats"), "sync_full"); got != "0" {
+		t.Errorf("sync_full %s: the replica resynchronized in full", got)
+	}
+	if got := r.Do("GET", "k"); got != "$1\r\nv\r\n" {
+		t.Errorf("replica GET k: %q", got)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
