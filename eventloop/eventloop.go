@@ -124,7 +124,9 @@ func (c *Conn) releaseHeld(n int) {
 	}
 	c.heldDone += int64(n)
 	if c.fd < 0 {
-		c.held.consume(n)
+		// Closed: close dropped the held output, which a batch handed
+		// out before may still name.
+		c.held.consume(min(n, c.held.bytes))
 		return
 	}
 	wasEmpty := c.pending.bytes == 0

@@ -1219,3 +1219,54 @@ func TestPollSpin(t *testing.T) {
 		t.Fatal(n, err, st.spin)
 	}
 }
+
+// TestHoldReleasedAfterClose: a batch released after its connection was
+// closed (by another goroutine, as a client evicted or over its output
+// limits) drops what that connection held, without a panic.
+func TestHoldReleasedAfterClose(t *testing.T) {
+	h := &holdHandler{batches: make(chan *Batch, 8), conn: make(chan *Conn, 1)}
+	g, err := New(1, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Add(s, func(*Conn) {}); err != nil {
+		t.Fatal(err)
+	}
+	client.Write([]byte("h:held\n"))
+	var b *Batch
+	select {
+	case b = <-h.batches:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no batch")
+	}
+	c := <-h.conn
+	c.Close()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		c.wmu.Lock()
+		dropped := c.fd < 0
+		c.wmu.Unlock()
+		if dropped {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the connection was not dropped")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.Release()
+}
