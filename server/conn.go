@@ -126,8 +126,15 @@ type Client struct {
 	// class's soft limit (unix seconds; 0: under it), for any goroutine
 	// (outputLimitReached).
 	obufSoftSince atomic.Int64
-	noEvict       bool
-	noTouch       bool
+	// noEvict is CLIENT NO-EVICT, read by the client eviction's passes.
+	noEvict atomic.Bool
+	// For the client eviction (cevict.go), for any goroutine: what the
+	// client last counted toward maxmemory-clients; set once it is gone;
+	// its transaction's memory (multi-mem) and queued commands (-1: none);
+	// its tracking prefixes.
+	cevMem, multiMem, multiCount, trkPrefixes atomic.Int64
+	memGone                                   atomic.Bool
+	noTouch                                   bool
 	// preOOM is set when the gate's eviction pass for the current command
 	// left memory over maxmemory (Redis's pre_command_oom_state): EXEC
 	// and scripts refuse their deny-OOM work by it.
@@ -182,6 +189,7 @@ func (s *Server) newClient(conn transport) *Client {
 	c.setDefaultAuth()
 	c.lastActive.Store(c.created.UnixMilli())
 	c.initReplyBuf(c.created)
+	c.multiCount.Store(-1)
 	s.mu.Lock()
 	s.mu.clients[id] = c
 	s.mu.Unlock()
@@ -405,7 +413,10 @@ func (c *Client) flush() error { return c.flushReplies(false) }
 func (c *Client) flushHeld() error { return c.flushReplies(true) }
 
 // flushReplies is flush; hold: hold the replies even when the
-// append-only file is up to date.
+// append-only file is up to date. The client's memory is checked against
+// maxmemory-clients before the replies go out (what its input and
+// commands changed: a CONFIG SET that lowered the limit evicts before it
+// answers) and after (its queued output).
 func (c *Client) flushReplies(hold bool) error {
 	c.mark = 0
 	if c.busy.Load() {
@@ -420,12 +431,19 @@ func (c *Client) flushReplies(hold bool) error {
 		c.trackingDrain() // invalidations after these replies
 	}
 	if len(c.w.Buf) == 0 {
+		c.checkClientMemory()
 		return nil
 	}
 	if c.outputQueued(len(c.w.Buf)) && c.closeOnOutputLimit(len(c.w.Buf), false) {
 		c.w.Reset() // closed without the reply, as Redis's closeClientOnOutputBufferLimitReached
 		return nil
 	}
+	c.checkClientMemory()
+	if c.killed.Load() {
+		c.w.Reset() // evicted
+		return nil
+	}
+	defer c.checkClientMemory()
 	c.noteReplyBytes(len(c.w.Buf))
 	var n int
 	var err error
@@ -469,6 +487,8 @@ func (s *Server) removeClient(c *Client) {
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()
 	s.forgetClientMemory(c)
+	c.memGone.Store(true)
+	s.forgetMemory(c)
 	if c.monitor {
 		s.stopMonitor(c)
 	}

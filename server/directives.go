@@ -63,5 +63,4 @@ var unreadParams = map[string]string{
 	"key-load-delay":                        "not done: a testing hook of Redis's suite that slows loading",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
 	"shutdown-timeout":                      "not done (#18): SHUTDOWN does not wait for replicas to catch up",
-	"maxmemory-clients":                     "not done (#19): no client eviction yet",
 }
