@@ -105,6 +105,10 @@ type Reader struct {
 	// BeforeBlock, when set, runs before the Reader blocks on rd: the
 	// connection flushes its pending replies there.
 	BeforeBlock func() error
+	// AfterRead, when set, runs after each read that brought input; an
+	// error it returns ends ReadCommand with it. (The connection checks
+	// its memory there as a big argument arrives.)
+	AfterRead func() error
 }
 
 // NewReader returns a Reader reading from rd.
@@ -133,13 +137,17 @@ func (r *Reader) QueryBuf() (used, free int) {
 //
 // While a big argument is awaited, used is what came of it (the request's
 // bytes before it are counted as free), as Redis keeps such an argument
-// alone in its query buffer.
+// alone in its query buffer; and free is the room the whole request will
+// take, as Redis makes room for a big argument as soon as it knows its
+// length (the buffer here grows only as the data comes).
 func (r *Reader) QueryBufBetween() (used, free int) {
 	used = r.w - r.r
+	size := len(r.buf)
 	if r.bigArg > 0 && r.bigArg <= used {
 		used -= r.bigArg
+		size = max(size, r.need)
 	}
-	return used, len(r.buf) - used
+	return used, size - used
 }
 
 // Shrink gives back the room a large command left, as Redis's
@@ -205,6 +213,11 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 		}
 		if err := r.fill(); err != nil {
 			return nil, err
+		}
+		if r.AfterRead != nil {
+			if err := r.AfterRead(); err != nil {
+				return nil, err
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -223,6 +224,25 @@ func (c *Client) checkClientMemory() {
 	if s.cev.sum.Load() >= limit && int64(monoNow()) >= s.cev.quietUntil.Load() {
 		s.evictClients(false)
 	}
+}
+
+// errEvicted ends the input of a client evicted as it was read.
+var errEvicted = errors.New("client evicted")
+
+// afterRead checks c's memory as its input arrives (resp.Reader's
+// AfterRead), so that a client sending a big argument is evicted as its
+// query buffer grows, as Redis checks after each read, not only once the
+// input stops. It runs on c's goroutine.
+func (c *Client) afterRead() error {
+	if c.srv.clientEvictionLimit() == 0 {
+		return nil
+	}
+	c.publishQueryBuf()
+	c.checkClientMemory()
+	if c.killed.Load() {
+		return errEvicted
+	}
+	return nil
 }
 
 // requestClientEviction recounts c's memory, which another goroutine

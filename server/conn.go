@@ -190,6 +190,7 @@ func (s *Server) newClient(conn transport) *Client {
 	c.lastActive.Store(c.created.UnixMilli())
 	c.initReplyBuf(c.created)
 	c.multiCount.Store(-1)
+	c.rd.AfterRead = c.afterRead
 	s.mu.Lock()
 	s.mu.clients[id] = c
 	s.mu.Unlock()
