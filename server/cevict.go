@@ -293,18 +293,21 @@ func (s *Server) evictClients(force bool) {
 		mem int64
 	}
 	var cands []candidate
+	var total int64 // the clients' memory as this pass counted it
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
 		if limit == 0 {
 			s.forgetMemory(c) // off: nothing is counted
 			continue
 		}
-		if n := s.recountMemory(c); n > 0 && c.evictable() {
+		n := s.recountMemory(c)
+		total += n
+		if n > 0 && c.evictable() {
 			cands = append(cands, candidate{c, n})
 		}
 	}
 	s.mu.Unlock()
-	if limit == 0 || ev.sum.Load() < limit {
+	if limit == 0 || total < limit {
 		return
 	}
 	if !force && int64(monoNow()) < ev.quietUntil.Load() {
@@ -319,13 +322,17 @@ func (s *Server) evictClients(force bool) {
 		}
 		return 0
 	})
+	// Evicted until the memory this pass counted is under the limit: a
+	// client whose memory grew meanwhile (on another goroutine) runs its
+	// own check, and a pass that ranks it by its new size.
 	for _, x := range cands {
-		if ev.sum.Load() < limit {
+		if total < limit {
 			return
 		}
 		s.evictClient(x.c)
+		total -= x.mem
 	}
-	if ev.sum.Load() >= limit {
+	if total >= limit {
 		now := int64(monoNow())
 		ev.quietUntil.Store(now + int64(10*time.Millisecond))
 		if last := ev.lastWarn.Load(); now-last >= int64(time.Second) && ev.lastWarn.CompareAndSwap(last, now) {

@@ -150,7 +150,7 @@ func TestClientEviction(t *testing.T) {
 			}},
 		{name: "output", limit: "1mb", want: `connected [], evicted_clients 1`,
 			fill: func(t *testing.T, addr string, c *difftest.Conn) {
-				c.Do("SET", "big", strings.Repeat("x", 1<<20))
+				c.Do("SETRANGE", "big", strconv.Itoa(1<<20-1), "x")
 				v := cevVictim(t, addr, "v1", false)
 				for i := 0; i < 10; i++ {
 					v.Write(difftest.Encode("GET", "big"))
