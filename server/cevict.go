@@ -22,9 +22,9 @@ import (
 // recount it) and summed in clientEvictState.sum, so that the check made
 // whenever a client's memory changes is two atomic loads. A client's
 // memory is recounted, and the limit checked, as Redis's
-// updateClientMemUsageAndBucket and evictClients are called: when its
-// replies are flushed, which its loop does after reading input (a query
-// buffer that grows with a large argument), after its commands and when
+// updateClientMemUsageAndBucket and evictClients are called: after each
+// read of its input (afterRead: a query buffer that grows with a big
+// argument); when its replies are flushed, after its commands and when
 // output is queued; when another goroutine queues output for it (a
 // pub/sub message, an invalidation: the eviction then runs on a
 // goroutine of its own, as the queuing side may hold leaf locks); and in
