@@ -504,6 +504,12 @@ func (c *Client) outputOverLimit() bool {
 	return c.killed.Load() || c.closeOnOutputLimit(len(c.w.Buf), false)
 }
 
+// replyOverLimit is outputOverLimit for a reply of n bytes about to be
+// added: it closes c when that reply would pass its output limits.
+func (c *Client) replyOverLimit(n int) bool {
+	return c.killed.Load() || c.closeOnOutputLimit(len(c.w.Buf)+n, false)
+}
+
 // kill closes the client's connection from another goroutine.
 func (c *Client) kill() {
 	c.killed.Store(true)
