@@ -128,6 +128,8 @@ func (c *Conn) releaseHeld(n int) {
 		return
 	}
 	if c.fd < 0 {
+		// Closed: close dropped the held output, which a batch handed
+		// out before may still name.
 		c.held.consume(n)
 		return
 	}

@@ -34,6 +34,9 @@ const (
 	ReadChunk = 16 * 1024
 
 	initialBufSize = 16 * 1024
+	// BigArg is Redis's PROTO_MBULK_BIG_ARG: a bulk this long or longer
+	// is a big argument, which the buffer is sized for.
+	BigArg = 32 * 1024
 	// resizeAbove is Redis's PROTO_RESIZE_THRESHOLD: a buffer larger
 	// than this and twice its recent peak is cut back (Shrink).
 	resizeAbove = 32 * 1024
@@ -71,6 +74,10 @@ type Reader struct {
 	buf  []byte
 	r, w int // unparsed data is buf[r:w]
 	need int // bytes buf[r:] must hold before a parse can succeed
+	// bigArg is, while a bulk of at least BigArg bytes is awaited, the
+	// offset of its data from r (0: none): QueryBufBetween reports that
+	// bulk alone, and fill grows the buffer just to hold it.
+	bigArg int
 	// peak is the most input held at once since the last Shrink.
 	peak int
 
@@ -98,6 +105,10 @@ type Reader struct {
 	// BeforeBlock, when set, runs before the Reader blocks on rd: the
 	// connection flushes its pending replies there.
 	BeforeBlock func() error
+	// AfterRead, when set, runs after each read that brought input; an
+	// error it returns ends ReadCommand with it. (The connection checks
+	// its memory there as a big argument arrives.)
+	AfterRead func() error
 }
 
 // NewReader returns a Reader reading from rd.
@@ -123,9 +134,20 @@ func (r *Reader) QueryBuf() (used, free int) {
 // QueryBufBetween reports the query buffer as CLIENT LIST shows it
 // between commands: the unparsed input (used) and the room the buffer has
 // besides it (free), as Redis's buffer once the commands it held ran.
+//
+// While a big argument is awaited, used is what came of it (the request's
+// bytes before it are counted as free), as Redis keeps such an argument
+// alone in its query buffer; and free is the room the whole request will
+// take, as Redis makes room for a big argument as soon as it knows its
+// length (the buffer here grows only as the data comes).
 func (r *Reader) QueryBufBetween() (used, free int) {
 	used = r.w - r.r
-	return used, len(r.buf) - used
+	size := len(r.buf)
+	if r.bigArg > 0 && r.bigArg <= used {
+		used -= r.bigArg
+		size = max(size, r.need)
+	}
+	return used, size - used
 }
 
 // Shrink gives back the room a large command left, as Redis's
@@ -176,7 +198,7 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 			}
 			if n > 0 {
 				r.r += n
-				r.need = 0
+				r.need, r.bigArg = 0, 0
 				if len(args) == 0 {
 					continue // empty inline line or *0: Redis skips it
 				}
@@ -191,6 +213,11 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 		}
 		if err := r.fill(); err != nil {
 			return nil, err
+		}
+		if r.AfterRead != nil {
+			if err := r.AfterRead(); err != nil {
+				return nil, err
+			}
 		}
 	}
 }
@@ -267,8 +294,15 @@ func (r *Reader) fill() error {
 			copy(r.buf, r.buf[r.r:r.w])
 		} else {
 			// Grow by doubling, as data arrives: a huge declared length
-			// never allocates up front.
-			nb := make([]byte, max(2*len(r.buf), initialBufSize))
+			// never allocates up front. A big argument that makes most
+			// of the request gets room for just itself at the last step,
+			// as Redis sizes its query buffer for one (so that qbuf-free,
+			// and the client's memory, are not twice what it sent).
+			size := max(2*len(r.buf), initialBufSize)
+			if r.bigArg > 0 && r.need < size && 2*(r.need-r.bigArg) >= len(r.buf) {
+				size = max(r.need, pending+1)
+			}
+			nb := make([]byte, size)
 			copy(nb, r.buf[r.r:r.w])
 			r.buf = nb
 		}
@@ -338,7 +372,7 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 				r.mbLeft = 0
 				return nil, 0, errTooBigBulkCount
 			}
-			r.need = pos + 1
+			r.need, r.bigArg = pos+1, 0
 			return nil, 0, nil
 		}
 		if rest[0] != '$' {
@@ -358,12 +392,15 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 		if size > int64(math.MaxInt-2-start) {
 			// Larger than any buffer: wait until the query buffer
 			// limit or the peer ends it.
-			r.need = math.MaxInt
+			r.need, r.bigArg = math.MaxInt, 0
 			return nil, 0, nil
 		}
 		end := start + int(size)
 		if end+2 > len(b) {
-			r.need = end + 2
+			r.need, r.bigArg = end+2, 0
+			if size >= BigArg {
+				r.bigArg = start
+			}
 			return nil, 0, nil
 		}
 		r.spans = append(r.spans, span{start, end})

@@ -297,6 +297,32 @@ func TestReaderQueryBuf(t *testing.T) {
 	}
 }
 
+// TestReaderBigArgQueryBuf: while a big argument is awaited, the query
+// buffer reports what came of it alone (Redis keeps such an argument by
+// itself in its query buffer) with the room the request will take, and
+// the buffer grows to hold just the request rather than twice its size.
+func TestReaderBigArgQueryBuf(t *testing.T) {
+	const n = 300000
+	head := "*1\r\n$300000\r\n"
+	r := NewReader(strings.NewReader(head + strings.Repeat("v", n)))
+	if _, err := r.ReadCommand(); err != io.EOF {
+		t.Fatalf("ReadCommand: %v, want EOF (the argument is incomplete)", err)
+	}
+	used, free := r.QueryBufBetween()
+	if used != n || used+free != len(head)+n+2 {
+		t.Fatalf("QueryBufBetween() = %d, %d; want %d and room for %d", used, free, n, len(head)+n+2)
+	}
+	if len(r.buf) > len(head)+n+2 {
+		t.Fatalf("a buffer of %d for a request of %d", len(r.buf), len(head)+n+2)
+	}
+	// As soon as its length is known, the room it will take.
+	r = NewReader(strings.NewReader(head + strings.Repeat("v", 1000)))
+	r.ReadCommand()
+	if used, free := r.QueryBufBetween(); used != 1000 || used+free != len(head)+n+2 {
+		t.Fatalf("QueryBufBetween() = %d, %d at the start of the argument", used, free)
+	}
+}
+
 func TestParseInt(t *testing.T) {
 	for _, tc := range []struct {
 		in string

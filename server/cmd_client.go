@@ -199,26 +199,24 @@ const clientBaseMem = 1024
 func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now time.Time) []byte {
 	cl.mu.Lock()
 	name, proto := cl.mu.name, cl.w.Proto
-	monitor, noEvict, noTouch := cl.monitor, cl.noEvict, cl.noTouch
+	monitor, noTouch := cl.monitor, cl.noTouch
 	cl.mu.Unlock()
 
-	var qbuf, qbufFree, argvMem, obl int
+	m := cl.memory()
+	multi := cl.multiCount.Load()
 	if cl == c {
-		qbuf, qbufFree = c.rd.QueryBuf()
+		// Its own buffers, as they are now.
+		c.publishMultiMem()
+		m.multi, multi = c.multiMem.Load(), c.multiCount.Load()
+		qbuf, qbufFree := c.rd.QueryBuf()
+		m.qbuf, m.qbufFree = int64(qbuf), int64(qbufFree)
+		m.argv = 0
 		for _, a := range args {
-			argvMem += len(a)
+			m.argv += int64(len(a))
 		}
-		obl = len(c.w.Buf)
-	} else {
-		argvMem = int(cl.argvMem.Load())
-		q := cl.qbuf.Load()
-		qbuf, qbufFree = int(q>>32), int(uint32(q))
+		m.obl = int64(len(c.w.Buf))
 	}
-	// The output queued beyond the reply buffer (the connection's
-	// blocks, the push queue) is what Redis reports as its reply list.
-	omem, oll := cl.queuedOutput()
-	rbs, rbp := int(cl.rbuf.size.Load()), int(cl.rbuf.peak.Load())
-	totMem := clientBaseMem + rbs + qbuf + qbufFree + argvMem + obl + omem
+	rbp := cl.rbuf.peak.Load()
 
 	flags := make([]byte, 0, 4)
 	// In Redis's order (catClientInfoString).
@@ -235,7 +233,7 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 		flags = append(flags, 'b')
 	}
 	flags = trackingFlags(flags, cl)
-	if noEvict {
+	if cl.noEvict.Load() {
 		flags = append(flags, 'e')
 	}
 	if noTouch {
@@ -253,10 +251,10 @@ func (c *Client) appendClientInfo(dst []byte, cl *Client, args [][]byte, now tim
 	dst = fmt.Appendf(dst, "id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d",
 		cl.id, peerString(cl.conn.RemoteAddr()), peerString(cl.conn.LocalAddr()), cl.conn.Fd(),
 		name, nowSec-cl.created.Unix(), nowSec-cl.lastActive.Load()/1000, flags, cl.dbIndex.Load())
-	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=-1 qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=0",
-		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), qbuf, qbufFree, argvMem)
+	dst = fmt.Appendf(dst, " sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d",
+		cl.subs.counts[subChannel].Load(), cl.subs.counts[subPattern].Load(), cl.subs.counts[subShard].Load(), multi, m.qbuf, m.qbufFree, m.argv, m.multi)
 	dst = fmt.Appendf(dst, " rbs=%d rbp=%d obl=%d oll=%d omem=%d tot-mem=%d events=r cmd=%s user=%s redir=%d resp=%d",
-		rbs, rbp, obl, oll, omem, totMem, cmd, cl.userName(), cl.trackingRedir(), proto)
+		m.rbs, rbp, m.obl, m.oll, m.omem, m.total(), cmd, cl.userName(), cl.trackingRedir(), proto)
 	return dst
 }
 
@@ -377,16 +375,14 @@ func (c *Client) onOff(b []byte) (on, ok bool) {
 
 // CLIENT NO-EVICT ON|OFF
 //
-// HotKV has no client eviction (maxmemory-clients); the flag is kept and
-// shown by CLIENT LIST as in Redis.
+// While on, the client is never evicted for maxmemory-clients (its
+// memory still counts toward it, as in Redis).
 func cmdClientNoEvict(c *Client, args [][]byte) {
 	on, ok := c.onOff(args[2])
 	if !ok {
 		return
 	}
-	c.mu.Lock()
-	c.noEvict = on
-	c.mu.Unlock()
+	c.noEvict.Store(on)
 	c.w.OK()
 }
 

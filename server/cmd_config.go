@@ -141,7 +141,7 @@ func (s *Server) resetStats() {
 		&st.connections, &st.rejectedConns,
 		&st.expiredKeys, &st.hits, &st.misses,
 		&st.protocolErrors, &st.unexpectedErrors,
-		&st.totalErrorReplies, &st.panics, &st.evicted,
+		&st.totalErrorReplies, &st.panics, &st.evicted, &st.evictedClients,
 		&st.expireCycleKeys, &st.expireCycleCPUMicros, &st.lazyfreed,
 		&s.replyBuf.shrinks, &s.replyBuf.expands,
 		&s.replStats.full, &s.replStats.partialOK, &s.replStats.partialErr,

@@ -1189,7 +1189,7 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = fmt.Appendf(b, "expire_cycle_cpu_milliseconds:%d\r\n", st.expireCycleCPUMicros.Load()/1000)
 	b = fmt.Appendf(b, "evicted_keys:%d\r\n", st.evicted.Load())
 	cur, total := s.evict.exceeded()
-	b = fmt.Appendf(b, "evicted_clients:0\r\ntotal_eviction_exceeded_time:%d\r\ncurrent_eviction_exceeded_time:%d\r\n", total, cur)
+	b = fmt.Appendf(b, "evicted_clients:%d\r\ntotal_eviction_exceeded_time:%d\r\ncurrent_eviction_exceeded_time:%d\r\n", st.evictedClients.Load(), total, cur)
 	b = fmt.Appendf(b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\n", hits, misses)
 	channels, patterns, shard := s.pubsubCounts()
 	b = fmt.Appendf(b, "pubsub_channels:%d\r\npubsub_patterns:%d\r\npubsubshard_channels:%d\r\n", channels, patterns, shard)

@@ -89,6 +89,9 @@ func cmdGet(c *Client, args [][]byte) {
 	case !ok:
 	case !exists:
 		c.w.Null()
+	case len(v) > replyChunkBytes && c.replyOverLimit(len(v)):
+		// Closed for its output limits before the copy, as Redis checks
+		// as it adds the reply.
 	default:
 		c.w.Bulk(v)
 	}

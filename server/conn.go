@@ -126,8 +126,15 @@ type Client struct {
 	// class's soft limit (unix seconds; 0: under it), for any goroutine
 	// (outputLimitReached).
 	obufSoftSince atomic.Int64
-	noEvict       bool
-	noTouch       bool
+	// noEvict is CLIENT NO-EVICT, read by the client eviction's passes.
+	noEvict atomic.Bool
+	// For the client eviction (cevict.go), for any goroutine: what the
+	// client last counted toward maxmemory-clients; set once it is gone;
+	// its transaction's memory (multi-mem) and queued commands (-1: none);
+	// its tracking prefixes.
+	cevMem, multiMem, multiCount, trkPrefixes atomic.Int64
+	memGone                                   atomic.Bool
+	noTouch                                   bool
 	// preOOM is set when the gate's eviction pass for the current command
 	// left memory over maxmemory (Redis's pre_command_oom_state): EXEC
 	// and scripts refuse their deny-OOM work by it.
@@ -184,6 +191,8 @@ func (s *Server) newClient(conn transport) *Client {
 	c.setDefaultAuth()
 	c.lastActive.Store(c.created.UnixMilli())
 	c.initReplyBuf(c.created)
+	c.multiCount.Store(-1)
+	c.rd.AfterRead = c.afterRead
 	s.mu.Lock()
 	s.mu.clients[id] = c
 	s.mu.Unlock()
@@ -408,7 +417,10 @@ func (c *Client) flush() error { return c.flushReplies(false) }
 func (c *Client) flushHeld() error { return c.flushReplies(true) }
 
 // flushReplies is flush; hold: hold the replies even when the
-// append-only file is up to date.
+// append-only file is up to date. The client's memory is checked against
+// maxmemory-clients before the replies go out (what its input and
+// commands changed: a CONFIG SET that lowered the limit evicts before it
+// answers) and after (its queued output).
 func (c *Client) flushReplies(hold bool) error {
 	c.mark = 0
 	if c.busy.Load() {
@@ -423,12 +435,19 @@ func (c *Client) flushReplies(hold bool) error {
 		c.trackingDrain() // invalidations after these replies
 	}
 	if len(c.w.Buf) == 0 {
+		c.checkClientMemory()
 		return nil
 	}
 	if c.outputQueued(len(c.w.Buf)) && c.closeOnOutputLimit(len(c.w.Buf), false) {
 		c.w.Reset() // closed without the reply, as Redis's closeClientOnOutputBufferLimitReached
 		return nil
 	}
+	c.checkClientMemory()
+	if c.killed.Load() {
+		c.w.Reset() // evicted
+		return nil
+	}
+	defer c.checkClientMemory()
 	c.noteReplyBytes(len(c.w.Buf))
 	var n int
 	var err error
@@ -472,6 +491,8 @@ func (s *Server) removeClient(c *Client) {
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()
 	s.forgetClientMemory(c)
+	c.memGone.Store(true)
+	s.forgetMemory(c)
 	if c.monitor {
 		s.stopMonitor(c)
 	}
@@ -484,6 +505,12 @@ func (s *Server) removeClient(c *Client) {
 // stops, as Redis checks each block it adds to its reply list.
 func (c *Client) outputOverLimit() bool {
 	return c.killed.Load() || c.closeOnOutputLimit(len(c.w.Buf), false)
+}
+
+// replyOverLimit is outputOverLimit for a reply of n bytes about to be
+// added: it closes c when that reply would pass its output limits.
+func (c *Client) replyOverLimit(n int) bool {
+	return c.killed.Load() || c.closeOnOutputLimit(len(c.w.Buf)+n, false)
 }
 
 // kill closes the client's connection from another goroutine.

@@ -62,5 +62,4 @@ var unreadParams = map[string]string{
 	"propagation-error-behavior":            "not done: a command of the append-only file or of the master's stream that fails is ignored, whatever the value",
 	"key-load-delay":                        "not done: a testing hook of Redis's suite that slows loading",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
-	"maxmemory-clients":                     "not done (#19): no client eviction yet",
 }

@@ -325,7 +325,9 @@ func (c *Client) deliver(from *Client, msg []byte) {
 		return
 	}
 	c.queuePush(msg)
-	c.closeOnOutputLimit(0, false)
+	if !c.closeOnOutputLimit(0, false) {
+		c.srv.requestClientEviction(c)
+	}
 }
 
 // queuePush appends p to c's push queue, to be written by c's loop, and

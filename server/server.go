@@ -131,6 +131,7 @@ type Server struct {
 		dbs   []atomic.Int64 // each database's share of bytes
 	}
 	evict       evictState       // evict.go
+	cev         clientEvictState // cevict.go
 	access      *keyspace.Access // the databases' access tracking (LRU or LFU)
 	memReturn   memReturn        // memreturn.go
 	replicaWait replicaWait      // shutdown.go: a shutdown waiting for its replicas
@@ -141,6 +142,7 @@ type serverStats struct {
 	expiredKeys, hits, misses             atomic.Int64
 	protocolErrors, unexpectedErrors      atomic.Int64
 	totalErrorReplies, panics, evicted    atomic.Int64
+	evictedClients                        atomic.Int64 // maxmemory-clients (cevict.go)
 	expireCycleKeys, expireCycleCPUMicros atomic.Int64
 	// forks counts the background snapshots started (total_forks: Redis forks a child for each).
 	forks     atomic.Int64
@@ -231,6 +233,7 @@ func New(cfg *config.Config) *Server {
 	s.usedMem.dbs = make([]atomic.Int64, len(s.dbs))
 	s.applyMaxmemory()
 	s.evictHooks(cfg)
+	s.clientEvictHooks(cfg)
 	s.scripting.engine = script.NewEngine()
 	s.scripting.engine.Version = RedisVersion
 	s.scripting.engine.VersionNum = versionNum(RedisVersion)
@@ -487,6 +490,7 @@ func (s *Server) cron() {
 			s.resizeQueryBufs(start, everySecond)
 			s.resizeReplyBufs(start)
 			s.outputLimitCron()
+			s.clientEvictionCron()
 			if everySecond {
 				s.migrates.expire(start)
 			}
