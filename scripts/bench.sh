@@ -38,8 +38,10 @@ mkdir "$tmp/hotkv" "$tmp/redis" "$tmp/certs"
 go run ./internal/testcerts/gencerts "$tmp/certs"
 TLSARGS=(--tls-cert-file "$tmp/certs/server.crt" --tls-key-file "$tmp/certs/server.key"
   --tls-ca-cert-file "$tmp/certs/ca.crt" --tls-auth-clients no)
-"$BIN" --port "$HPORT" --tls-port "${TLSPORT[$HPORT]}" "${TLSARGS[@]}" --save '' --dir "$tmp/hotkv" >"$tmp/hotkv.log" 2>&1 & HPID=$!
-redis-server --port "$RPORT" --tls-port "${TLSPORT[$RPORT]}" "${TLSARGS[@]}" --save '' --appendonly no --dir "$tmp/redis" --logfile "$tmp/redis.log" & RPID=$!
+"$BIN" --port "$HPORT" --tls-port "${TLSPORT[$HPORT]}" "${TLSARGS[@]}" --save '' --dir "$tmp/hotkv" \
+  --enable-debug-command yes >"$tmp/hotkv.log" 2>&1 & HPID=$!
+redis-server --port "$RPORT" --tls-port "${TLSPORT[$RPORT]}" "${TLSARGS[@]}" --save '' --appendonly no --dir "$tmp/redis" \
+  --enable-debug-command yes --logfile "$tmp/redis.log" & RPID=$!
 trap 'kill $HPID $RPID 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 for p in $HPORT $RPORT; do
   for i in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -185,6 +187,26 @@ done
 if [ -f "$tmp/rss.$HPORT" ]; then
   printf '\nset_lru RSS after the flood (maxmemory 64 MB): hotkv %s MB, redis %s MB\n' \
     "$(cat "$tmp/rss.$HPORT")" "$(cat "$tmp/rss.$RPORT")"
+fi
+
+# Memory rows (MEM=0 skips them): RSS growth for a million small strings
+# (DEBUG POPULATE: keys of 10 bytes, values of 9), the SAVE of that
+# dataset, and RSS 2 s after FLUSHALL.
+rss_mb() { redis-cli -p "$1" info memory | awk -F: '/^used_memory_rss:/ {printf "%d", $2/1048576}'; }
+mem_row() {
+  local before after start end
+  redis-cli -p "$1" flushall >/dev/null; sleep 1
+  before=$(rss_mb "$1")
+  redis-cli -p "$1" debug populate 1000000 >/dev/null
+  after=$(rss_mb "$1")
+  start=$(date +%s.%N); redis-cli -p "$1" save >/dev/null; end=$(date +%s.%N)
+  redis-cli -p "$1" flushall >/dev/null; sleep 2
+  awk -v b="$before" -v a="$after" -v s="$start" -v e="$end" -v f="$(rss_mb "$1")" \
+    'BEGIN {printf "%d MB, SAVE %.2f s, after FLUSHALL %d MB", a-b, e-s, f}'
+}
+if [ "${MEM:-1}" != 0 ]; then
+  printf '\n1M strings: RSS growth, SAVE, RSS after FLUSHALL\n  hotkv %s\n  redis %s\n' \
+    "$(mem_row "$HPORT")" "$(mem_row "$RPORT")"
 fi
 
 # Head-of-line rows: probe round trips on {b} while {a} is busy.
