@@ -94,7 +94,7 @@ func (s *Server) evictHooks(cfg *config.Config) {
 	cfg.OnChange("maxmemory", func(*config.Param) error {
 		s.applyMaxmemory()
 		if mm := s.maxmemory.Int(); mm > 0 {
-			if used := s.usedMemoryFresh(time.Now().UnixMilli(), -1) - s.evict.replicas.Load(); used > mm {
+			if used := s.usedMemory(time.Now().UnixMilli()) - s.evict.replicas.Load(); used > mm {
 				s.warnf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", mm, used)
 			}
 			// CONFIG SET may run holding locks (inside EXEC): the

@@ -48,7 +48,7 @@ func (s *Server) ShutdownScheduled() bool {
 // a shutdown a signal scheduled and the cron has not started, and reports
 // whether there was one.
 func (s *Server) abortShutdown() bool {
-	if !s.cancelReplicaWait() && s.sigShutdown.asap.Swap(0) == 0 {
+	if !s.cancelReplicaWait(true) && s.sigShutdown.asap.Swap(0) == 0 {
 		return false
 	}
 	s.logf("Shutdown manually aborted.")
@@ -165,13 +165,14 @@ func (s *Server) shutdownInMillis() int64 {
 	return 0
 }
 
-// cancelReplicaWait cancels a waiting shutdown (SHUTDOWN ABORT, or its
-// save failed) and reports whether there was one.
-func (s *Server) cancelReplicaWait() bool {
+// cancelReplicaWait cancels a waiting shutdown and reports whether there
+// was one: SHUTDOWN ABORT (abort) while it waits, or, once the cron
+// finishes it, its failed save.
+func (s *Server) cancelReplicaWait(abort bool) bool {
 	w := &s.replicaWait
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.deadline.Load() == 0 && !w.finishing.Load() {
+	if abort && w.deadline.Load() == 0 || !abort && !w.finishing.Load() {
 		return false
 	}
 	w.deadline.Store(0)
@@ -234,7 +235,7 @@ func (s *Server) finishShutdown(f shutdownFlags) {
 	}
 	if !ok {
 		s.warnf("Errors trying to shut down the server. Check the logs for more information.")
-		s.cancelReplicaWait()
+		s.cancelReplicaWait(false)
 		return
 	}
 	s.closeListeners()
