@@ -403,16 +403,9 @@ func (s *Server) clientsMemory() {
 	s.evict.clientsStale.Store(false)
 	s.mu.Lock()
 	for _, c := range s.mu.clients {
-		qb := int64(c.qbuf.Load() >> 32)
-		c.qbufCounted.Store(qb)
-		n := qb + c.argvMem.Load()
-		if c.conn != nil {
-			n += int64(c.conn.Pending())
-		}
-		q := &c.subs.push
-		q.Lock()
-		n += int64(len(q.buf))
-		q.Unlock()
+		m := c.memory() // its parts beyond the fixed buffers
+		c.qbufCounted.Store(m.qbuf)
+		n := m.qbuf + m.argv + m.omem
 		c.memCounted.Store(n)
 		if c.replica.Load() != nil {
 			replicas += n

@@ -439,11 +439,8 @@ func (s *Server) replicationMemory() (backlog, replicas int64) {
 	defer s.mu.Unlock()
 	for _, c := range s.mu.clients {
 		if c.replica.Load() != nil {
-			q := &c.subs.push
-			q.Lock()
-			n := len(q.buf)
-			q.Unlock()
-			replicas += int64(n + c.conn.Pending())
+			mem, _ := c.queuedOutput()
+			replicas += int64(mem)
 		}
 	}
 	return backlog, replicas
