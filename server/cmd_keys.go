@@ -540,16 +540,6 @@ func cmdRandomKey(c *Client, args [][]byte) {
 // DBSIZE
 func cmdDBSize(c *Client, args [][]byte) { c.w.Int(int64(c.db.Len())) }
 
-// maxmemoryPolicy returns the maxmemory-policy setting.
-func (c *Client) maxmemoryPolicy() string {
-	if p := c.srv.cfg.Lookup("maxmemory-policy"); p != nil {
-		return p.String()
-	}
-	return "noeviction"
-}
-
-func isLFUPolicy(p string) bool { return p == "allkeys-lfu" || p == "volatile-lfu" }
-
 // stringEncoding returns the encoding Redis's tryObjectEncoding gives a
 // string value set with SET: "int" when it is a canonical 64-bit integer
 // of at most 20 bytes, "embstr" up to 44 bytes, "raw" above. (Values
@@ -619,9 +609,8 @@ func cmdObjectRefcount(c *Client, args [][]byte) {
 func objectRefcount(c *Client, e *keyspace.Entry) int64 {
 	if e.Kind == keyspace.KindString && len(e.Str) <= 4 {
 		if n, ok := parseInt(e.Str); ok && n >= 0 && n < 10000 {
-			p := c.maxmemoryPolicy()
-			lruLFU := p == "allkeys-lru" || p == "volatile-lru" || isLFUPolicy(p)
-			if c.srv.maxmemory.Int() == 0 || !lruLFU {
+			p := c.srv.evict.policyNow()
+			if c.srv.maxmemory.Int() == 0 || !p.LRU() && !p.LFU() {
 				return sharedRefcount
 			}
 		}
@@ -635,7 +624,7 @@ func cmdObjectIdletime(c *Client, args [][]byte) {
 	if e == nil {
 		return
 	}
-	if isLFUPolicy(c.maxmemoryPolicy()) {
+	if c.srv.evict.policyNow().LFU() {
 		c.errorReply(errLFUSelected)
 		return
 	}
@@ -648,7 +637,7 @@ func cmdObjectFreq(c *Client, args [][]byte) {
 	if e == nil {
 		return
 	}
-	if !isLFUPolicy(c.maxmemoryPolicy()) {
+	if !c.srv.evict.policyNow().LFU() {
 		c.errorReply(errLFUNotSelected)
 		return
 	}
