@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/list"
 )
@@ -184,6 +185,8 @@ var debugHelp = []string{
 	"    Flush the AOF buffers on disk and reload the AOF in memory.",
 	"LOG <message>",
 	"    Write <message> to the server log.",
+	"REPLICATE <string>",
+	"    Replicates the provided string to replicas, allowing data divergence.",
 	"OBJECT <key>",
 	"    Show low level info about `key` and associated value.",
 	"POPULATE <count> [<prefix>] [<size>]",
@@ -216,7 +219,7 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, OBJECT, POPULATE, PROTOCOL,
+// HotKV implements HELP, LOG, LOADAOF, REPLICATE, OBJECT, POPULATE, PROTOCOL,
 // QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE,
 // SET-DISABLE-DENY-SCRIPTS, SET-SKIP-CHECKSUM-VALIDATION and SLEEP; other
 // subcommands get Redis's
@@ -249,6 +252,12 @@ func cmdDebug(c *Client, args [][]byte) {
 		c.w.OK()
 	case equalFold(sub, "log") && len(args) == 3:
 		c.srv.warnf("DEBUG LOG: %s", args[2])
+		c.w.OK()
+	case equalFold(sub, "replicate") && len(args) >= 3:
+		// To the replicas only, as a command run on the master's
+		// current database; nothing here changes.
+		c.record(args[2:], journal.ToReplicas)
+		c.prop.decided = true
 		c.w.OK()
 	case equalFold(sub, "object") && len(args) == 3:
 		debugObject(c, args[2])

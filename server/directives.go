@@ -59,7 +59,6 @@ var unreadParams = map[string]string{
 	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
 	"set-proc-title":                        "not done: HotKV does not change its process title",
 	"proc-title-template":                   "not done: HotKV does not change its process title",
-	"propagation-error-behavior":            "not done: a command of the append-only file or of the master's stream that fails is ignored, whatever the value",
 	"key-load-delay":                        "not done: a testing hook of Redis's suite that slows loading",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
 }

@@ -150,16 +150,14 @@ func (s *Server) lookupChecked(c *Client, args [][]byte) (*Command, bool) {
 			}
 			fmt.Fprintf(&b, "'%s' ", arg)
 		}
-		s.countError(errUnknownCommand)
-		c.w.Error(fmt.Sprintf(errUnknownCommand, truncate(cString(args[0]), 128), b.String()))
+		c.sendError(fmt.Sprintf(errUnknownCommand, truncate(cString(args[0]), 128), b.String()))
 		return nil, false
 	}
 	if cmd.Sub != nil && len(args) >= 2 && cmd.Handler == nil {
 		// A container (CONFIG, CLIENT) with an unknown subcommand. A
 		// container alone meets its own arity check: "CONFIG" fails it,
 		// "COMMAND" runs the container's handler.
-		s.countError(errUnknownSubcommand)
-		c.w.Error(fmt.Sprintf(errUnknownSubcommand, truncate(cString(args[1]), 128), cmd.upperName()))
+		c.sendError(fmt.Sprintf(errUnknownSubcommand, truncate(cString(args[1]), 128), cmd.upperName()))
 		return nil, false
 	}
 	if cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {
@@ -223,8 +221,7 @@ func (s *Server) refuse(c *Client, cmd *Command, msg string) {
 // reject answers a command refused before it ran.
 func (s *Server) reject(c *Client, cmd *Command, msg string) {
 	cmd.stats[c.slot].rejected.Add(1)
-	s.countError(msg)
-	c.w.Error(msg)
+	c.sendError(msg)
 }
 
 // monoBase anchors monoNow: time.Since reads only the monotonic clock,
@@ -366,6 +363,13 @@ func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {
 // errors only through it.
 func (c *Client) errorReply(msg string) {
 	c.errors++
+	c.sendError(msg)
+}
+
+// sendError writes the error reply msg, counted in the error statistics
+// and checked for divergence (unexpectedError).
+func (c *Client) sendError(msg string) {
 	c.srv.countError(msg)
 	c.w.Error(msg)
+	c.unexpectedError(msg)
 }

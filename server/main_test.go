@@ -48,6 +48,9 @@ func startServer(tb testing.TB, args ...string) (*Server, string) {
 		tb.Fatal(err)
 	}
 	s := New(cfg)
+	if err := s.OpenLog(); err != nil { // logfile, when a test names one
+		tb.Fatal(err)
+	}
 	if err := s.LoadData(); err != nil {
 		tb.Fatal(err)
 	}

@@ -333,6 +333,7 @@ func (c *Client) scriptError(msg string, counted bool) {
 	if !counted {
 		c.srv.countError(msg)
 	}
+	c.unexpectedError(msg)
 }
 
 // busyConflict returns the BUSY error for a command that needs locks a
