@@ -270,7 +270,7 @@ func (s *Server) LoadData() error {
 		return err
 	}
 	start := time.Now()
-	res, err := s.loadAOF(d, nil)
+	res, err := loadStartup(s, 0, func(g *lock.Guard) (*aof.LoadResult, error) { return s.loadAOF(d, g) })
 	if err != nil {
 		return err
 	}

@@ -1083,13 +1083,13 @@ func (s *Server) infoMemory(b []byte) []byte {
 	return fmt.Appendf(b, "lazyfreed_objects:%d\r\n", s.stats.lazyfreed.Load())
 }
 
-// infoPersistence reports no persistence activity: RDB and AOF are not
-// implemented yet (issue #6), so the counters stay at their initial values
-// (rdb_changes_since_last_save included).
+// infoPersistence is INFO's persistence section: the load in progress,
+// the snapshots (HotKV forks no child, so the copy-on-write fields stay
+// 0) and the append-only file.
 func (s *Server) infoPersistence(b []byte) []byte {
-	b = append(b, "loading:0\r\n"+
-		"async_loading:0\r\n"+
-		"current_cow_peak:0\r\n"+
+	phase := s.load.phase.Load()
+	b = fmt.Appendf(b, "loading:%d\r\nasync_loading:%d\r\n", boolInt(phase == loadSync), boolInt(phase == loadAsync))
+	b = append(b, "current_cow_peak:0\r\n"+
 		"current_cow_size:0\r\n"+
 		"current_cow_size_age:0\r\n"+
 		"current_fork_perc:0.00\r\n"+
@@ -1110,7 +1110,7 @@ func (s *Server) infoPersistence(b []byte) []byte {
 		status, ps.lastBgSecs.Load(), current)
 	b = fmt.Appendf(b, "rdb_saves:%d\r\nrdb_last_cow_size:0\r\n", ps.saves.Load())
 	b = fmt.Appendf(b, "rdb_last_load_keys_expired:%d\r\nrdb_last_load_keys_loaded:%d\r\n", ps.expiredAt.Load(), ps.loadedKeys.Load())
-	return s.appendAOFInfo(b)
+	return s.infoLoading(s.appendAOFInfo(b))
 }
 
 // instMetrics keeps the last samples of the command and network counters

@@ -59,6 +59,5 @@ var unreadParams = map[string]string{
 	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
 	"set-proc-title":                        "not done: HotKV does not change its process title",
 	"proc-title-template":                   "not done: HotKV does not change its process title",
-	"key-load-delay":                        "not done: a testing hook of Redis's suite that slows loading",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
 }

@@ -269,6 +269,7 @@ const (
 	errWaitOnReplica        = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
 	errScriptStale          = "ERR Can not execute the command on a stale replica"
 	errNoReplicas           = "NOREPLICAS Not enough good replicas to write."
+	errLoading              = "LOADING Redis is loading the dataset in memory"
 	errMasterDown           = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 	errReplconfOption       = "ERR Unrecognized REPLCONF option: %s"
 	errNestedMulti          = "ERR MULTI calls can not be nested"

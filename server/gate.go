@@ -81,7 +81,7 @@ func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
 	// scripts (Redis's pre_command_oom_state).
 	queuing := c.tx.active && cmd.Flags&EndsTx == 0
 	c.preOOM = false
-	if s.maxmemory.Uint() != 0 {
+	if s.maxmemory.Uint() != 0 && s.load.phase.Load() == loadNone { // no eviction while loading, as Redis
 		evicted := s.stats.evicted.Load()
 		c.preOOM = !s.memoryAvailable(c)
 		if c.trk.used && s.stats.evicted.Load() != evicted {
@@ -116,6 +116,10 @@ func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
 	}
 	if cmd.Flags&Stale == 0 && s.servingStale() {
 		s.refuse(c, cmd, errMasterDown)
+		return false
+	}
+	if msg := s.loadingRefusal(cmd); msg != "" {
+		s.refuse(c, cmd, msg)
 		return false
 	}
 	// While a script that holds the global lock is busy, the server is

@@ -180,6 +180,13 @@ func (s *Server) execRefusal(c *Client, queue []queued) string {
 			}
 		}
 	}
+	if s.load.phase.Load() != loadNone { // queued before the load began
+		for _, q := range queue {
+			if msg := s.loadingRefusal(q.cmd); msg != "" {
+				return msg
+			}
+		}
+	}
 	return ""
 }
 

@@ -291,6 +291,9 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 	if nosave || !save && s.cfg.Lookup("save").String() == "" {
 		return nil
 	}
+	if s.load.phase.Load() != loadNone {
+		return nil // the dataset is half there: never saved, as in Redis
+	}
 	s.logf("Saving the final RDB snapshot before exiting.")
 	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())
 }
@@ -330,6 +333,18 @@ func (s *Server) SaveOnSignal(sigint bool) (exit bool) {
 // ErrLoadTerminated (the process exits without another message).
 func (s *Server) LoadSnapshot() error { return s.loadSnapshot(true, dupReplace) }
 
+// loadStartup runs load, the load at start-up, as a load clients see
+// (loading.go) of total bytes (0: unknown), under the global lock, which
+// it hands to load.
+func loadStartup[T any](s *Server, total int64, load func(*lock.Guard) (T, error)) (T, error) {
+	g := s.locks.NewGuard(0)
+	g.LockGlobal()
+	defer g.Unlock()
+	s.startLoading(total, false)
+	defer s.stopLoading()
+	return load(g)
+}
+
 // dupMode says what loading a key or function library that exists
 // already does.
 type dupMode int
@@ -356,6 +371,21 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 		return err
 	}
 	defer f.Close()
+	if startup {
+		var size int64
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		_, err := loadStartup(s, size, func(*lock.Guard) (struct{}, error) {
+			return struct{}{}, s.readSnapshot(path, f, true, dup)
+		})
+		return err
+	}
+	return s.readSnapshot(path, f, false, dup)
+}
+
+// readSnapshot loads the snapshot file f (at path), at start-up or not.
+func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode) error {
 	start := time.Now()
 	var counts loadCounts
 	fr := s.rdbReader(&counts, false)
@@ -376,7 +406,10 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 	}
 	fr.SkipChecksum = !s.cfg.Lookup("rdbchecksum").Bool() || s.skipChecksum.Load()
 	var repl replAux
-	fr.OnAux = repl.read
+	fr.OnAux = func(key, value []byte) error {
+		s.readAux(key, value)
+		return repl.read(key, value)
+	}
 	if startup {
 		// A master that continues its stream (replAux) propagates the
 		// keys the load found expired, as Redis feeds its backlog while
@@ -391,7 +424,7 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 			return err
 		}
 	}
-	info, err := fr.Read(bufio.NewReaderSize(f, 1<<20))
+	info, err := fr.Read(bufio.NewReaderSize(s.load.counting(f), 1<<20))
 	if err != nil {
 		if startup {
 			if s.reportFileError(path, err, &counts) {
@@ -421,6 +454,14 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 		}
 	}
 	return nil
+}
+
+// readAux takes what a load shows of a snapshot's auxiliary field: its
+// used-mem, INFO's loading_rdb_used_mem.
+func (s *Server) readAux(key, value []byte) {
+	if string(key) == "used-mem" {
+		s.load.usedMem.Store(max(parseIntDefault(value), 0))
+	}
 }
 
 // replAux collects the replication fields of a snapshot being loaded.
@@ -516,8 +557,13 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader
 	now := s.dbs[0].Now()
 	ec := s.newInternalClient(engineClient, 0, 0)
 	empty := 0
+	delayParam, delay := s.cfg.Lookup("key-load-delay"), &loadDelay{}
 	return &rdb.FileReader{
 		Databases: len(s.dbs),
+		OnAux: func(key, value []byte) error {
+			s.readAux(key, value)
+			return nil
+		},
 		OnFunction: func(code string) error {
 			_, err := s.scripting.engine.LoadLibrary(code, false)
 			return err
@@ -550,6 +596,9 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader
 			}
 			db.SetAccess(e, idle, freq)
 			counts.loaded++
+			if us := delayParam.Int(); us != 0 {
+				delay.key(us)
+			}
 			return nil
 		},
 	}

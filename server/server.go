@@ -100,8 +100,12 @@ type Server struct {
 	watch           watchState
 	scripting       scripting
 	persist         persistState
-	pubsub          pubsubState
-	tracking        trackingState // client-side caching (tracking.go)
+	load            loadState // the load clients see (loading.go)
+	// loadingAtStart: LoadAndServe loads while Serve starts; the
+	// replication link waits for the load.
+	loadingAtStart atomic.Bool
+	pubsub         pubsubState
+	tracking       trackingState // client-side caching (tracking.go)
 	// notifyEvents is notify-keyspace-events (notify.go).
 	notifyEvents   *config.Param
 	snaps          keyspace.Snapshots      // copy-on-write snapshots (cow.go)
@@ -329,8 +333,8 @@ func (s *Server) Serve() error {
 	go s.cron()
 	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
 	go s.repl.Heartbeats(pingPeriod.Int, s.cfg.Lookup("repl-backlog-ttl").Int, s.done)
-	if host, port, ok := s.cfg.Lookup("replicaof").ReplicaOf(); ok {
-		s.startReplication(host, port)
+	if !s.loadingAtStart.Load() {
+		s.followConfiguredMaster()
 	}
 	s.listen.mu.Lock()
 	for _, set := range []*portListeners{&s.listen.tcp, &s.listen.tls} {
@@ -355,6 +359,31 @@ func (s *Server) Serve() error {
 	s.listen.mu.Lock()
 	defer s.listen.mu.Unlock()
 	return s.listen.err
+}
+
+// LoadAndServe loads the dataset (LoadData) while it serves, as Redis
+// does: until the load ends, commands without the loading flag get
+// LOADING and INFO shows the load's progress. loaded gets the load's
+// result; once it returns, the server goes on (a replica connects to its
+// master only then). It returns when Serve does.
+func (s *Server) LoadAndServe(loaded func(error)) error {
+	s.startLoading(0, false) // before a client can connect
+	s.loadingAtStart.Store(true)
+	go func() {
+		err := s.LoadData()
+		s.stopLoading() // when there was nothing to load
+		loaded(err)
+		s.followConfiguredMaster()
+	}()
+	return s.Serve()
+}
+
+// followConfiguredMaster starts the replication the replicaof directive
+// asks for.
+func (s *Server) followConfiguredMaster() {
+	if host, port, ok := s.cfg.Lookup("replicaof").ReplicaOf(); ok {
+		s.startReplication(host, port)
+	}
 }
 
 // abandon makes Serve return without waiting for the clients whose
@@ -476,9 +505,11 @@ func (s *Server) cron() {
 			}
 			s.cronShutdown()
 			s.replicaWaitCron()
-			s.replicaWaitCron()
-			s.activeExpireCycle(hz)
-			s.trackingCron()
+			loading := s.loading() // the dataset is not there yet
+			if !loading {
+				s.activeExpireCycle(hz)
+				s.trackingCron()
+			}
 			s.clientsMemory()
 			s.returnMemory(s.usedMemory(start.UnixMilli())) // keeps used_memory_peak current
 			s.sampleInstantaneous(start)
@@ -494,8 +525,10 @@ func (s *Server) cron() {
 			if everySecond {
 				s.migrates.expire(start)
 			}
-			s.savePoints(start)
-			s.aofCron()
+			if !loading {
+				s.savePoints(start)
+				s.aofCron()
+			}
 			s.cronTicks.Add(1)
 			if h := s.cronHz(); h != hz {
 				hz = h

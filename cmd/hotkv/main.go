@@ -101,24 +101,26 @@ func run(args []string) int {
 	srv.WritePidFile()
 	fi, _ := os.Stdout.Stat()
 	srv.LogBanner(fi != nil && fi.Mode()&os.ModeCharDevice != 0)
-	if err := srv.LoadData(); err != nil {
-		if errors.Is(err, server.ErrLoadTerminated) {
-			return 1 // logged as Redis does
-		}
-		log.Logf(warning, "Fatal error loading the DB: %v. Exiting.", err)
-		srv.RemovePidFile()
-		return 1
-	}
-	if cfg.Lookup("port").Int() != 0 || cfg.Lookup("tls-port").Int() != 0 {
-		log.Log(notice, "Ready to accept connections")
-	}
-	if sock := cfg.Lookup("unixsocket").String(); sock != "" {
-		log.Logf(notice, "The server is now ready to accept connections at %s", sock)
-	}
-
 	srv.ApplyOOMScoreAdj()
 	go handleSignals(srv)
-	if err := srv.Serve(); err != nil {
+	// The server serves while it loads, as Redis: clients get LOADING
+	// until the dataset is there.
+	err = srv.LoadAndServe(func(err error) {
+		if err != nil {
+			if !errors.Is(err, server.ErrLoadTerminated) { // else logged as Redis does
+				log.Logf(warning, "Fatal error loading the DB: %v. Exiting.", err)
+				srv.RemovePidFile()
+			}
+			os.Exit(1)
+		}
+		if cfg.Lookup("port").Int() != 0 || cfg.Lookup("tls-port").Int() != 0 {
+			log.Log(notice, "Ready to accept connections")
+		}
+		if sock := cfg.Lookup("unixsocket").String(); sock != "" {
+			log.Logf(notice, "The server is now ready to accept connections at %s", sock)
+		}
+	})
+	if err != nil {
 		log.Log(warning, err.Error())
 		return 1
 	}

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// TestLoadingAtStart: a server serves while it loads its snapshot, as
+// Redis: commands without the loading flag get LOADING (PING, GET, a
+// command queued in MULTI, so that EXEC aborts), INFO shows the load's
+// progress, and once loaded every key is there. key-load-delay paces the
+// load (20,000 keys at 100 µs: about 2 s).
+func TestLoadingAtStart(t *testing.T) {
+	dir := t.TempDir()
+	src, addr := startServer(t, "--dir", dir, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	c.Do("DEBUG", "POPULATE", "20000", "key", "100")
+	if got := c.Do("SAVE"); got != "+OK\r\n" {
+		t.Fatalf("SAVE: %q", got)
+	}
+	src.Shutdown(context.Background())
+
+	port := difftest.FreePort(t)
+	cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--save", "", "--key-load-delay", "100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg)
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	loaded := make(chan error, 1)
+	go s.LoadAndServe(func(err error) { loaded <- err })
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	r := difftest.Dial(t, s.Addr().String())
+	for _, cmd := range [][]string{{"PING"}, {"GET", "key:1"}, {"DBSIZE"}} {
+		if got := r.Do(cmd...); got != "-"+errLoading+"\r\n" {
+			t.Errorf("%v while loading: %q", cmd, got)
+		}
+	}
+	info := r.Do("INFO", "persistence")
+	for _, want := range []string{"loading:1\r\n", "async_loading:0\r\n", "loading_total_bytes:", "loading_loaded_perc:", "loading_eta_seconds:"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO while loading lacks %q:\n%s", want, info)
+		}
+	}
+	if got := r.Do("MULTI"); got != "+OK\r\n" {
+		t.Fatalf("MULTI while loading: %q", got)
+	}
+	r.Do("SET", "x", "1")
+	if got := r.Do("EXEC"); !strings.HasPrefix(got, "-EXECABORT") {
+		t.Errorf("EXEC after a refused command: %q", got)
+	}
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 2*time.Second || d > 10*time.Second {
+		t.Errorf("the load took %v; key-load-delay 100 over 20,000 keys asks for about 2s", d)
+	}
+	if got := r.Do("DBSIZE"); got != ":20000\r\n" {
+		t.Errorf("DBSIZE after the load: %q", got)
+	}
+	if info := r.Do("INFO", "persistence"); !strings.Contains(info, "loading:0\r\n") || strings.Contains(info, "loading_total_bytes") {
+		t.Errorf("INFO after the load:\n%s", info)
+	}
+}
