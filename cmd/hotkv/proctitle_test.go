@@ -55,7 +55,7 @@ func TestProcTitle(t *testing.T) {
 }
 
 // TestProcTitleOff: with set-proc-title no the process keeps its arguments
-// as its title.
+// as its title, until CONFIG SET proc-title-template.
 func TestProcTitleOff(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -72,6 +72,13 @@ func TestProcTitleOff(t *testing.T) {
 	if want := strings.Join(append([]string{bin}, args...), "\x00") + "\x00"; string(b) != want {
 		t.Fatalf("cmdline is %q, want the arguments %q", b, want)
 	}
+	// CONFIG SET proc-title-template sets the title all the same, as
+	// Redis's updateProcTitleTemplate does.
+	c := difftest.Dial(t, fmt.Sprintf("127.0.0.1:%d", port))
+	if r := c.Do("CONFIG", "SET", "proc-title-template", "TEST {port}"); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET = %q", r)
+	}
+	checkCmdline(t, pid, fmt.Sprintf("TEST %d", port))
 }
 
 // startTitled starts bin in dir with args and waits until it serves.
