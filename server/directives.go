@@ -57,7 +57,5 @@ var unreadParams = map[string]string{
 	"lazyfree-lazy-expire":                  "no counterpart: the Go collector frees expired values (INFO lazyfreed_objects does not count them)",
 	"lazyfree-lazy-server-del":              "no counterpart: the Go collector frees overwritten values (INFO lazyfreed_objects does not count them)",
 	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
-	"set-proc-title":                        "not done: HotKV does not change its process title",
-	"proc-title-template":                   "not done: HotKV does not change its process title",
 	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
 }

@@ -61,8 +61,9 @@ type Server struct {
 	// handshakes counts the accepted TLS connections not yet registered
 	// as clients (their handshake runs): they count toward maxclients.
 	handshakes atomic.Int64
-	oom        oomState // oom.go
-	loops      *loops   // the event loops serving clients (Linux)
+	oom        oomState       // oom.go
+	ptitle     procTitleState // proctitle.go
+	loops      *loops         // the event loops serving clients (Linux)
 	started    time.Time
 	nextID     atomic.Uint64
 
@@ -269,6 +270,7 @@ func New(cfg *config.Config) *Server {
 	s.listenHooks(cfg)
 	s.tlsHooks(cfg)
 	s.oomHooks(cfg)
+	s.procTitleHooks(cfg)
 	s.registerCommands()
 	s.initACL(cfg)
 	s.applyRenames()

@@ -23,11 +23,17 @@ import (
 	"syscall"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/proctitle"
 	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/server"
 )
 
 func main() {
+	// os.Args's strings are the process's argument memory, which
+	// proctitle.Set overwrites: the server works on copies.
+	for i, a := range os.Args {
+		os.Args[i] = strings.Clone(a)
+	}
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -99,6 +105,7 @@ func run(args []string) int {
 		return 1
 	}
 	srv.WritePidFile()
+	srv.ManageProcTitle(os.Args[0], proctitle.Set)
 	fi, _ := os.Stdout.Stat()
 	srv.LogBanner(fi != nil && fi.Mode()&os.ModeCharDevice != 0)
 	srv.ApplyOOMScoreAdj()
