@@ -49,9 +49,13 @@ type LinkConfig struct {
 	// Dial connects to the master at addr within timeout (nil: plain
 	// TCP).
 	Dial func(addr string, timeout time.Duration) (net.Conn, error)
-	// Load replaces the dataset with the payload read from r (size bytes;
-	// -1: until EOF). It runs on the link's goroutine.
-	Load func(r io.Reader, size int64) error
+	// DisklessLoad reports whether the next payload goes straight to
+	// the parser rather than to a file first (repl-diskless-load); it
+	// is asked once per payload, before Load.
+	DisklessLoad func() bool
+	// Load replaces the dataset with the payload p. It runs on the
+	// link's goroutine.
+	Load func(p Payload) error
 	// Apply runs one command of the master's stream; it runs on the
 	// link's goroutine, in stream order. It reports whether the stream
 	// is at a boundary (not inside a MULTI ... EXEC): the offset moves
@@ -70,6 +74,14 @@ type LinkConfig struct {
 	Proxy func(raw []byte)
 	// Logf and Warnf log in the server's log.
 	Logf, Warnf func(format string, args ...any)
+}
+
+// Payload is a full synchronization's snapshot, as it arrives.
+type Payload struct {
+	R        io.Reader
+	Size     int64  // its bytes; -1: until R's EOF (a diskless master's)
+	ReplID   string // the master's replication ID, from +FULLRESYNC
+	Diskless bool   // DisklessLoad's answer
 }
 
 // Link is a replica's connection to its master.
@@ -255,7 +267,7 @@ func (l *Link) session() error {
 	}
 	l.cfg.Logf("Full resync from master: %s:%d", replID, offset)
 	l.state.Store(StateSync)
-	if err := l.loadPayload(conn, br); err != nil {
+	if err := l.loadPayload(conn, br, replID); err != nil {
 		return err
 	}
 	l.replID.Store(replID)
@@ -371,7 +383,7 @@ func parseFullResync(line string) (string, int64, bool) {
 // loadPayload reads the payload's header (newlines before it are the
 // master's keepalives) and hands its bytes to Load: a "$<len>" bulk, or
 // the diskless "$EOF:<40-byte mark>" form, which ends with the mark.
-func (l *Link) loadPayload(conn net.Conn, br *bufio.Reader) error {
+func (l *Link) loadPayload(conn net.Conn, br *bufio.Reader, replID string) error {
 	var line string
 	for line == "" {
 		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
@@ -389,30 +401,28 @@ func (l *Link) loadPayload(conn net.Conn, br *bufio.Reader) error {
 		return fmt.Errorf("Bad protocol from MASTER, the first byte is not '$' (we received '%s'), are you sure the host and port are right?", line)
 	}
 	conn.SetReadDeadline(time.Time{}) // the load reads at its pace
+	p := Payload{ReplID: replID, Diskless: l.cfg.DisklessLoad != nil && l.cfg.DisklessLoad()}
+	to := "to disk"
+	if p.Diskless {
+		to = "to parser"
+	}
 	if mark, ok := strings.CutPrefix(line, "$EOF:"); ok && len(mark) == 40 {
-		l.cfg.Logf("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk")
-		return l.load(&eofReader{r: br, mark: []byte(mark)}, -1)
+		l.cfg.Logf("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF %s", to)
+		p.R, p.Size = &eofReader{r: br, mark: []byte(mark)}, -1
+		return l.cfg.Load(p)
 	}
 	size, err := strconv.ParseInt(line[1:], 10, 64)
 	if err != nil || size < 0 {
 		return fmt.Errorf("Bad protocol from MASTER: %s", line)
 	}
-	l.cfg.Logf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", size)
+	l.cfg.Logf("MASTER <-> REPLICA sync: receiving %d bytes from master %s", size, to)
 	lr := io.LimitReader(br, size)
-	if err := l.load(lr, size); err != nil {
+	p.R, p.Size = lr, size
+	if err := l.cfg.Load(p); err != nil {
 		return err
 	}
 	_, err = io.Copy(io.Discard, lr) // what the loader left (none, normally)
 	return err
-}
-
-func (l *Link) load(r io.Reader, size int64) error {
-	l.cfg.Logf("MASTER <-> REPLICA sync: Flushing old data")
-	l.cfg.Logf("MASTER <-> REPLICA sync: Loading DB in memory")
-	if err := l.cfg.Load(r, size); err != nil {
-		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
-	}
-	return nil
 }
 
 // eofReader reads up to the 40-byte mark that ends a diskless payload,

@@ -328,6 +328,34 @@ func (m *Master) Start(r *Replica, rdb []byte, eof bool) {
 	})
 }
 
+// StartStream begins r's payload in the diskless form while it is still
+// being produced: "$EOF:" and the mark go out now, the payload's bytes
+// through Send as they come, and FinishStream ends it.
+func (m *Master) StartStream(r *Replica) (mark []byte) {
+	mark = []byte(NewReplID()) // 40 random hex characters
+	m.j.Do(func() {
+		r.sink.Send(append(append([]byte("$EOF:"), mark...), '\r', '\n'))
+	})
+	return mark
+}
+
+// Send queues payload bytes for r (between StartStream and
+// FinishStream: the stream's units wait meanwhile).
+func (r *Replica) Send(b []byte) { r.sink.Send(b) }
+
+// FinishStream ends the payload StartStream began with its mark, then
+// sends the units the stream carried since Attach; from then on units go
+// straight to r's sink.
+func (m *Master) FinishStream(r *Replica, mark []byte) {
+	m.j.Do(func() {
+		r.sink.Send(mark)
+		if len(r.pending) > 0 {
+			r.sink.Send(r.pending)
+		}
+		r.pending, r.live = nil, true
+	})
+}
+
 // Detach stops the stream to r (its connection closed).
 func (m *Master) Detach(r *Replica) {
 	m.j.Unsubscribe(r)

@@ -384,7 +384,7 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 	var counts loadCounts
 	l := &aof.Loader{
 		AllowTruncated: s.cfg.Lookup("aof-load-truncated").Bool(),
-		RDB:            s.rdbReader(&counts, true),
+		RDB:            s.rdbReader(&counts, true, s.dbs),
 		Log:            s.aofLog,
 		OnCommand: func(args [][]byte) error {
 			if lc.lookupMemo(args) == nil {

@@ -45,10 +45,14 @@ func (s *Server) startLoading(total int64, async bool) {
 		phase = loadAsync
 	}
 	l.phase.Store(phase)
+	s.cfg.SetLoading(true) // CONFIG SET of appendonly, dir, repl-diskless-load: LOADING
 }
 
 // stopLoading marks the load as ended.
-func (s *Server) stopLoading() { s.load.phase.Store(loadNone) }
+func (s *Server) stopLoading() {
+	s.load.phase.Store(loadNone)
+	s.cfg.SetLoading(false)
+}
 
 // loading reports whether a synchronous load runs: the dataset is not
 // there for clients.

@@ -388,7 +388,7 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode) error {
 	start := time.Now()
 	var counts loadCounts
-	fr := s.rdbReader(&counts, false)
+	fr := s.rdbReader(&counts, false, s.dbs)
 	if dup == dupRefuse {
 		onKey := fr.OnKey
 		fr.OnKey = func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
@@ -550,10 +550,12 @@ func (s *Server) reportFileError(path string, err error, counts *loadCounts) boo
 // loadCounts counts the keys an RDB load read.
 type loadCounts struct{ loaded, expired, withExpire int64 }
 
-// rdbReader returns a reader that loads an RDB file into the empty
-// dataset. Keys already expired are skipped, unless keepExpired (the base
-// of an append-only file, whose commands may still use them).
-func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader {
+// rdbReader returns a reader that loads an RDB file into dbs, empty
+// databases (the dataset's, or a replica's databases for an asynchronous
+// load). Keys already expired are skipped, unless keepExpired (the base
+// of an append-only file, whose commands may still use them; a replica's
+// payload, whose expired keys the master's DELs remove).
+func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace.DB) *rdb.FileReader {
 	now := s.dbs[0].Now()
 	ec := s.newInternalClient(engineClient, 0, 0)
 	empty := 0
@@ -582,7 +584,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool) *rdb.FileReader
 				counts.expired++
 				return nil
 			}
-			db := s.dbs[i]
+			db := dbs[i]
 			ec.db = db
 			var e *keyspace.Entry
 			if v.Kind == rdb.KindString {

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bufio"
-	"io"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -234,8 +232,9 @@ func (s *Server) startReplication(host string, port int) {
 		Auth: func() (string, string) {
 			return s.cfg.Lookup("masteruser").String(), s.cfg.Lookup("masterauth").String()
 		},
-		Timeout: func() time.Duration { return time.Duration(s.cfg.Lookup("repl-timeout").Int()) * time.Second },
-		Load:    s.loadFromMaster,
+		Timeout:      func() time.Duration { return time.Duration(s.cfg.Lookup("repl-timeout").Int()) * time.Second },
+		DisklessLoad: s.disklessLoad,
+		Load:         s.loadFromMaster,
 		Apply: func(args [][]byte) bool {
 			// CLIENT PAUSE holds the master's stream too, as Redis
 			// pauses its master client: the offset stays until it ends.
@@ -308,25 +307,6 @@ func (s *Server) disconnectReplicas() {
 			c.kill()
 		}
 	}
-}
-
-// loadFromMaster replaces the dataset with the master's payload, under
-// the global lock: clients wait for the load, as they would for Redis's
-// (blocking) load. Expired keys are kept: the master's DELs remove them.
-func (s *Server) loadFromMaster(r io.Reader, size int64) error {
-	g := s.locks.NewGuard(rand.Uint64())
-	g.LockGlobal()
-	defer g.Unlock()
-	s.completeSnapshot()
-	s.emptyData()
-	start := time.Now()
-	var counts loadCounts
-	if _, err := s.rdbReader(&counts, true).Read(bufio.NewReaderSize(r, 1<<20)); err != nil {
-		return err
-	}
-	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
-	s.logf("MASTER <-> REPLICA sync: Loaded the dataset in %.3f seconds", time.Since(start).Seconds())
-	return nil
 }
 
 // ROLE

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -11,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
 )
 
@@ -189,22 +192,46 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 	opts := rs[0].w.c.encodeOptions()
 	go func() {
 		full := snap.wait()
-		payloads := map[rdbFilter][]byte{} // one encoding per filter asked for
 		s.logf("Background RDB transfer started")
+		if eof {
+			// Diskless: streamed to the replicas as it is encoded, one
+			// encoding per filter asked for.
+			groups := map[rdbFilter][]*replication.Replica{}
+			clients := map[*replication.Replica]*Client{}
+			var order []rdbFilter
+			for _, x := range rs {
+				f := x.w.c.replicaFilter
+				if groups[f] == nil {
+					order = append(order, f)
+				}
+				groups[f] = append(groups[f], x.r)
+				clients[x.r] = x.w.c
+			}
+			for _, f := range order {
+				s.streamPayload(full.filtered(f), opts, groups[f], clients)
+			}
+		}
+		payloads := map[rdbFilter][]byte{} // one encoding per filter asked for
 		for _, x := range rs {
 			c := x.w.c
-			rdb, ok := payloads[c.replicaFilter]
-			if !ok {
-				var buf bytes.Buffer
-				if err := s.encodeSnapshot(&buf, full.filtered(c.replicaFilter), opts, false); err != nil {
-					s.warnf("Can't produce the RDB for replica %s: %v", x.w.name, err)
-					c.kill()
+			if eof {
+				if c.killed.Load() {
 					continue
 				}
-				rdb = buf.Bytes()
-				payloads[c.replicaFilter] = rdb
+			} else {
+				rdb, ok := payloads[c.replicaFilter]
+				if !ok {
+					var buf bytes.Buffer
+					if err := s.encodeSnapshot(&buf, full.filtered(c.replicaFilter), opts, false); err != nil {
+						s.warnf("Can't produce the RDB for replica %s: %v", x.w.name, err)
+						c.kill()
+						continue
+					}
+					rdb = buf.Bytes()
+					payloads[c.replicaFilter] = rdb
+				}
+				s.repl.Start(x.r, rdb, eof)
 			}
-			s.repl.Start(x.r, rdb, eof)
 			if c.replicaRDBOnly {
 				s.repl.Detach(x.r) // the payload only: no stream follows
 				s.logf("Diskless payload sent to replica %s (rdb-only): no replication stream", x.w.name)
@@ -214,6 +241,70 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 			s.logf("Synchronization with replica %s succeeded", x.w.name)
 		}
 	}()
+}
+
+// streamPayload encodes snap and streams it to the replicas rs in the
+// diskless form, as Redis pipes its child's output to them: the bytes go
+// out as they are encoded (a replica starts loading at once), paced by
+// the slowest replica's queue. A replica whose payload could not be
+// produced is disconnected; once every one is gone the encoding stops
+// (Redis kills the child when the last replica drops).
+func (s *Server) streamPayload(snap *snapshot, opts rdb.EncodeOptions, rs []*replication.Replica, clients map[*replication.Replica]*Client) {
+	marks := make([][]byte, len(rs))
+	for i, r := range rs {
+		marks[i] = s.repl.StartStream(r)
+	}
+	w := &payloadWriter{rs: rs, clients: clients}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := s.encodeSnapshot(bw, snap, opts, false)
+	if err == nil {
+		err = bw.Flush()
+	}
+	for i, r := range rs {
+		c := clients[r]
+		if err != nil {
+			if !errors.Is(err, errNoReplicaLeft) {
+				s.warnf("Can't produce the RDB for replica %s: %v", replicaName(c), err)
+			}
+			c.kill()
+			continue
+		}
+		s.repl.FinishStream(r, marks[i])
+	}
+}
+
+// errNoReplicaLeft stops a payload's encoding: its replicas are gone.
+var errNoReplicaLeft = errors.New("no replica left to send the payload to")
+
+// payloadWriter sends a streamed payload's bytes to its replicas, waiting
+// while one of them has more than payloadQueueMax bytes queued.
+type payloadWriter struct {
+	rs      []*replication.Replica
+	clients map[*replication.Replica]*Client
+}
+
+const payloadQueueMax = 8 << 20
+
+func (w *payloadWriter) Write(p []byte) (int, error) {
+	left := 0
+	for _, r := range w.rs {
+		c := w.clients[r]
+		if c.killed.Load() {
+			continue
+		}
+		left++
+		for !c.killed.Load() {
+			if mem, _ := c.queuedOutput(); mem < payloadQueueMax {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		r.Send(p)
+	}
+	if left == 0 {
+		return 0, errNoReplicaLeft
+	}
+	return len(p), nil
 }
 
 // disklessState holds the replicas waiting for a diskless transfer.

@@ -1,0 +1,142 @@
+package server
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// linkUp waits until replica r's link to its master is up.
+func linkUp(t *testing.T, r *difftest.Conn) {
+	t.Helper()
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+}
+
+// TestReplicaDiskLoad: with repl-diskless-load disabled (the default) the
+// payload goes to a file that becomes the replica's snapshot file, then
+// is loaded from it; rdb-del-sync-files removes it when the replica keeps
+// no persistence. on-empty-db loads from the socket when the dataset is
+// empty, through a file when it is not.
+func TestReplicaDiskLoad(t *testing.T) {
+	_, master := startServer(t, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
+	_, mport, _ := net.SplitHostPort(master)
+	m := difftest.Dial(t, master)
+	m.Do("DEBUG", "POPULATE", "1000")
+	for _, tc := range []struct {
+		name, mode string
+		populate   bool // the replica has data before it syncs
+		delSync    string
+		toDisk     bool
+		fileKept   bool
+	}{
+		{"disabled", "disabled", false, "no", true, true},
+		{"disabled-del-sync-files", "disabled", false, "yes", true, false},
+		{"on-empty-db-empty", "on-empty-db", false, "no", false, false},
+		{"on-empty-db-not-empty", "on-empty-db", true, "no", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			logfile := filepath.Join(dir, "log")
+			_, replica := startServer(t, "--dir", dir, "--logfile", logfile, "--repl-diskless-load", tc.mode,
+				"--rdb-del-sync-files", tc.delSync, "--enable-debug-command", "yes")
+			r := difftest.Dial(t, replica)
+			if tc.populate {
+				r.Do("DEBUG", "POPULATE", "10", "replica")
+			}
+			r.Do("REPLICAOF", "127.0.0.1", mport)
+			linkUp(t, r)
+			if got := r.Do("DBSIZE"); got != ":1000\r\n" {
+				t.Errorf("DBSIZE after the sync: %q", got)
+			}
+			log, _ := os.ReadFile(logfile)
+			want := "receiving streamed RDB from master with EOF to parser"
+			if tc.toDisk {
+				want = "receiving streamed RDB from master with EOF to disk"
+			}
+			if !strings.Contains(string(log), want) {
+				t.Errorf("the log lacks %q:\n%s", want, log)
+			}
+			_, err := os.Stat(filepath.Join(dir, "dump.rdb"))
+			if kept := err == nil; kept != tc.fileKept {
+				t.Errorf("dump.rdb kept: %v, want %v", kept, tc.fileKept)
+			}
+			if temps, _ := filepath.Glob(filepath.Join(dir, "temp-*.rdb")); len(temps) > 0 {
+				t.Errorf("temporary files left: %v", temps)
+			}
+		})
+	}
+}
+
+// TestReplicaSwapdbLoad: with repl-diskless-load swapdb a replica that
+// follows the master's history already keeps serving its old dataset
+// (and functions) while it loads a new full synchronization
+// (async_loading), refuses no-async-loading commands with LOADING, keeps
+// the old dataset when the load fails, and swaps in the new one when it
+// succeeds.
+func TestReplicaSwapdbLoad(t *testing.T) {
+	_, master := startServer(t, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
+	_, mport, _ := net.SplitHostPort(master)
+	_, replica := startServer(t, "--repl-diskless-load", "swapdb", "--replica-read-only", "no", "--enable-debug-command", "yes")
+	m, r := difftest.Dial(t, master), difftest.Dial(t, replica)
+	r.Do("REPLICAOF", "127.0.0.1", mport)
+	linkUp(t, r)
+	r.Do("SET", "mykey", "myvalue")
+	r.Do("FUNCTION", "LOAD", "#!lua name=test\nredis.register_function('test', function() return 'hello1' end)")
+	m.Do("FUNCTION", "LOAD", "#!lua name=test\nredis.register_function('test', function() return 'hello2' end)")
+	m.Do("DEBUG", "POPULATE", "2000", "master", "100")
+	// A full synchronization again: the replica's offset falls out of
+	// the master's backlog while it is disconnected.
+	fullSync := func() {
+		m.Do("MULTI")
+		m.Do("CLIENT", "KILL", "TYPE", "replica")
+		m.Do("CONFIG", "SET", "repl-backlog-size", "16384")
+		for i := range 10 {
+			m.Do("SET", "big"+string(rune('0'+i)), strings.Repeat("A", 16384))
+		}
+		m.Do("EXEC")
+	}
+	// A load that fails: the old dataset stays. The master produces the
+	// payload slowly (2,000 keys: 4 s), and its link is killed meanwhile.
+	m.Do("CONFIG", "SET", "rdb-key-save-delay", "2000")
+	fullSync()
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "persistence"), "async_loading:1\r\n") })
+	if got := r.Do("GET", "mykey"); got != "$7\r\nmyvalue\r\n" {
+		t.Errorf("GET during the asynchronous load: %q", got)
+	}
+	if got := r.Do("FCALL", "test", "0"); got != "$6\r\nhello1\r\n" {
+		t.Errorf("FCALL during the asynchronous load: %q", got)
+	}
+	if got := r.Do("REPLICAOF", "NO", "ONE"); got != "-"+errLoading+"\r\n" {
+		t.Errorf("REPLICAOF NO ONE during the asynchronous load: %q", got)
+	}
+	if got := r.Do("CONFIG", "SET", "appendonly", "no"); got != "-"+errLoading+"\r\n" {
+		t.Errorf("CONFIG SET appendonly during the asynchronous load: %q", got)
+	}
+	m.Do("CONFIG", "SET", "repl-diskless-sync-delay", "5") // no new sync at once
+	m.Do("CLIENT", "KILL", "TYPE", "replica")
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "persistence"), "async_loading:0\r\n") })
+	if got := r.Do("GET", "mykey"); got != "$7\r\nmyvalue\r\n" {
+		t.Errorf("GET after a failed load: %q", got)
+	}
+	if got := r.Do("FCALL", "test", "0"); got != "$6\r\nhello1\r\n" {
+		t.Errorf("FCALL after a failed load: %q", got)
+	}
+
+	// One that succeeds: the new dataset and functions.
+	m.Do("CONFIG", "SET", "rdb-key-save-delay", "0")
+	m.Do("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+	linkUp(t, r)
+	if got := r.Do("GET", "mykey"); got != "$-1\r\n" {
+		t.Errorf("GET after the swap: %q", got)
+	}
+	if got := r.Do("FCALL", "test", "0"); got != "$6\r\nhello2\r\n" {
+		t.Errorf("FCALL after the swap: %q", got)
+	}
+	if got, want := r.Do("DBSIZE"), m.Do("DBSIZE"); got != want {
+		t.Errorf("DBSIZE after the swap: %q, the master's %q", got, want)
+	}
+}
