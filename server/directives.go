@@ -40,7 +40,6 @@ var unreadParams = map[string]string{
 	"active-defrag-ignore-bytes":            "no counterpart: no defragmentation (activedefrag)",
 	"active-defrag-max-scan-fields":         "no counterpart: no defragmentation (activedefrag)",
 	"disable-thp":                           "no counterpart: Redis turns transparent huge pages off for its fork's copy-on-write; HotKV does not fork",
-	"rdb-del-sync-files":                    "no counterpart: replication payloads go from memory to the socket; no RDB file is written for them",
 	"no-appendfsync-on-rewrite":             "no counterpart: Redis stops fsyncing while a forked child rewrites; HotKV's rewrite forks nothing and fsync goes on, as with 'no'",
 	"rdb-save-incremental-fsync":            "no counterpart: the snapshot is written and fsynced by one writer, with no fork's page cache to pace",
 	"aof-rewrite-incremental-fsync":         "no counterpart: as rdb-save-incremental-fsync, for the rewrite",
@@ -57,5 +56,4 @@ var unreadParams = map[string]string{
 	"lazyfree-lazy-expire":                  "no counterpart: the Go collector frees expired values (INFO lazyfreed_objects does not count them)",
 	"lazyfree-lazy-server-del":              "no counterpart: the Go collector frees overwritten values (INFO lazyfreed_objects does not count them)",
 	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
-	"repl-diskless-load":                    "not done (#18): the replica always loads its master's payload from the socket",
 }
