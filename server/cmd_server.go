@@ -36,7 +36,7 @@ func serverCommands() []*Command {
 		// DEBUG stops the server in Redis (DEBUG SLEEP blocks every client,
 		// DEBUG POPULATE writes any key): HotKV gets the same effect with
 		// the exclusive global lock.
-		{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Global, Handler: cmdDebug},
+		{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale, GlobalFor: debugNeedsGlobal, Handler: cmdDebug},
 		{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, Handler: cmdShutdown},
 		{Name: "memory", Arity: -2, Sub: map[string]*Command{
 			"usage":        {Arity: -3, Flags: Readonly, First: 2, Last: 2, Step: 1, Handler: cmdMemoryUsage},
@@ -179,6 +179,25 @@ func (c *Client) debugAllowed() bool {
 	}
 	return false
 }
+
+// debugNeedsGlobal is DEBUG's GlobalFor: the subcommands that only read
+// or set the server's settings, or log, run without locks (they answer
+// while the server loads, as in Redis); the others hold the global lock
+// (SLEEP stops every command, as Redis's does).
+func debugNeedsGlobal(args [][]byte) bool {
+	if len(args) < 2 {
+		return true
+	}
+	for _, sub := range debugLockFree {
+		if equalFold(args[1], sub) {
+			return false
+		}
+	}
+	return true
+}
+
+var debugLockFree = []string{"help", "log", "protocol", "pause-cron", "replybuffer", "set-active-expire",
+	"quicklist-packed-threshold", "set-skip-checksum-validation", "set-disable-deny-scripts"}
 
 var debugHelp = []string{
 	"LOADAOF",
