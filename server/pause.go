@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,17 @@ const (
 	pauseAll
 )
 
+// Pause purposes, as Redis 7.0's pause_purpose: each keeps a mode and an
+// end of its own, and the pause in effect is the most restrictive mode of
+// those that last. Ending one (CLIENT UNPAUSE ends only CLIENT PAUSE's)
+// leaves the others.
+const (
+	pauseByClient    = iota // CLIENT PAUSE
+	pauseForShutdown        // SHUTDOWN waiting for its replicas
+	pauseForFailover        // FAILOVER
+	pausePurposes
+)
+
 // pauseState is the server's pause and its postponed clients.
 type pauseState struct {
 	mode  atomic.Int32 // the pause in effect; the gate reads it with one load
@@ -50,7 +62,12 @@ type pauseState struct {
 
 	mu struct {
 		sync.Mutex
-		end   int64 // unix ms: the pause lasts while now <= end
+		// purposes: each purpose's mode (pauseOff: none) and end (unix
+		// ms: it lasts while now <= end).
+		purposes [pausePurposes]struct {
+			mode int32
+			end  int64
+		}
 		timer *time.Timer
 		queue []*postponement // in the order the clients were postponed
 	}
@@ -101,59 +118,45 @@ func cmdClientPause(c *Client, args [][]byte) {
 		// into the past and ends the pause at once.
 		end = int64(uint64(ms) + uint64(time.Now().UnixMilli()))
 	}
-	c.srv.pauseClients(mode, end)
+	c.srv.pauseClients(pauseByClient, mode, end)
 	c.w.OK()
 }
 
 // CLIENT UNPAUSE
 func cmdClientUnpause(c *Client, args [][]byte) {
-	c.srv.unpauseClients()
+	c.srv.unpauseClients(pauseByClient)
 	c.w.OK()
 }
 
-// pauseClients starts a pause of mode until end (unix ms), or extends the
-// pause in effect: the later end and the more restrictive mode win, as
-// Redis's pauseClients. An end already past ends the pause at once.
-func (s *Server) pauseClients(mode int32, end int64) {
+// pauseClients starts purpose's pause of mode until end (unix ms), or
+// extends the one in effect: the later end and the more restrictive mode
+// win, as Redis's pauseClients. An end already past ends it at once.
+func (s *Server) pauseClients(purpose int, mode int32, end int64) {
 	ps := &s.pause
 	ps.mu.Lock()
-	if cur := ps.mode.Load(); cur != pauseOff {
-		mode = max(mode, cur)
-		end = max(end, ps.mu.end)
+	p := &ps.mu.purposes[purpose]
+	if p.mode != pauseOff {
+		mode, end = max(mode, p.mode), max(end, p.end)
 	}
-	if end < time.Now().UnixMilli() {
-		q := s.endPauseLocked()
-		ps.mu.Unlock()
-		s.resumeNext(q)
-		return
-	}
-	ps.mu.end = end
-	ps.mode.Store(mode)
-	for _, db := range s.dbs {
-		db.HoldExpired.Store(true)
-	}
-	wait := time.Duration(end+1-time.Now().UnixMilli()) * time.Millisecond
-	if ps.mu.timer == nil {
-		ps.mu.timer = time.AfterFunc(wait, s.pauseTimeout)
-	} else {
-		ps.mu.timer.Reset(wait)
-	}
-	ps.mu.Unlock()
-}
-
-// unpauseClients ends the pause, if any (CLIENT UNPAUSE), and resumes the
-// postponed clients.
-func (s *Server) unpauseClients() {
-	ps := &s.pause
-	ps.mu.Lock()
-	q := s.endPauseLocked()
+	p.mode, p.end = mode, end
+	q := s.updatePauseLocked()
 	ps.mu.Unlock()
 	s.resumeNext(q)
 }
 
-// pauseTimeout is the pause timer's function: it ends the pause once its
-// end time has passed (a later pause may have moved it: then it waits
-// again). A server shutting down resumes no one.
+// unpauseClients ends purpose's pause, if any, and resumes the postponed
+// clients the pause left in effect (if any) does not hold.
+func (s *Server) unpauseClients(purpose int) {
+	ps := &s.pause
+	ps.mu.Lock()
+	ps.mu.purposes[purpose].mode = pauseOff
+	q := s.updatePauseLocked()
+	ps.mu.Unlock()
+	s.resumeNext(q)
+}
+
+// pauseTimeout is the pause timer's function: it ends the pauses whose
+// end passed. A server shutting down resumes no one.
 func (s *Server) pauseTimeout() {
 	ps := &s.pause
 	ps.mu.Lock()
@@ -161,28 +164,48 @@ func (s *Server) pauseTimeout() {
 		ps.mu.Unlock()
 		return
 	}
-	if now := time.Now().UnixMilli(); now <= ps.mu.end {
-		ps.mu.timer.Reset(time.Duration(ps.mu.end+1-now) * time.Millisecond)
-		ps.mu.Unlock()
-		return
-	}
-	q := s.endPauseLocked()
+	q := s.updatePauseLocked()
 	ps.mu.Unlock()
 	s.resumeNext(q)
 }
 
-// endPauseLocked ends the pause and returns the postponed commands, to
-// resume in order. The caller holds pause.mu.
-func (s *Server) endPauseLocked() []*postponement {
+// updatePauseLocked drops the purposes whose end passed, puts the most
+// restrictive mode of the others in effect and sets the timer for the
+// earliest end. When the pause became less restrictive (or ended) it
+// returns the postponed commands, to resume in order: those the pause
+// still holds are postponed again. The caller holds pause.mu.
+func (s *Server) updatePauseLocked() []*postponement {
 	ps := &s.pause
+	now := time.Now().UnixMilli()
+	mode, next := pauseOff, int64(math.MaxInt64)
+	for i := range ps.mu.purposes {
+		p := &ps.mu.purposes[i]
+		if p.mode != pauseOff && p.end < now {
+			p.mode = pauseOff
+		}
+		if p.mode != pauseOff {
+			mode, next = max(mode, p.mode), min(next, p.end)
+		}
+	}
+	old := ps.mode.Swap(mode)
+	if (old == pauseOff) != (mode == pauseOff) {
+		for _, db := range s.dbs {
+			db.HoldExpired.Store(mode != pauseOff)
+		}
+	}
 	if ps.mu.timer != nil {
 		ps.mu.timer.Stop()
 	}
-	if ps.mode.Load() != pauseOff {
-		ps.mode.Store(pauseOff)
-		for _, db := range s.dbs {
-			db.HoldExpired.Store(false)
+	if mode != pauseOff && next-now < 1<<40 {
+		wait := time.Duration(next+1-now) * time.Millisecond
+		if ps.mu.timer == nil {
+			ps.mu.timer = time.AfterFunc(wait, s.pauseTimeout)
+		} else {
+			ps.mu.timer.Reset(wait)
 		}
+	}
+	if mode >= old {
+		return nil
 	}
 	q := ps.mu.queue
 	ps.mu.queue = nil

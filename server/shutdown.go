@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -151,7 +152,7 @@ func (s *Server) waitForReplicas(f shutdownFlags) (<-chan struct{}, bool) {
 		s.warnf("User requested shutdown...") // a signal's save logs it
 	}
 	s.journal.GetAck()
-	s.pauseClients(pauseWrite, time.Now().UnixMilli()+1<<40) // until unpaused
+	s.pauseClients(pauseForShutdown, pauseWrite, math.MaxInt64) // until unpaused
 	w.deadline.Store(time.Now().UnixMilli() + timeout*1000)
 	s.logf("Waiting for replicas before shutting down.")
 	return w.mu.canceled, true
@@ -177,7 +178,7 @@ func (s *Server) cancelReplicaWait(abort bool) bool {
 	}
 	w.deadline.Store(0)
 	w.finishing.Store(false)
-	s.unpauseClients()
+	s.unpauseClients(pauseForShutdown)
 	close(w.mu.canceled)
 	return true
 }
