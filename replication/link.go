@@ -69,6 +69,19 @@ type LinkConfig struct {
 	// replication ID replID from offset: after a full synchronization
 	// (full) or a partial one.
 	Synced func(replID string, offset int64, full bool)
+	// CachedID and CachedOffset, when CachedID is set, are the stream
+	// the replica already has: a master that becomes a replica offers
+	// its own (Redis's replicationCacheMasterUsingMyself), so that PSYNC
+	// may continue it.
+	CachedID     string
+	CachedOffset int64
+	// Failover, when set, is asked before each PSYNC: true sends it with
+	// FAILOVER (a master handing over to this master, which then
+	// becomes one), and FailoverDone gets whether the master accepted
+	// it (+CONTINUE or +FULLRESYNC) or refused it (an error), after
+	// which the session ends.
+	Failover     func() bool
+	FailoverDone func(accepted bool)
 	// Proxy receives the stream's bytes as applied, a transaction at a
 	// time, for the replica's own replicas.
 	Proxy func(raw []byte)
@@ -107,8 +120,11 @@ type Link struct {
 func Connect(cfg LinkConfig) *Link {
 	l := &Link{cfg: cfg, stop: make(chan struct{}), done: make(chan struct{})}
 	l.state.Store(StateConnect)
-	l.replID.Store("")
+	l.replID.Store(cfg.CachedID)
 	l.offset.Store(-1)
+	if cfg.CachedID != "" {
+		l.offset.Store(cfg.CachedOffset)
+	}
 	go l.run()
 	return l
 }
@@ -246,9 +262,21 @@ func (l *Link) session() error {
 	} else {
 		l.cfg.Logf("Partial resynchronization not possible (no cached master)")
 	}
-	line, err := l.command(conn, br, "PSYNC", psyncID, psyncOff)
+	args := []string{"PSYNC", psyncID, psyncOff}
+	failover := l.cfg.Failover != nil && l.cfg.Failover()
+	if failover {
+		args = append(args, "FAILOVER")
+	}
+	line, err := l.command(conn, br, args...)
 	if err != nil {
 		return err
+	}
+	if failover {
+		accepted := strings.HasPrefix(line, "+CONTINUE") || strings.HasPrefix(line, "+FULLRESYNC")
+		l.cfg.FailoverDone(accepted)
+		if !accepted {
+			return fmt.Errorf("Failover target rejected psync request: %s", line)
+		}
 	}
 	if rest, ok := strings.CutPrefix(line, "+CONTINUE"); ok {
 		if id := strings.TrimSpace(rest); id != "" && id != cachedID {

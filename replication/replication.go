@@ -400,7 +400,10 @@ func (m *Master) Offset() int64 { return m.j.Offset() }
 //
 // It also frees the backlog once no replica was attached for ttl()
 // seconds (repl-backlog-ttl; 0: never).
-func (m *Master) Heartbeats(period, ttl func() int64, stop <-chan struct{}) {
+//
+// No PING goes while quiet() (clients are paused): the offset stays, as
+// Redis's, for a failover to find its replicas caught up.
+func (m *Master) Heartbeats(period, ttl func() int64, quiet func() bool, stop <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var secs, alone int64
@@ -422,7 +425,7 @@ func (m *Master) Heartbeats(period, ttl func() int64, stop <-chan struct{}) {
 			}
 		}
 		m.mu.Unlock()
-		if p := period(); p > 0 && secs%p == 0 && n > 0 {
+		if p := period(); p > 0 && secs%p == 0 && n > 0 && !quiet() {
 			m.j.Heartbeat()
 		}
 	}

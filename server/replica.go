@@ -157,6 +157,10 @@ func (s *Server) enoughReplicas() bool {
 // REPLICAOF host port | NO ONE (and SLAVEOF)
 func cmdReplicaof(c *Client, args [][]byte) {
 	s := c.srv
+	if s.failover.state.Load() != failoverNone {
+		c.errorReply(errReplicaofFailingOver)
+		return
+	}
 	if equalFold(args[1], "no") && equalFold(args[2], "one") {
 		if s.isReplica() {
 			s.stopReplication()
@@ -180,7 +184,7 @@ func cmdReplicaof(c *Client, args [][]byte) {
 		c.w.Simple("OK Already connected to specified master")
 		return
 	}
-	s.startReplication(host, int(port))
+	s.startReplication(host, int(port), false)
 	s.logf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, clientInfoLine(c))
 	c.w.OK()
 }
@@ -194,12 +198,18 @@ func clientInfoLine(c *Client) string {
 // startReplication makes the server a replica of host:port: a running
 // link is closed, the replicas attached here are disconnected (they
 // resynchronize), keys stop expiring on their own, and a new link starts.
-func (s *Server) startReplication(host string, port int) {
+func (s *Server) startReplication(host string, port int, failover bool) {
 	rs := &s.replica
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	var cachedID string
+	var cachedOffset int64
 	if l := rs.link.Load(); l != nil {
 		l.Close()
+	} else {
+		// A master offers its own stream, to continue it with the new
+		// master when their histories meet (a failover, a demotion).
+		cachedID, cachedOffset = s.repl.ReplID(), s.repl.Offset()
 	}
 	s.disconnectReplicas()
 	for _, db := range s.dbs {
@@ -233,6 +243,12 @@ func (s *Server) startReplication(host string, port int) {
 			return s.cfg.Lookup("masteruser").String(), s.cfg.Lookup("masterauth").String()
 		},
 		Timeout:      func() time.Duration { return time.Duration(s.cfg.Lookup("repl-timeout").Int()) * time.Second },
+		CachedID:     cachedID,
+		CachedOffset: cachedOffset,
+		Failover: func() bool {
+			return failover && s.failover.state.Load() == failoverInProgress
+		},
+		FailoverDone: s.failoverDone,
 		DisklessLoad: s.disklessLoad,
 		Load:         s.loadFromMaster,
 		Apply: func(args [][]byte) bool {

@@ -29,7 +29,8 @@ func replicationCommands() []*Command {
 		// The snapshot and the replica's place in the stream are taken
 		// at one point: under the exclusive global lock.
 		{Name: "sync", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti | Global, Handler: cmdSync},
-		{Name: "psync", Arity: -3, Flags: Admin | NoScript | NoAsyncLoading | NoMulti | Global, Handler: cmdSync},
+		{Name: "psync", Arity: -3, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, GlobalFor: psyncNeedsGlobal, Handler: cmdSync},
+		{Name: "failover", Arity: -1, Flags: Admin | NoScript | Stale | LockFree, Handler: cmdFailover},
 		// Lock-free: changing the role waits for the command the link
 		// is applying, which may need any lock.
 		{Name: "replicaof", Arity: 3, Flags: Admin | NoScript | Stale | NoAsyncLoading | LockFree, Handler: cmdReplicaof},
@@ -67,11 +68,25 @@ func cmdSync(c *Client, args [][]byte) {
 		return // already a replica: ignored, as Redis does
 	}
 	psync := equalFold(args[0], "psync")
+	if psync && isFailoverPsync(args) {
+		// Its master hands over: this replica becomes a master, then
+		// answers the PSYNC as one, under the global lock.
+		if !s.failoverRequest(c, args[1]) {
+			return
+		}
+		g := s.locks.NewGuard(c.id)
+		g.LockGlobal()
+		defer g.Unlock()
+	}
 	if psync {
 		if _, ok := parseInt(args[2]); !ok {
 			c.errorReply(errNotInt)
 			return
 		}
+	}
+	if s.failover.state.Load() != failoverNone {
+		c.errorReply(errSyncFailingOver)
+		return
 	}
 	if l := s.replicaLink(); l != nil && l.State() != replication.StateConnected {
 		c.errorReply(errSyncNoMasterLink)
@@ -511,7 +526,7 @@ func (s *Server) infoReplication(b []byte) []byte {
 		b = fmt.Appendf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=%d\r\n",
 			i, r.Host(), r.ListeningPort.Load(), state, r.AckOffset.Load(), now-r.AckTime.Load())
 	}
-	b = append(b, "master_failover_state:no-failover\r\n"...)
+	b = fmt.Appendf(b, "master_failover_state:%s\r\n", failoverStateNames[s.failover.state.Load()])
 	b = fmt.Appendf(b, "master_replid:%s\r\n", replID)
 	replID2, second := s.repl.Second()
 	b = fmt.Appendf(b, "master_replid2:%s\r\n", replID2)

@@ -102,6 +102,7 @@ type Server struct {
 	scripting       scripting
 	persist         persistState
 	load            loadState // the load clients see (loading.go)
+	failover        failoverState
 	// loadingAtStart: LoadAndServe loads while Serve starts; the
 	// replication link waits for the load.
 	loadingAtStart atomic.Bool
@@ -334,7 +335,8 @@ func (s *Server) Serve() error {
 	s.wg.Add(1)
 	go s.cron()
 	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
-	go s.repl.Heartbeats(pingPeriod.Int, s.cfg.Lookup("repl-backlog-ttl").Int, s.done)
+	paused := func() bool { return s.pause.mode.Load() != pauseOff }
+	go s.repl.Heartbeats(pingPeriod.Int, s.cfg.Lookup("repl-backlog-ttl").Int, paused, s.done)
 	if !s.loadingAtStart.Load() {
 		s.followConfiguredMaster()
 	}
@@ -384,7 +386,7 @@ func (s *Server) LoadAndServe(loaded func(error)) error {
 // asks for.
 func (s *Server) followConfiguredMaster() {
 	if host, port, ok := s.cfg.Lookup("replicaof").ReplicaOf(); ok {
-		s.startReplication(host, port)
+		s.startReplication(host, port, false)
 	}
 }
 
@@ -507,6 +509,7 @@ func (s *Server) cron() {
 			}
 			s.cronShutdown()
 			s.replicaWaitCron()
+			s.failoverCron()
 			loading := s.loading() // the dataset is not there yet
 			if !loading {
 				s.activeExpireCycle(hz)

@@ -1,0 +1,215 @@
+package server
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// TestFailoverErrorsDiff: FAILOVER's refusals on a master without
+// replicas, against redis-server.
+func TestFailoverErrorsDiff(t *testing.T) {
+	p := newPair(t)
+	p.Run(`
+FAILOVER
+FAILOVER ABORT
+FAILOVER TIMEOUT 0
+FAILOVER TIMEOUT -5
+FAILOVER TIMEOUT abc
+FAILOVER TO host notaport
+FAILOVER TO 127.0.0.1 1
+FAILOVER FORCE TIMEOUT 100
+FAILOVER TIMEOUT 100 TIMEOUT 200
+FAILOVER FORCE FORCE
+FAILOVER BADARG
+`)
+}
+
+// failoverNode is one server of a failover test.
+type failoverNode struct {
+	s    *Server
+	c    *difftest.Conn
+	port string
+	log  string
+}
+
+func startFailoverNode(t *testing.T) *failoverNode {
+	log := filepath.Join(t.TempDir(), "log")
+	s, addr := startServer(t, "--repl-diskless-sync-delay", "0", "--logfile", log, "--enable-debug-command", "yes")
+	_, port, _ := net.SplitHostPort(addr)
+	return &failoverNode{s: s, c: difftest.Dial(t, addr), port: port, log: log}
+}
+
+// stall holds n's global lock for secs seconds (DEBUG SLEEP on a
+// connection of its own): its replication link applies nothing meanwhile,
+// as Redis's tests stop a node with SIGSTOP.
+func (n *failoverNode) stall(t *testing.T, secs string) {
+	c := difftest.Dial(t, "127.0.0.1:"+n.port)
+	c.Send([]byte("*3\r\n$5\r\nDEBUG\r\n$5\r\nSLEEP\r\n$" + strconv.Itoa(len(secs)) + "\r\n" + secs + "\r\n"))
+	time.Sleep(50 * time.Millisecond)
+}
+
+func (n *failoverNode) info(field string) string {
+	return between(n.c.Do("INFO", "all"), field+":", "\r\n")
+}
+
+func (n *failoverNode) role() string {
+	return strings.Split(n.c.Do("ROLE"), "\r\n")[2]
+}
+
+// TestFailover: FAILOVER TO a replica hands the master's role over
+// without a full synchronization (the target continues the old master's
+// stream, and the old master continues the target's), writes wait
+// meanwhile and then go to the new master's replica as READONLY; FAILOVER
+// to any replica picks one that caught up; a TIMEOUT without FORCE
+// aborts, FORCE fails over anyway; FAILOVER ABORT cancels; a target that
+// refuses the PSYNC leaves the old master a master.
+func TestFailover(t *testing.T) {
+	n0, n1, n2 := startFailoverNode(t), startFailoverNode(t), startFailoverNode(t)
+	if got := n0.c.Do("FAILOVER", "TO", "127.0.0.1", n1.port); got != "-"+errFailoverNoReplicas+"\r\n" {
+		t.Errorf("FAILOVER without replicas: %q", got)
+	}
+	for _, n := range []*failoverNode{n1, n2} {
+		n.c.Do("REPLICAOF", "127.0.0.1", n0.port)
+		linkUp(t, n.c)
+	}
+	if got := n1.c.Do("FAILOVER", "TO", "127.0.0.1", n1.port); got != "-"+errFailoverReplica+"\r\n" {
+		t.Errorf("FAILOVER on a replica: %q", got)
+	}
+	if got := n0.c.Do("FAILOVER", "TO", "127.0.0.1", n1.port, "FORCE"); got != "-"+errFailoverForce+"\r\n" {
+		t.Errorf("FAILOVER FORCE without TIMEOUT: %q", got)
+	}
+	if got := n0.c.Do("FAILOVER", "TO", "127.0.0.2", n1.port); got != "-"+errFailoverNotReplica+"\r\n" {
+		t.Errorf("FAILOVER to no replica: %q", got)
+	}
+	for i := range 100 {
+		n0.c.Do("SET", "k"+strconv.Itoa(i), "v")
+	}
+	partial, full := n1.info("sync_partial_ok"), n1.info("sync_full")
+
+	// To a named replica.
+	if got := n0.c.Do("FAILOVER", "TO", "127.0.0.1", n1.port); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER TO: %q", got)
+	}
+	waitFor(t, func() bool { return n0.info("master_failover_state") == "no-failover" })
+	if n0.role() != "slave" || n1.role() != "master" {
+		t.Fatalf("after the failover: node 0 is %s, node 1 %s", n0.role(), n1.role())
+	}
+	waitFor(t, func() bool { return n0.info("master_link_status") == "up" })
+	if p, _ := strconv.Atoi(n1.info("sync_partial_ok")); strconv.Itoa(p-1) != partial || n1.info("sync_full") != full {
+		t.Errorf("node 1's syncs: partial %s -> %s, full %s -> %s", partial, n1.info("sync_partial_ok"), full, n1.info("sync_full"))
+	}
+	n2.c.Do("REPLICAOF", "127.0.0.1", n1.port)
+	linkUp(t, n2.c)
+	n1.c.Do("SET", "after", "failover")
+	for _, n := range []*failoverNode{n0, n2} {
+		waitFor(t, func() bool { return n.c.Do("GET", "after") == "$8\r\nfailover\r\n" })
+		if got, want := n.c.Do("DEBUG", "DIGEST"), n1.c.Do("DEBUG", "DIGEST"); got != want {
+			t.Errorf("digest %q, the new master's %q", got, want)
+		}
+	}
+
+	// To any replica: node 2 is the one in sync (node 0 is stalled).
+	n0.stall(t, "2")
+	n1.c.Do("SET", "case", "1")
+	waitFor(t, func() bool { return n2.c.Do("GET", "case") == "$1\r\n1\r\n" })
+	if got := n1.c.Do("FAILOVER"); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER: %q", got)
+	}
+	waitFor(t, func() bool { return n1.info("master_failover_state") == "no-failover" })
+	if n1.role() != "slave" || n2.role() != "master" {
+		t.Fatalf("after the failover to any replica: node 1 is %s, node 2 %s", n1.role(), n2.role())
+	}
+	n0.c.Do("REPLICAOF", "127.0.0.1", n2.port)
+	linkUp(t, n0.c)
+	linkUp(t, n1.c)
+
+	// A target that never catches up: TIMEOUT aborts; writes waited.
+	n0.stall(t, "3")
+	n2.c.Do("SET", "case", "2")
+	if got := n2.c.Do("FAILOVER", "TO", "127.0.0.1", n0.port, "TIMEOUT", "500"); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER TIMEOUT: %q", got)
+	}
+	if got := n2.info("master_failover_state"); got != "waiting-for-sync" {
+		t.Errorf("master_failover_state while waiting: %s", got)
+	}
+	if got := n2.c.Do("REPLICAOF", "NO", "ONE"); got != "-"+errReplicaofFailingOver+"\r\n" {
+		t.Errorf("REPLICAOF while failing over: %q", got)
+	}
+	w := difftest.Dial(t, "127.0.0.1:"+n2.port)
+	start := time.Now()
+	if got := w.Do("SET", "during", "wait"); got != "+OK\r\n" {
+		t.Errorf("a write during the failover's wait: %q", got)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("a write during the failover's wait took %v: it did not wait", d)
+	}
+	if got := n2.info("master_failover_state"); got != "no-failover" || n2.role() != "master" {
+		t.Errorf("after the timeout: %s, %s", got, n2.role())
+	}
+	log, _ := os.ReadFile(n2.log)
+	if !strings.Contains(string(log), "aborted: Replica never caught up before timeout") {
+		t.Errorf("the log lacks the abort:\n%s", log)
+	}
+
+	// FAILOVER ABORT; CLIENT UNPAUSE does not end the failover's pause.
+	if got := n2.c.Do("FAILOVER", "TO", "127.0.0.1", n0.port, "TIMEOUT", "60000"); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER: %q", got)
+	}
+	n2.c.Do("CLIENT", "UNPAUSE")
+	rd := difftest.Dial(t, "127.0.0.1:"+n2.port)
+	rd.Send([]byte("*3\r\n$3\r\nSET\r\n$3\r\nfoo\r\n$3\r\nbar\r\n"))
+	time.Sleep(100 * time.Millisecond)
+	if got := n2.c.Do("GET", "case"); got != "$1\r\n2\r\n" {
+		t.Errorf("a read while failing over: %q", got)
+	}
+	if got := n2.c.Do("FAILOVER", "ABORT"); got != "+OK\r\n" {
+		t.Errorf("FAILOVER ABORT: %q", got)
+	}
+	if got := rd.Read(); got != "+OK\r\n" {
+		t.Errorf("the write postponed by the failover: %q", got)
+	}
+	if got := n2.c.Do("FAILOVER", "ABORT"); got != "-"+errNoFailover+"\r\n" {
+		t.Errorf("FAILOVER ABORT with none: %q", got)
+	}
+	waitFor(t, func() bool { return n0.c.Do("GET", "foo") == "$3\r\nbar\r\n" })
+
+	// A target that refuses PSYNC: the failover aborts.
+	n0.c.Do("ACL", "SETUSER", "default", "-psync")
+	if got := n2.c.Do("FAILOVER", "TO", "127.0.0.1", n0.port); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER: %q", got)
+	}
+	waitFor(t, func() bool { return n2.info("master_failover_state") == "no-failover" })
+	waitFor(t, func() bool { return n2.role() == "master" })
+	log, _ = os.ReadFile(n2.log)
+	if !strings.Contains(string(log), "Failover target rejected psync request") {
+		t.Errorf("the log lacks the rejection:\n%s", log)
+	}
+	n0.c.Do("ACL", "SETUSER", "default", "+psync")
+	n2.c.Do("SET", "last", "1")
+	for _, n := range []*failoverNode{n0, n1} {
+		waitFor(t, func() bool { return n.c.Do("GET", "last") == "$1\r\n1\r\n" })
+	}
+
+	// FORCE fails over at the timeout even to a replica behind.
+	n0.stall(t, "2")
+	n2.c.Do("SET", "case", "3")
+	if got := n2.c.Do("FAILOVER", "TO", "127.0.0.1", n0.port, "TIMEOUT", "100", "FORCE"); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER FORCE: %q", got)
+	}
+	waitFor(t, func() bool { return n2.info("master_failover_state") == "failover-in-progress" })
+	waitFor(t, func() bool { return n2.info("master_failover_state") == "no-failover" })
+	if n2.role() != "slave" || n0.role() != "master" {
+		t.Errorf("after FORCE: node 2 is %s, node 0 %s", n2.role(), n0.role())
+	}
+	log, _ = os.ReadFile(n2.log)
+	if !strings.Contains(string(log), "time out exceeded, failing over.") {
+		t.Errorf("the log lacks the forced failover:\n%s", log)
+	}
+}
