@@ -111,6 +111,9 @@ type Link struct {
 	lastIO atomic.Int64 // unix seconds of the last data from the master
 	// connectedOnce: the link has completed a synchronization.
 	connectedOnce atomic.Bool
+	// transferSize and transferRead: the payload being received, its
+	// size (0: until a mark) and the bytes read of it so far.
+	transferSize, transferRead atomic.Int64
 
 	mu   sync.Mutex // guards conn and writes to it
 	conn net.Conn
@@ -166,6 +169,11 @@ func (l *Link) ReadOffset() int64 { return max(l.read.Load(), l.offset.Load()) }
 // ReplID returns the master's replication ID, "" before the first
 // synchronization.
 func (l *Link) ReplID() string { return l.replID.Load().(string) }
+
+// Transfer returns the size of the payload being received (0: a
+// diskless one, which ends with a mark) and the bytes read of it so far
+// (INFO's master_sync_* fields, while State is StateSync).
+func (l *Link) Transfer() (size, read int64) { return l.transferSize.Load(), l.transferRead.Load() }
 
 // LastIO returns the unix seconds of the last data received.
 func (l *Link) LastIO() int64 { return l.lastIO.Load() }
@@ -430,13 +438,15 @@ func (l *Link) loadPayload(conn net.Conn, br *bufio.Reader, replID string) error
 	}
 	conn.SetReadDeadline(time.Time{}) // the load reads at its pace
 	p := Payload{ReplID: replID, Diskless: l.cfg.DisklessLoad != nil && l.cfg.DisklessLoad()}
+	l.transferSize.Store(0)
+	l.transferRead.Store(0)
 	to := "to disk"
 	if p.Diskless {
 		to = "to parser"
 	}
 	if mark, ok := strings.CutPrefix(line, "$EOF:"); ok && len(mark) == 40 {
 		l.cfg.Logf("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF %s", to)
-		p.R, p.Size = &eofReader{r: br, mark: []byte(mark)}, -1
+		p.R, p.Size = &transferReader{&eofReader{r: br, mark: []byte(mark)}, l}, -1
 		return l.cfg.Load(p)
 	}
 	size, err := strconv.ParseInt(line[1:], 10, 64)
@@ -444,13 +454,29 @@ func (l *Link) loadPayload(conn net.Conn, br *bufio.Reader, replID string) error
 		return fmt.Errorf("Bad protocol from MASTER: %s", line)
 	}
 	l.cfg.Logf("MASTER <-> REPLICA sync: receiving %d bytes from master %s", size, to)
+	l.transferSize.Store(size)
 	lr := io.LimitReader(br, size)
-	p.R, p.Size = lr, size
+	p.R, p.Size = &transferReader{lr, l}, size
 	if err := l.cfg.Load(p); err != nil {
 		return err
 	}
 	_, err = io.Copy(io.Discard, lr) // what the loader left (none, normally)
 	return err
+}
+
+// transferReader counts a payload's bytes as they are read.
+type transferReader struct {
+	r io.Reader
+	l *Link
+}
+
+func (t *transferReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.l.transferRead.Add(int64(n))
+		t.l.lastIO.Store(time.Now().Unix())
+	}
+	return n, err
 }
 
 // eofReader reads up to the 40-byte mark that ends a diskless payload,

@@ -107,6 +107,9 @@ func TestReplicaSwapdbLoad(t *testing.T) {
 	if got := r.Do("GET", "mykey"); got != "$7\r\nmyvalue\r\n" {
 		t.Errorf("GET during the asynchronous load: %q", got)
 	}
+	if info := r.Do("INFO", "replication"); !strings.Contains(info, "master_sync_in_progress:1\r\n") || !strings.Contains(info, "master_sync_read_bytes:") {
+		t.Errorf("INFO replication during the load:\n%s", info)
+	}
 	if got := r.Do("FCALL", "test", "0"); got != "$6\r\nhello1\r\n" {
 		t.Errorf("FCALL during the asynchronous load: %q", got)
 	}

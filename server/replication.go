@@ -504,6 +504,15 @@ func (s *Server) infoReplication(b []byte) []byte {
 		}
 		b = fmt.Appendf(b, "master_sync_in_progress:%d\r\n", sync)
 		b = fmt.Appendf(b, "slave_read_repl_offset:%d\r\nslave_repl_offset:%d\r\n", l.ReadOffset(), l.Offset())
+		if sync == 1 {
+			size, read := l.Transfer()
+			perc := 0.0
+			if size > 0 {
+				perc = float64(read) / float64(size) * 100
+			}
+			b = fmt.Appendf(b, "master_sync_total_bytes:%d\r\nmaster_sync_read_bytes:%d\r\nmaster_sync_left_bytes:%d\r\nmaster_sync_perc:%.2f\r\nmaster_sync_last_io_seconds_ago:%d\r\n",
+				size, read, size-read, perc, now-l.LastIO())
+		}
 		if up == "down" {
 			b = append(b, "master_link_down_since_seconds:-1\r\n"...)
 		}
