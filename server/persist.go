@@ -149,6 +149,19 @@ func (s *Server) copyDataset() *snapshot {
 // replSaveInfo is the replication state a snapshot records (the caller
 // holds the global lock exclusively), nil when there is none.
 func (s *Server) replSaveInfo() *rdb.ReplInfo {
+	if l := s.replicaLink(); l != nil {
+		// A replica records its master's stream, for a restart to
+		// continue it (Redis's rdbPopulateSaveInfo).
+		id := l.ReplID()
+		if id == "" {
+			return nil // it never synchronized
+		}
+		off := s.appliedOffset(l)
+		if off < 0 {
+			return nil
+		}
+		return &rdb.ReplInfo{StreamDB: int(s.replica.master.dbIndex.Load()), ID: id, Offset: off}
+	}
 	id, offset, db, ok := s.repl.SaveInfo()
 	if !ok {
 		return nil
@@ -452,6 +465,12 @@ func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode
 		for _, k := range repl.expired {
 			s.propagateDel(k.db, k.key)
 		}
+	} else if startup && repl.valid() && int(repl.db) < len(s.dbs) {
+		// A replica continues its master's stream from there.
+		s.repl.Follow(repl.id, repl.offset, true)
+		s.replica.mu.Lock()
+		s.replica.restored = &rdb.ReplInfo{ID: repl.id, Offset: repl.offset, StreamDB: int(repl.db)}
+		s.replica.mu.Unlock()
 	}
 	return nil
 }

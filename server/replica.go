@@ -2,11 +2,13 @@ package server
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
 )
 
@@ -27,7 +29,16 @@ import (
 type replicaState struct {
 	mu     sync.Mutex
 	link   atomic.Pointer[replication.Link] // nil: a master; written under mu
-	master *Client                          // applies the master's stream; under mu
+	master *Client                          // applies the master's stream; set under mu before the first link
+	// restored is the stream a replica's snapshot recorded, loaded at
+	// start-up: its first link offers it to PSYNC. Under mu.
+	restored *rdb.ReplInfo
+	// applyMu is held from the moment the master client runs a command
+	// of the stream until the link counted its bytes (applyHeld), so
+	// that a snapshot records the offset of the data it holds
+	// (appliedOffset).
+	applyMu   sync.Mutex
+	applyHeld bool // under applyMu's holder: the link's goroutine
 }
 
 // replicaLink returns the link to the master, nil when the server is a
@@ -204,8 +215,14 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	defer rs.mu.Unlock()
 	var cachedID string
 	var cachedOffset int64
+	streamDB := 0
 	if l := rs.link.Load(); l != nil {
 		l.Close()
+	} else if r := rs.restored; r != nil {
+		// A replica that restarted offers the stream its snapshot
+		// recorded (Redis's loadDataFromDisk).
+		cachedID, cachedOffset, streamDB = r.ID, r.Offset, r.StreamDB
+		rs.restored = nil
 	} else {
 		// A master offers its own stream, to continue it with the new
 		// master when their histories meet (a failover, a demotion).
@@ -222,8 +239,8 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 		rs.master = s.newInternalClient(masterClient, 0, 0)
 	}
 	mc := rs.master
-	mc.db = s.dbs[0]
-	mc.dbIndex.Store(0)
+	mc.db = s.dbs[streamDB]
+	mc.dbIndex.Store(int32(streamDB))
 	var self atomic.Pointer[replication.Link] // the link, for its Apply
 	stopping := func() bool { l := self.Load(); return l != nil && l.Stopping() }
 	l := replication.Connect(replication.LinkConfig{
@@ -259,10 +276,16 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 					time.Sleep(time.Millisecond)
 				}
 			}
+			rs.applyMu.Lock()
 			s.dispatch(mc, args)
 			mc.w.Reset()
 			mc.publishStats() // INFO commandstats counts the master's commands
-			return !mc.tx.active
+			if mc.tx.active {
+				rs.applyMu.Unlock() // queued: nothing ran
+				return false
+			}
+			rs.applyHeld = true // until Proxy, once the link counted it
+			return true
 		},
 		Lost: func() {
 			if mc.tx.active {
@@ -279,12 +302,34 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 				s.disconnectReplicas() // they learn the new ID, and continue
 			}
 		},
-		Proxy: s.journal.AppendRaw,
+		Proxy: func(raw []byte) {
+			s.journal.AppendRaw(raw)
+			if rs.applyHeld {
+				rs.applyHeld = false
+				rs.applyMu.Unlock()
+			}
+		},
 		Logf:  func(f string, a ...any) { s.logf(f, a...) },
 		Warnf: func(f string, a ...any) { s.warnf(f, a...) },
 	})
 	self.Store(l)
 	rs.link.Store(l)
+}
+
+// appliedOffset returns the offset of the master's stream the dataset
+// holds, for a snapshot taken under the exclusive global lock: a command
+// of the stream that ran is counted once the link counted its bytes,
+// which it does without a lock; one waiting for its locks has not run.
+func (s *Server) appliedOffset(l *replication.Link) int64 {
+	rs := &s.replica
+	for !rs.applyMu.TryLock() {
+		if rs.master.guard.Pending() {
+			return l.Offset() // its command waits for the lock we hold
+		}
+		runtime.Gosched()
+	}
+	defer rs.applyMu.Unlock()
+	return l.Offset()
 }
 
 // stopReplication makes the replica a master again: the link closes,

@@ -143,3 +143,42 @@ func TestReplicaSwapdbLoad(t *testing.T) {
 		t.Errorf("DBSIZE after the swap: %q, the master's %q", got, want)
 	}
 }
+
+// TestReplicaRestartContinues: a replica's snapshot records its master's
+// stream (ID, offset, the stream's database), and the replica restarted
+// from it continues the stream with a partial synchronization — the
+// writes made while it was down included, in the database the stream had
+// selected — where a full one would be needed otherwise.
+func TestReplicaRestartContinues(t *testing.T) {
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, mport, _ := net.SplitHostPort(master)
+	m := difftest.Dial(t, master)
+	dir := t.TempDir()
+	rs, replica := startServer(t, "--dir", dir, "--replicaof", "127.0.0.1", mport)
+	r := difftest.Dial(t, replica)
+	linkUp(t, r)
+	m.Do("SELECT", "3")
+	m.Do("SET", "before", "1")
+	waitFor(t, func() bool { r.Do("SELECT", "3"); return r.Do("GET", "before") == "$1\r\n1\r\n" })
+	if got := r.Do("SAVE"); got != "+OK\r\n" {
+		t.Fatalf("SAVE on the replica: %q", got)
+	}
+	r.Close()
+	rs.Shutdown(t.Context())
+	m.Do("SET", "while", "down") // still in database 3: no SELECT in the stream
+	partial, full := between(m.Do("INFO", "stats"), "sync_partial_ok:", "\r\n"), between(m.Do("INFO", "stats"), "sync_full:", "\r\n")
+
+	_, replica = startServer(t, "--dir", dir, "--replicaof", "127.0.0.1", mport)
+	r = difftest.Dial(t, replica)
+	linkUp(t, r)
+	r.Do("SELECT", "3")
+	waitFor(t, func() bool { return r.Do("GET", "while") == "$4\r\ndown\r\n" })
+	if got := between(m.Do("INFO", "stats"), "sync_full:", "\r\n"); got != full {
+		t.Errorf("sync_full %s -> %s: the restarted replica synchronized in full", full, got)
+	}
+	if got := between(m.Do("INFO", "stats"), "sync_partial_ok:", "\r\n"); got == partial {
+		t.Errorf("sync_partial_ok stayed %s", got)
+	}
+	mo := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	waitFor(t, func() bool { return between(r.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == mo })
+}
