@@ -283,7 +283,7 @@ func (l *Link) session() error {
 		accepted := strings.HasPrefix(line, "+CONTINUE") || strings.HasPrefix(line, "+FULLRESYNC")
 		l.cfg.FailoverDone(accepted)
 		if !accepted {
-			return fmt.Errorf("Failover target rejected psync request: %s", line)
+			return fmt.Errorf("Unexpected reply to PSYNC from master: %s", line)
 		}
 	}
 	if rest, ok := strings.CutPrefix(line, "+CONTINUE"); ok {

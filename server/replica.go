@@ -218,6 +218,11 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	streamDB := 0
 	if l := rs.link.Load(); l != nil {
 		l.Close()
+		// A replica offers its master's stream (Redis's cached master),
+		// to continue it with the new master when it has it too.
+		if l.ReplID() != "" && l.Offset() >= 0 {
+			cachedID, cachedOffset, streamDB = l.ReplID(), l.Offset(), int(rs.master.dbIndex.Load())
+		}
 	} else if r := rs.restored; r != nil {
 		// A replica that restarted offers the stream its snapshot
 		// recorded (Redis's loadDataFromDisk).
