@@ -186,8 +186,9 @@ func (c *Client) expireMillis(cmd string, arg []byte, flags int) (int64, bool) {
 	return n, true
 }
 
-// setGeneric is Redis's setGenericCommand for SET, SETEX and PSETEX.
-func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
+// setGeneric is Redis's setGenericCommand for SET, SETEX and PSETEX;
+// args is SET's arguments (nil for the others).
+func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte, args [][]byte) {
 	var at int64
 	if expArg != nil {
 		var ok bool
@@ -221,6 +222,15 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 			// absolute, and the options (GET, NX, XX) are dropped.
 			c.propagate(argSET, key, val, argPXAT, intBytes(at))
 		}
+	} else if flags&setGet != 0 && c.recording() {
+		// As Redis, without GET (which may be repeated).
+		out := make([][]byte, 0, len(args))
+		for i, a := range args {
+			if i < 3 || !equalFold(a, "get") {
+				out = append(out, a)
+			}
+		}
+		c.propagate(out...)
 	}
 	if flags&setGet == 0 {
 		c.w.OK()
@@ -232,7 +242,7 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte) {
 func cmdSet(c *Client, args [][]byte) {
 	flags, expArg, ok := c.parseSetOptions(args, 3, cmdTypeSet)
 	if ok {
-		c.setGeneric("set", flags, args[1], args[2], expArg)
+		c.setGeneric("set", flags, args[1], args[2], expArg, args)
 	}
 }
 
@@ -249,16 +259,19 @@ func cmdSetNX(c *Client, args [][]byte) {
 }
 
 // SETEX key seconds value
-func cmdSetEX(c *Client, args [][]byte) { c.setGeneric("setex", setEX, args[1], args[3], args[2]) }
+func cmdSetEX(c *Client, args [][]byte) { c.setGeneric("setex", setEX, args[1], args[3], args[2], nil) }
 
 // PSETEX key milliseconds value
-func cmdPSetEX(c *Client, args [][]byte) { c.setGeneric("psetex", setPX, args[1], args[3], args[2]) }
+func cmdPSetEX(c *Client, args [][]byte) {
+	c.setGeneric("psetex", setPX, args[1], args[3], args[2], nil)
+}
 
 // GETSET key value
 func cmdGetSet(c *Client, args [][]byte) {
 	if _, ok := c.getString(args[1]); ok {
 		c.db.SetString(args[1], args[2], false)
 		c.notify(evString, "set", args[1])
+		c.propagate(argSET, args[1], args[2]) // as Redis: a SET
 	}
 }
 

@@ -350,6 +350,7 @@ func (s *Server) disklessWait() {
 	ds := &s.diskless
 	deadline := time.Now().Add(time.Duration(s.cfg.Lookup("repl-diskless-sync-delay").Int()) * time.Second)
 	lastNewline := time.Now()
+	keepalive := s.locks.NewGuard(rand.Uint64())
 	for {
 		ds.mu.Lock()
 		n := len(ds.waiting)
@@ -359,13 +360,16 @@ func (s *Server) disklessWait() {
 			break
 		}
 		time.Sleep(min(time.Until(deadline), 100*time.Millisecond))
-		if time.Since(lastNewline) >= time.Second {
+		// The newlines stop while a command holds the whole server (DEBUG
+		// SLEEP), as Redis's cron does: the replicas' timeouts see it.
+		if time.Since(lastNewline) >= time.Second && keepalive.TryLockKeys(nil, false) {
 			lastNewline = time.Now()
 			ds.mu.Lock()
 			for _, w := range ds.waiting {
 				replicaSink{w.c}.Send([]byte("\n"))
 			}
 			ds.mu.Unlock()
+			keepalive.Unlock()
 		}
 	}
 	g := s.locks.NewGuard(rand.Uint64())

@@ -90,6 +90,7 @@ func TestReplicationStream(t *testing.T) {
 		{"EVAL", "redis.set_repl(redis.REPL_AOF) redis.call('set', 'aof', '1') redis.set_repl(redis.REPL_ALL) redis.call('set', 'all', '1') redis.set_repl(redis.REPL_NONE) redis.call('set', 'none', '1') return 1", "0"},
 		{"EVAL", "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'r', '1') return 1", "0"},
 		{"SET", "unchanged", "1"}, {"SETNX", "unchanged", "2"},
+		{"GETSET", "g", "1"}, {"SET", "g", "2", "GET"}, {"SET", "g", "3", "get", "XX", "GET"},
 	}
 	streams := map[string][]string{}
 	for name, addr := range map[string]string{"redis": redis, "hotkv": hotkv} {
@@ -99,7 +100,7 @@ func TestReplicationStream(t *testing.T) {
 		for _, cmd := range cmds {
 			c.Do(cmd...)
 		}
-		streams[name] = readStream(t, r, 28)
+		streams[name] = readStream(t, r, 31)
 	}
 	// The absolute expiry times differ by the milliseconds between runs.
 	ms := regexp.MustCompile(`\$13\r\n\d{13}\r\n`)
