@@ -81,6 +81,9 @@ type waiter struct {
 	eachTried bool
 	// groupReader: an XREADGROUP (blockState.groupKeys).
 	groupReader bool
+	// closeAfter: its connection closes once the reply that ended the
+	// wait is sent (disconnectBlocked).
+	closeAfter atomic.Bool
 
 	state atomic.Int32
 	// cmd and args are the blocked command, took how long its first run
@@ -437,6 +440,7 @@ func (s *Server) finish(w *waiter, reply []byte) {
 		c.blocked = nil
 		c.setBlockedFlag(false)
 		c.w.Raw(reply)
+		c.closeAfter = c.closeAfter || w.closeAfter.Load()
 		if w.cmd != nil {
 			failed := reply[0] == '-'
 			c.stats.count(w.cmd, w.took, failed, b2i(!failed && w.cmd.Flags&Write != 0), s.latencyTracking.Bool())
@@ -460,6 +464,35 @@ func (c *Client) setBlockedFlag(on bool) {
 		c.mu.waiter = nil
 	}
 	c.mu.Unlock()
+}
+
+// disconnectBlocked ends every blocked command with Redis's UNBLOCKED
+// error and closes its connection after the reply, as Redis's
+// disconnectAllBlockedClients when the server becomes a replica: the
+// keys they wait on now change only by the master's stream. Clients
+// postponed by a pause are not blocked in this sense.
+func (s *Server) disconnectBlocked() {
+	if s.blocking.count.Load() == 0 {
+		return
+	}
+	s.mu.Lock()
+	clients := make([]*Client, 0, len(s.mu.clients))
+	for _, c := range s.mu.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	for _, c := range clients {
+		c.mu.Lock()
+		w := c.mu.waiter
+		c.mu.Unlock()
+		if w == nil {
+			continue
+		}
+		w.closeAfter.Store(true)
+		if s.unblock(w, func(wr *resp.Writer) { wr.Error(errUnblockedRoleChange) }) {
+			s.countError(errUnblockedRoleChange)
+		}
+	}
 }
 
 // unblockOnClose ends c's wait when its connection goes away.

@@ -274,6 +274,11 @@ func (c *Client) resume() {
 	if !evented(c.conn) {
 		return
 	}
+	if c.closeAfter { // the reply that ended its wait is its last
+		c.flushLast()
+		c.conn.Close()
+		return
+	}
 	if !c.srv.serveInput(c) {
 		c.conn.Close()
 	}

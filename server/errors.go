@@ -202,8 +202,9 @@ const (
 
 // blocking
 const (
-	errUnblocked     = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
-	errUnblockReason = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+	errUnblocked           = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	errUnblockedRoleChange = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+	errUnblockReason       = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
 )
 
 // sets

@@ -213,3 +213,28 @@ func TestFailover(t *testing.T) {
 		t.Errorf("the log lacks the forced failover:\n%s", log)
 	}
 }
+
+// TestBlockedClientsOnRoleChange: a master that becomes a replica ends its
+// blocked commands with Redis's UNBLOCKED error and closes their
+// connections (Redis's disconnectAllBlockedClients, issue #2473): the
+// keys they wait on change only by the new master's stream from then on.
+func TestBlockedClientsOnRoleChange(t *testing.T) {
+	_, a := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, b := startServer(t)
+	_, aport, _ := net.SplitHostPort(a)
+	rd := difftest.Dial(t, b)
+	rd.Send([]byte("*3\r\n$5\r\nBLPOP\r\n$3\r\nfoo\r\n$1\r\n0\r\n"))
+	bc := difftest.Dial(t, b)
+	waitFor(t, func() bool { return between(bc.Do("INFO", "clients"), "blocked_clients:", "\r\n") == "1" })
+	bc.Do("REPLICAOF", "127.0.0.1", aport)
+	if got := rd.Read(); got != "-"+errUnblockedRoleChange+"\r\n" {
+		t.Errorf("the blocked BLPOP: %q", got)
+	}
+	if _, err := rd.ReadErr(5 * time.Second); err == nil || !strings.Contains(err.Error(), "EOF") {
+		t.Errorf("the connection stayed open after the error: %v", err)
+	}
+	linkUp(t, bc)
+	ac := difftest.Dial(t, a)
+	ac.Do("RPUSH", "foo", "a", "b", "c")
+	waitFor(t, func() bool { return bc.Do("LRANGE", "foo", "0", "-1") == "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n" })
+}

@@ -234,6 +234,7 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 		cachedID, cachedOffset = s.repl.ReplID(), s.repl.Offset()
 	}
 	s.disconnectReplicas()
+	s.disconnectBlocked()
 	for _, db := range s.dbs {
 		db.HoldExpired.Store(true)
 	}
