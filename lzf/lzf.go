@@ -326,11 +326,12 @@ func decompress(in, out []byte) int {
 		if ref+n+2 <= op {
 			copy(out[op:op+n+2], out[ref:ref+n+2])
 			op += n + 2
-		} else { // overlapping: byte by byte, repeating the pattern
-			for range n + 2 {
-				out[op] = out[ref]
-				op++
-				ref++
+		} else {
+			// Overlapping: the op-ref bytes from ref repeat. Copying all
+			// of out[ref:op] each time doubles what is copied, which is
+			// what a byte-by-byte copy writes.
+			for end := op + n + 2; op < end; {
+				op += copy(out[op:end], out[ref:op])
 			}
 		}
 	}
