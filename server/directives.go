@@ -56,7 +56,6 @@ var unreadParams = map[string]string{
 	"replica-lazy-flush":                    "no counterpart: the Go collector frees the old dataset after a full synchronization either way",
 	"lazyfree-lazy-expire":                  "no counterpart: the Go collector frees expired values (INFO lazyfreed_objects does not count them)",
 	"lazyfree-lazy-server-del":              "no counterpart: the Go collector frees overwritten values (INFO lazyfreed_objects does not count them)",
-	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
 	"set-proc-title":                        "not done: HotKV does not change its process title",
 	"proc-title-template":                   "not done: HotKV does not change its process title",
 	"propagation-error-behavior":            "not done: a command of the append-only file or of the master's stream that fails is ignored, whatever the value",
