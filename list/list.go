@@ -416,8 +416,8 @@ func (l *List) dropped(i int, nd *node) {
 	}
 }
 
-// shrink gives the raw node nd a smaller buffer when its entries fill a quarter of it
-// or less, as a listpack shrinks when entries are deleted.
+// shrink gives the raw node nd a smaller buffer when its entries fill a
+// quarter of it or less, as a listpack shrinks when entries are deleted.
 func (l *List) shrink(nd *node) {
 	c, sz := cap(nd.b), nd.size()
 	if c <= 512 || c < 4*sz {
