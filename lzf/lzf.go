@@ -6,7 +6,7 @@
 // panicking, anything that does not decode to the expected length.
 //
 // RDB strings (package rdb) and compressed list nodes (package list, as
-// Redis's quicklist compresses its inner nodes) use it. Both functions are
+// Redis's quicklist compresses its inner nodes) use it. Its functions are
 // safe for concurrent use.
 package lzf
 
@@ -268,7 +268,8 @@ func Decompress(in []byte, outLen int) ([]byte, error) {
 
 // DecompressTo is Decompress writing into out instead of a new buffer:
 // in must decode to exactly len(out) bytes, or it returns ErrInvalid (and
-// the contents of out are then unspecified). It does not allocate.
+// the contents of out are then unspecified). As with Decompress, an
+// empty out accepts any in. It does not allocate.
 func DecompressTo(out, in []byte) error {
 	if len(out) == 0 {
 		return nil

@@ -208,3 +208,32 @@ func TestTableReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestIntoBuffers: CompressTo and DecompressTo give Compress's and
+// Decompress's results in the caller's buffers.
+func TestIntoBuffers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	for i, in := range testInputs(rng) {
+		for _, limit := range []int{len(in) / 2, len(in) - 4, len(in), len(in) + 64} {
+			want := Compress(in, limit)
+			out := make([]byte, max(limit, 0))
+			n := CompressTo(out, in)
+			if !bytes.Equal(out[:n], want) {
+				t.Fatalf("input %d, limit %d: CompressTo wrote %d bytes, Compress %d", i, limit, n, len(want))
+			}
+			if want == nil {
+				continue
+			}
+			back := make([]byte, len(in))
+			if err := DecompressTo(back, want); err != nil || !bytes.Equal(back, in) {
+				t.Fatalf("input %d: DecompressTo: %v", i, err)
+			}
+			if len(in) > 1 && DecompressTo(back[:len(in)-1], want) == nil {
+				t.Fatalf("input %d: DecompressTo into a short buffer succeeded", i)
+			}
+		}
+	}
+	if CompressTo(nil, []byte("abc")) != 0 || CompressTo(make([]byte, 10), nil) != 0 || DecompressTo(nil, []byte("x")) != nil {
+		t.Fatal("empty buffers")
+	}
+}
