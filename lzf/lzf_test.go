@@ -237,3 +237,32 @@ func TestIntoBuffers(t *testing.T) {
 		t.Fatal("empty buffers")
 	}
 }
+
+// BenchmarkDecompress decodes 8 KB of text-like data and 8 KB of one
+// repeated byte (long overlapping back references).
+func BenchmarkDecompress(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	text := make([]byte, 8192)
+	for i := range text {
+		if i > 8 && rng.IntN(2) == 0 {
+			text[i] = text[i-1-rng.IntN(8)]
+		} else {
+			text[i] = byte('a' + rng.IntN(26))
+		}
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"text", text}, {"run", bytes.Repeat([]byte{'L'}, 8192)}} {
+		c := Compress(in.data, len(in.data))
+		out := make([]byte, len(in.data))
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.data)))
+			for range b.N {
+				if err := DecompressTo(out, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
