@@ -48,7 +48,7 @@ fuzz:
 	$(GO) test ./lualib/ -run '^$$' -fuzz '^FuzzCJSONDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lualib/ -run '^$$' -fuzz '^FuzzCMsgpackUnpack$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzDecodeFunctions$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzLZFDecompress$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lzf/ -run '^$$' -fuzz '^FuzzDecompress$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzRestore$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	$(GO) test ./aof/ -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	$(GO) test ./hll/ -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s

@@ -4,12 +4,17 @@ import "math"
 
 // Iter walks a list from one entry towards the tail or towards the head.
 // The list must not change while an Iter is in use. An Iter does not
-// allocate: it is meant to live on its user's stack.
+// allocate, except for a buffer it reuses to read compressed nodes in: it
+// is meant to live on its user's stack. Copies of an Iter must not be
+// used.
 type Iter struct {
 	l   *List
-	di  int // the current entry's node in l.dir; -1 when done
-	p   int // the current entry's offset in its node's buffer
+	di  int    // the current entry's node in l.dir; -1 when done
+	b   []byte // the current node's entries are b[off:]; nil until loaded
+	off int
+	p   int // the current entry's offset in b
 	rev bool
+	buf []byte   // a compressed node's entries, decompressed
 	sc  [20]byte // integer entries are formatted here
 }
 
@@ -22,9 +27,23 @@ func (l *List) IterAt(i int, reverse bool) Iter {
 		i += l.count
 	}
 	if i >= 0 && i < l.count {
-		it.di, it.p = l.locate(i)
+		var j int
+		it.di, j = l.find(i)
+		it.load()
+		it.p = seek(it.b, it.off, int(l.dir[it.di].n), j)
 	}
 	return it
+}
+
+// load makes the entries of node it.di readable in it.b, and sets it.p to
+// the node's first entry in the iterator's direction.
+func (it *Iter) load() {
+	it.b, it.off = it.l.dir[it.di].entries(&it.buf)
+	if !it.rev {
+		it.p = it.off
+	} else {
+		it.p = prevStart(it.b, len(it.b))
+	}
 }
 
 // Next returns the current entry and advances. The value is valid until
@@ -33,9 +52,11 @@ func (it *Iter) Next() (v []byte, ok bool) {
 	if it.di < 0 {
 		return nil, false
 	}
-	nd := &it.l.dir[it.di]
-	v, sz := valueAt(nd.b, it.p, &it.sc)
-	it.step(nd, sz)
+	if it.b == nil {
+		it.load()
+	}
+	v, sz := valueAt(it.b, it.p, &it.sc)
+	it.step(sz)
 	return v, true
 }
 
@@ -45,46 +66,60 @@ func (it *Iter) NextMatch(m *Matcher) (matched, ok bool) {
 	if it.di < 0 {
 		return false, false
 	}
-	nd := &it.l.dir[it.di]
-	matched, sz := m.at(nd.b, it.p)
-	it.step(nd, sz)
+	if it.b == nil {
+		it.load()
+	}
+	matched, sz := m.at(it.b, it.p)
+	it.step(sz)
 	return matched, true
 }
 
-// step moves past the current entry, of sz bytes, in node nd.
-func (it *Iter) step(nd *node, sz int) {
+// step moves past the current entry, of sz bytes. On reaching another
+// node it only records the node: the next call loads it, so that the value
+// just returned, which may be in it.buf, stays valid until then.
+func (it *Iter) step(sz int) {
 	l := it.l
 	if !it.rev {
 		it.p += sz
-		if it.p < len(nd.b) {
+		if it.p < len(it.b) {
 			return
 		}
 		if it.di++; it.di >= l.hi {
 			it.di = -1
-			return
 		}
-		it.p = int(l.dir[it.di].off)
+		it.b = nil
 		return
 	}
-	if it.p > int(nd.off) {
-		it.p = prevStart(nd.b, it.p)
+	if it.p > it.off {
+		it.p = prevStart(it.b, it.p)
 		return
 	}
 	if it.di--; it.di < l.lo {
 		it.di = -1
-		return
 	}
-	nd = &l.dir[it.di]
-	it.p = prevStart(nd.b, len(nd.b))
+	it.b = nil
 }
 
 // Insert adds v (copied) just before (or after) the first entry, from the
 // head, that matches pivot. It returns false when no entry matches.
 func (l *List) Insert(pivot *Matcher, v []byte, after bool) bool {
+	var sp *[]byte
+	defer func() {
+		if sp != nil {
+			putScratch(sp)
+		}
+	}()
 	for di := l.lo; di < l.hi; di++ {
 		nd := &l.dir[di]
-		for p := int(nd.off); p < len(nd.b); {
-			match, sz := pivot.at(nd.b, p)
+		b, off := nd.b, int(nd.off)
+		if nd.compressed() {
+			if sp == nil {
+				sp = getScratch()
+			}
+			b, off = nd.entries(sp) // insertAt unpacks it with the same offsets
+		}
+		for p := off; p < len(b); {
+			match, sz := pivot.at(b, p)
 			if match {
 				if after {
 					p += sz
@@ -102,7 +137,15 @@ func (l *List) Insert(pivot *Matcher, v []byte, after bool) bool {
 // boundary), using a neighbour or splitting the node when it is full, as
 // quicklist's _quicklistInsert does.
 func (l *List) insertAt(i, p int, v []byte) {
+	k := l.hi - l.lo
+	if l.depth > 0 {
+		defer func() {
+			added := l.hi - l.lo - k
+			l.settle(i-1, i+2, added) // i's neighbours, and up to 2 new nodes
+		}()
+	}
 	e := encode(v)
+	l.unpack(l.lo + i)
 	nd := &l.dir[l.lo+i]
 	if l.allow(nd, &e) {
 		p = l.openGap(nd, p, 0, e.size)
@@ -111,12 +154,11 @@ func (l *List) insertAt(i, p int, v []byte) {
 		l.count++
 		return
 	}
-	k := l.hi - l.lo
 	atStart, atEnd := p == int(nd.off), p == len(nd.b)
 	switch {
-	case atEnd && i+1 < k && l.allow(&l.dir[l.lo+i+1], &e):
+	case atEnd && i+1 < k && l.allowAt(i+1, &e):
 		l.pushInto(i+1, &e, true)
-	case atStart && i > 0 && l.allow(&l.dir[l.lo+i-1], &e):
+	case atStart && i > 0 && l.allowAt(i-1, &e):
 		l.pushInto(i-1, &e, false)
 	case atEnd:
 		l.insertNode(i+1, node{})
@@ -138,6 +180,12 @@ func (l *List) insertAt(i, p int, v []byte) {
 	}
 }
 
+// allowAt reports whether the i-th node may take e, unpacking it.
+func (l *List) allowAt(i int, e *encoded) bool {
+	l.unpack(l.lo + i)
+	return l.allow(&l.dir[l.lo+i], e)
+}
+
 // Remove removes entries that match m: at most limit of them (all when
 // limit <= 0), the first ones from the head, or from the tail when
 // fromTail is set. It returns how many it removed. Nodes left small are
@@ -148,8 +196,23 @@ func (l *List) Remove(m *Matcher, limit int, fromTail bool) int {
 	}
 	removed := 0
 	first, last := -1, -1
+	var sp *[]byte
+	defer func() {
+		if sp != nil {
+			putScratch(sp)
+		}
+	}()
 	if !fromTail {
 		for di := l.lo; di < l.hi && removed < limit; di++ {
+			if l.dir[di].compressed() {
+				if sp == nil {
+					sp = getScratch()
+				}
+				if !l.dir[di].has(m, sp) {
+					continue
+				}
+				l.unpack(di)
+			}
 			if r := l.removeIn(di, int(l.dir[di].off), m, limit-removed); r > 0 {
 				removed += r
 				if first < 0 {
@@ -163,10 +226,17 @@ func (l *List) Remove(m *Matcher, limit int, fromTail bool) int {
 			// Find the first entry to look at: the want-th match from the
 			// node's end, or the node's start when it has fewer.
 			nd := &l.dir[di]
-			want, found, from := limit-removed, 0, int(nd.off)
-			for p := len(nd.b); p > int(nd.off); {
-				q := prevStart(nd.b, p)
-				if match, _ := m.at(nd.b, q); match {
+			b, off := nd.b, int(nd.off)
+			if nd.compressed() {
+				if sp == nil {
+					sp = getScratch()
+				}
+				b, off = nd.entries(sp)
+			}
+			want, found, from := limit-removed, 0, off
+			for p := len(b); p > off; {
+				q := prevStart(b, p)
+				if match, _ := m.at(b, q); match {
 					if found++; found == want {
 						from = q
 						break
@@ -177,6 +247,7 @@ func (l *List) Remove(m *Matcher, limit int, fromTail bool) int {
 			if found == 0 {
 				continue
 			}
+			l.unpack(di) // the offsets of b stay valid
 			removed += l.removeIn(di, from, m, found)
 			if last < 0 {
 				last = di
@@ -190,7 +261,20 @@ func (l *List) Remove(m *Matcher, limit int, fromTail bool) int {
 	return removed
 }
 
-// removeIn removes up to quota entries matching m from the node at dir[di],
+// has reports whether an entry of nd matches m.
+func (nd *node) has(m *Matcher, sp *[]byte) bool {
+	b, off := nd.entries(sp)
+	for p := off; p < len(b); {
+		match, sz := m.at(b, p)
+		if match {
+			return true
+		}
+		p += sz
+	}
+	return false
+}
+
+// removeIn removes up to quota entries matching m from the raw node at dir[di],
 // looking from buffer offset from on, and returns how many it removed. The
 // node may be left empty (compact removes it).
 func (l *List) removeIn(di, from int, m *Matcher, quota int) int {
@@ -232,6 +316,11 @@ func (l *List) compact(a, b int) {
 		case nd.n == 0:
 			l.bufMem -= int64(cap(nd.b))
 		case w > a && l.allowMerge(&l.dir[w-1], &nd):
+			if nd.compressed() {
+				l.unpack(r)
+				nd = l.dir[r]
+			}
+			l.unpack(w - 1)
 			prev := &l.dir[w-1]
 			p := l.openGap(prev, len(prev.b), 0, nd.size())
 			copy(prev.b[p:], nd.b[nd.off:])
@@ -243,13 +332,15 @@ func (l *List) compact(a, b int) {
 		}
 	}
 	gone := b + 1 - w
-	if gone == 0 {
-		return
+	if gone > 0 {
+		copy(l.dir[w:], l.dir[b+1:l.hi])
+		clear(l.dir[l.hi-gone : l.hi])
+		l.hi -= gone
+		if l.hi == l.lo {
+			l.dir, l.lo, l.hi = nil, 0, 0
+		}
 	}
-	copy(l.dir[w:], l.dir[b+1:l.hi])
-	clear(l.dir[l.hi-gone : l.hi])
-	l.hi -= gone
-	if l.hi == l.lo {
-		l.dir, l.lo, l.hi = nil, 0, 0
+	if l.depth > 0 {
+		l.settle(a-l.lo, w-1-l.lo, 0)
 	}
 }

@@ -11,6 +11,9 @@
 // an index scans the directory's entry counts from the nearer end and then
 // one node's entries: O(nodes + node size).
 //
+// With a compression depth (NewCompressed, Redis's list-compress-depth)
+// the nodes away from the ends are held LZF-compressed; see compress.go.
+//
 // A List is not safe for concurrent use: readers may share it (no method
 // that only reads writes anything), writers need it to themselves.
 package list
@@ -31,15 +34,16 @@ const (
 // optimizationLevel is the byte limit of a node for fill -1 ... -5.
 var optimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
 
-// node is one chunk: n entries occupying b[off:len(b)]. A node in a list
-// is never empty.
+// node is one chunk: n entries occupying b[off:len(b)], or, when off is
+// negative, compressed: b holds the LZF stream of the -off bytes of its
+// entries. A node in a list is never empty.
 type node struct {
 	b   []byte
 	off int32
 	n   int32
 }
 
-// size is the bytes the node's entries take.
+// size is the bytes the entries of a raw node take.
 func (nd *node) size() int { return len(nd.b) - int(nd.off) }
 
 // nodeSize is unsafe.Sizeof(node{}).
@@ -54,10 +58,11 @@ type List struct {
 	lo, hi int
 	count  int
 	fill   int
+	depth  int   // compression depth; 0: no node is compressed
 	bufMem int64 // sum of the capacities of the nodes' buffers
 }
 
-// New returns an empty list whose nodes follow fill (Redis's
+// New returns an empty, uncompressed list whose nodes follow fill (Redis's
 // list-max-listpack-size; out-of-range values are clamped as Redis does).
 func New(fill int) *List {
 	switch {
@@ -96,11 +101,11 @@ func (l *List) Clone() any { return l.Copy() }
 // Copy returns a deep copy of l, its nodes' buffers trimmed to size.
 func (l *List) Copy() *List {
 	k := l.hi - l.lo
-	d := &List{fill: l.fill, count: l.count, dir: make([]node, k), hi: k}
+	d := &List{fill: l.fill, depth: l.depth, count: l.count, dir: make([]node, k), hi: k}
 	for i := range k {
 		src := &l.dir[l.lo+i]
-		b := append([]byte(nil), src.b[src.off:]...)
-		d.dir[i] = node{b: b, n: src.n}
+		b := append([]byte(nil), src.b[max(src.off, 0):]...)
+		d.dir[i] = node{b: b, off: min(src.off, 0), n: src.n}
 		d.bufMem += int64(cap(b))
 	}
 	return d
@@ -143,15 +148,22 @@ func large(n int) bool { return int64(n) >= packedThreshold.Load() }
 
 // plain reports whether nd holds a single plain entry.
 func plain(nd *node) bool {
-	if nd.n != 1 || !large(nd.size()-2) { // header and backlen are at least 2 bytes
+	if nd.n != 1 || !large(nd.rawSize()-2) { // header and backlen are at least 2 bytes
 		return false
 	}
 	var sc [20]byte
+	if nd.compressed() {
+		sp := getScratch()
+		defer putScratch(sp)
+		b, off := nd.entries(sp)
+		v, _ := valueAt(b, off, &sc)
+		return large(len(v))
+	}
 	v, _ := valueAt(nd.b, int(nd.off), &sc)
 	return large(len(v))
 }
 
-// allow reports whether nd may take one more entry, e
+// allow reports whether the raw node nd may take one more entry, e
 // (_quicklistNodeAllowInsert): an empty node takes anything, a plain entry
 // goes to a node of its own, and a plain node takes nothing more.
 func (l *List) allow(nd *node, e *encoded) bool {
@@ -173,7 +185,7 @@ func (l *List) allowMerge(a, b *node) bool {
 	if plain(a) || plain(b) {
 		return false
 	}
-	sz := a.size() + b.size()
+	sz := a.rawSize() + b.rawSize()
 	if l.fill < 0 {
 		return sz <= optimizationLevel[-l.fill-1]
 	}
@@ -334,8 +346,13 @@ func (l *List) PushFront(v []byte) {
 	e := encode(v)
 	if l.hi == l.lo || !l.allow(&l.dir[l.lo], &e) {
 		l.insertNode(0, node{})
+		l.pushInto(0, &e, true)
+		if l.depth > 0 {
+			l.settle(0, 0, 1)
+		}
+		return
 	}
-	l.pushInto(0, &e, true)
+	l.pushInto(0, &e, true) // the head node is raw: it is in the window
 }
 
 // PushBack adds v (copied) at the tail.
@@ -343,8 +360,13 @@ func (l *List) PushBack(v []byte) {
 	e := encode(v)
 	if l.hi == l.lo || !l.allow(&l.dir[l.hi-1], &e) {
 		l.insertNode(l.hi-l.lo, node{})
+		l.pushInto(l.hi-l.lo-1, &e, false)
+		if l.depth > 0 {
+			l.settle(l.hi-l.lo-1, l.hi-l.lo-1, 1)
+		}
+		return
 	}
-	l.pushInto(l.hi-l.lo-1, &e, false)
+	l.pushInto(l.hi-l.lo-1, &e, false) // the tail node is raw
 }
 
 // PopFront removes the head and appends its value to dst. ok is false
@@ -379,20 +401,23 @@ func (l *List) PopBack(dst []byte) (_ []byte, ok bool) {
 	return dst, true
 }
 
-// dropped accounts for one entry removed from the i-th node, removing the
-// node when it is empty.
+// dropped accounts for one entry removed from the i-th node (an end
+// node, so raw), removing the node when it is empty.
 func (l *List) dropped(i int, nd *node) {
 	nd.n--
 	l.count--
 	if nd.n == 0 {
 		l.removeNode(i)
+		if l.depth > 0 {
+			l.settle(1, 0, 0) // a node may have entered a window
+		}
 	} else {
 		l.shrink(nd)
 	}
 }
 
-// shrink gives nd a smaller buffer when its entries fill a quarter of it
-// or less, as a listpack shrinks when entries are deleted.
+// shrink gives the raw node nd a smaller buffer when its entries fill a
+// quarter of it or less, as a listpack shrinks when entries are deleted.
 func (l *List) shrink(nd *node) {
 	c, sz := cap(nd.b), nd.size()
 	if c <= 512 || c < 4*sz {
@@ -426,6 +451,7 @@ func (l *List) TrimFront(k int) {
 			l.removeNode(0)
 			continue
 		}
+		l.unpack(l.lo)
 		p := int(nd.off)
 		for j := 0; j < k; j++ {
 			p += sizeAt(nd.b, p)
@@ -435,6 +461,9 @@ func (l *List) TrimFront(k int) {
 		l.count -= k
 		k = 0
 		l.shrink(nd)
+	}
+	if l.depth > 0 {
+		l.settle(1, 0, 0)
 	}
 }
 
@@ -453,6 +482,7 @@ func (l *List) TrimBack(k int) {
 			l.removeNode(i)
 			continue
 		}
+		l.unpack(l.hi - 1)
 		p := len(nd.b)
 		for j := 0; j < k; j++ {
 			p = prevStart(nd.b, p)
@@ -463,43 +493,47 @@ func (l *List) TrimBack(k int) {
 		k = 0
 		l.shrink(nd)
 	}
+	if l.depth > 0 {
+		l.settle(1, 0, 0)
+	}
 }
 
-// locate finds entry i (0 <= i < Len()): its node's position in dir and
-// its offset in the node's buffer.
-func (l *List) locate(i int) (di, p int) {
+// find finds entry i (0 <= i < Len()): its node's position in dir and
+// its position among the node's entries.
+func (l *List) find(i int) (di, j int) {
 	if i < l.count/2 {
 		for di = l.lo; ; di++ {
 			n := int(l.dir[di].n)
 			if i < n {
-				break
+				return di, i
 			}
 			i -= n
 		}
-	} else {
-		j := l.count - 1 - i // from the tail
-		for di = l.hi - 1; ; di-- {
-			n := int(l.dir[di].n)
-			if j < n {
-				i = n - 1 - j
-				break
-			}
-			j -= n
+	}
+	k := l.count - 1 - i // from the tail
+	for di = l.hi - 1; ; di-- {
+		n := int(l.dir[di].n)
+		if k < n {
+			return di, n - 1 - k
 		}
+		k -= n
 	}
-	nd := &l.dir[di]
-	if 2*i < int(nd.n) {
-		p = int(nd.off)
-		for ; i > 0; i-- {
-			p += sizeAt(nd.b, p)
+}
+
+// seek returns the offset in b of the j-th of the n entries b[off:].
+func seek(b []byte, off, n, j int) int {
+	if 2*j < n {
+		p := off
+		for ; j > 0; j-- {
+			p += sizeAt(b, p)
 		}
-		return di, p
+		return p
 	}
-	p = len(nd.b)
-	for k := int(nd.n) - i; k > 0; k-- {
-		p = prevStart(nd.b, p)
+	p := len(b)
+	for k := n - j; k > 0; k-- {
+		p = prevStart(b, p)
 	}
-	return di, p
+	return p
 }
 
 // Index appends entry i to dst (negative i counts from the tail, -1 being
@@ -511,9 +545,18 @@ func (l *List) Index(i int, dst []byte) (_ []byte, ok bool) {
 	if i < 0 || i >= l.count {
 		return dst, false
 	}
-	di, p := l.locate(i)
+	di, j := l.find(i)
+	nd := &l.dir[di]
 	var sc [20]byte
-	v, _ := valueAt(l.dir[di].b, p, &sc)
+	if nd.compressed() {
+		sp := getScratch()
+		b, off := nd.entries(sp)
+		v, _ := valueAt(b, seek(b, off, int(nd.n), j), &sc)
+		dst = append(dst, v...)
+		putScratch(sp)
+		return dst, true
+	}
+	v, _ := valueAt(nd.b, seek(nd.b, int(nd.off), int(nd.n), j), &sc)
 	return append(dst, v...), true
 }
 
@@ -526,26 +569,33 @@ func (l *List) Set(i int, v []byte) bool {
 	if i < 0 || i >= l.count {
 		return false
 	}
-	di, p := l.locate(i)
+	di, j := l.find(i)
+	l.unpack(di)
 	nd := &l.dir[di]
+	p := seek(nd.b, int(nd.off), int(nd.n), j)
 	e := encode(v)
 	p = l.openGap(nd, p, sizeAt(nd.b, p), e.size)
 	e.put(nd.b[p : p+e.size])
+	i, added := di-l.lo, 0
 	if nd.n > 1 && (nd.size() > l.maxBytes() || large(len(v))) {
 		// The node outgrew its limit, or the entry is plain: give the
 		// new entry a node of its own, as Redis keeps large entries apart.
-		i := di - l.lo
 		if end := p + e.size; end < len(nd.b) {
 			l.splitNode(i, end)
+			added++
 		}
 		if p > int(l.dir[l.lo+i].off) {
 			l.splitNode(i, p)
+			added++
 		}
+	}
+	if l.depth > 0 {
+		l.settle(i, i+added, added)
 	}
 	return true
 }
 
-// splitNode splits the i-th node at buffer offset p (strictly inside its
+// splitNode splits the raw i-th node at buffer offset p (strictly inside its
 // entries): the entries from p on move to a new node after it.
 func (l *List) splitNode(i, p int) {
 	nd := &l.dir[l.lo+i]

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/hotkv/hotkv/lzf"
 )
 
 // check verifies l's invariants and that it holds exactly want.
@@ -23,8 +25,11 @@ func check(t *testing.T, l *List, want [][]byte) {
 		if nd.n == 0 {
 			t.Fatalf("empty node %d", di-l.lo)
 		}
+		checkCompression(t, l, di)
+		var buf []byte
+		b, off := nd.entries(&buf)
 		n := 0
-		for p := int(nd.off); p < len(nd.b); p += sizeAt(nd.b, p) {
+		for p := off; p < len(b); p += sizeAt(b, p) {
 			n++
 		}
 		if n != int(nd.n) {
@@ -32,14 +37,14 @@ func check(t *testing.T, l *List, want [][]byte) {
 		}
 		if nd.n > 1 {
 			var sc [20]byte
-			for p := int(nd.off); p < len(nd.b); p += sizeAt(nd.b, p) {
-				if v, _ := valueAt(nd.b, p, &sc); large(len(v)) {
+			for p := off; p < len(b); p += sizeAt(b, p) {
+				if v, _ := valueAt(b, p, &sc); large(len(v)) {
 					t.Fatalf("node %d: a plain entry of %d bytes among %d entries", di-l.lo, len(v), nd.n)
 				}
 			}
 		}
-		if nd.n > 1 && nd.size() > l.maxBytes() {
-			t.Fatalf("node %d: %d bytes over the limit %d with %d entries", di-l.lo, nd.size(), l.maxBytes(), nd.n)
+		if nd.n > 1 && nd.rawSize() > l.maxBytes() {
+			t.Fatalf("node %d: %d bytes over the limit %d with %d entries", di-l.lo, nd.rawSize(), l.maxBytes(), nd.n)
 		}
 		if l.fill >= 0 && int(nd.n) > max(l.fill, 1) {
 			t.Fatalf("node %d: %d entries, fill %d", di-l.lo, nd.n, l.fill)
@@ -69,6 +74,35 @@ func check(t *testing.T, l *List, want [][]byte) {
 	slices.Reverse(got)
 	if !equalLists(got, want) {
 		t.Fatalf("backward:\n got %q\nwant %q", abbrev(got), abbrev(want))
+	}
+}
+
+// checkCompression verifies the compression invariant for node dir[di]:
+// it is compressed exactly when it lies outside both depth windows, holds
+// at least minCompressBytes and LZF saves at least minCompressImprove
+// bytes on it; a compressed node decodes to its size.
+func checkCompression(t *testing.T, l *List, di int) {
+	t.Helper()
+	nd := &l.dir[di]
+	i, k, d := di-l.lo, l.hi-l.lo, l.depth
+	inner := d > 0 && i >= d && i < k-d
+	var buf []byte
+	raw, off := nd.entries(&buf)
+	raw = raw[off:]
+	want := false
+	switch {
+	case !inner || len(raw) < minCompressBytes:
+	case nd.compressed():
+		want = true // it decoded to its size (entries), and is checked shorter below
+	default:
+		c := lzf.Compress(raw, len(raw))
+		want = c != nil && len(c)+minCompressImprove < len(raw)
+	}
+	if nd.compressed() != want {
+		t.Fatalf("node %d of %d (depth %d, %d bytes): compressed %v, want %v", i, k, d, len(raw), nd.compressed(), want)
+	}
+	if nd.compressed() && len(nd.b)+minCompressImprove >= len(raw) {
+		t.Fatalf("node %d: %d compressed bytes (cap %d) for %d", i, len(nd.b), cap(nd.b), len(raw))
 	}
 }
 
@@ -171,19 +205,60 @@ func TestEncoding(t *testing.T) {
 // the default packed threshold and with plain entries from 100 bytes on,
 // against a slice.
 func TestModel(t *testing.T) {
-	t.Run("default", testModel)
+	fills := []int{-1, -2, -5, 0, 1, 3, 128, -9, 100000}
+	t.Run("default", func(t *testing.T) { testModel(t, 0, fills, 4000, 3000) })
 	SetPackedThreshold(100)
 	defer SetPackedThreshold(0)
-	t.Run("plain", testModel)
+	t.Run("plain", func(t *testing.T) { testModel(t, 0, fills, 4000, 3000) })
 }
 
-func testModel(t *testing.T) {
-	for _, fill := range []int{-1, -2, -5, 0, 1, 3, 128, -9, 100000} {
+// TestModelCompressed is TestModel with compression depths 1 to 3, mostly
+// small fills (many nodes, so many move in and out of the depth windows),
+// and shorter lists (check compresses every node after every step).
+func TestModelCompressed(t *testing.T) {
+	fills := []int{-1, 0, 1, 3, 16, 128}
+	steps := 1200
+	if testing.Short() || raceEnabled {
+		steps = 300
+	}
+	for _, depth := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint("depth", depth), func(t *testing.T) {
+			t.Run("default", func(t *testing.T) { testModel(t, depth, fills, steps, 1000) })
+			SetPackedThreshold(100)
+			defer SetPackedThreshold(0)
+			t.Run("plain", func(t *testing.T) { testModel(t, depth, fills, steps, 1000) })
+		})
+	}
+}
+
+// testModel runs steps random operations on a list of each fill with the
+// compression depth, against a slice, trimming the list when it grows past
+// maxLen entries.
+func testModel(t *testing.T, depth int, fills []int, steps, maxLen int) {
+	for _, fill := range fills {
 		t.Run(strconv.Itoa(fill), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(fill+100), 7))
-			l := New(fill)
+			rng := rand.New(rand.NewPCG(uint64(fill+100), uint64(7+depth)))
+			l := NewCompressed(fill, depth)
+			if l.CompressDepth() != depth {
+				t.Fatalf("CompressDepth %d", l.CompressDepth())
+			}
 			var want [][]byte
+			maxCompressed, sumLen, sumNodes := 0, 0, 0
+			defer func() {
+				t.Logf("mean length %d, mean nodes %d, most compressed nodes %d", sumLen/steps, sumNodes/steps, maxCompressed)
+				if depth > 0 && maxCompressed == 0 && !t.Failed() {
+					t.Errorf("no node was ever compressed")
+				}
+			}()
 			val := func() []byte {
+				if depth > 0 && rng.IntN(8) == 0 {
+					// Incompressible: random bytes, some nodes stay raw.
+					v := make([]byte, 30+rng.IntN(200))
+					for i := range v {
+						v[i] = byte(rng.Uint32())
+					}
+					return v
+				}
 				switch rng.IntN(6) {
 				case 0:
 					return []byte(strconv.Itoa(rng.IntN(300) - 150))
@@ -197,8 +272,11 @@ func testModel(t *testing.T) {
 					return []byte(fmt.Sprint("v", rng.IntN(20)))
 				}
 			}
-			for step := 0; step < 4000; step++ {
+			for step := 0; step < steps; step++ {
 				op := rng.IntN(13)
+				if depth > 0 && rng.IntN(3) == 0 {
+					op = rng.IntN(4) // more pushes: long lists, many nodes
+				}
 				switch op {
 				case 0, 1:
 					v := val()
@@ -281,6 +359,9 @@ func testModel(t *testing.T) {
 					want = want2
 				case 10:
 					k := rng.IntN(len(want) + 3)
+					if depth > 0 && rng.IntN(8) > 0 {
+						k = rng.IntN(4) // mostly short trims: long lists
+					}
 					if rng.IntN(2) == 0 {
 						l.TrimFront(k)
 						want = want[min(k, len(want)):]
@@ -322,9 +403,17 @@ func testModel(t *testing.T) {
 					}
 				}
 				check(t, l, want)
-				if len(want) > 3000 {
-					l.TrimFront(2000)
-					want = want[2000:]
+				maxCompressed = max(maxCompressed, l.CompressedNodes())
+				sumLen, sumNodes = sumLen+len(want), sumNodes+l.Nodes()
+				if len(want) > maxLen {
+					k := maxLen * 2 / 3
+					if step%2 == 0 {
+						l.TrimFront(k)
+						want = want[k:]
+					} else {
+						l.TrimBack(k)
+						want = want[:len(want)-k]
+					}
 				}
 			}
 		})
@@ -534,4 +623,120 @@ func TestSetPackedThreshold(t *testing.T) {
 	}
 	l.Set(0, []byte("zzzzzzzzzzz"))
 	check(t, l, [][]byte{[]byte("zzzzzzzzzzz"), []byte("bb"), []byte("xxxxxxxxxx"), []byte("c"), []byte("yyyyyyyyyyyy"), []byte("d")})
+}
+
+// TestSharedCompressedReaders: readers sharing a compressed list (Index,
+// iterators both ways, LPOS-like matching) write nothing to it; run with
+// -race.
+func TestSharedCompressedReaders(t *testing.T) {
+	l := NewCompressed(16, 1)
+	var want [][]byte
+	for i := range 3000 {
+		v := []byte(fmt.Sprintf("element-%05d-%s", i, bytes.Repeat([]byte{'x'}, i%40)))
+		l.PushBack(v)
+		want = append(want, v)
+	}
+	if l.CompressedNodes() < l.Nodes()-2 {
+		t.Fatalf("%d of %d nodes compressed", l.CompressedNodes(), l.Nodes())
+	}
+	done := make(chan error)
+	for g := range 6 {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			var dst []byte
+			for range 300 {
+				i := rng.IntN(len(want))
+				var ok bool
+				if dst, ok = l.Index(i, dst[:0]); !ok || !bytes.Equal(dst, want[i]) {
+					done <- fmt.Errorf("Index(%d) = %q", i, dst)
+					return
+				}
+				rev := rng.IntN(2) == 0
+				it := l.IterAt(i, rev)
+				for j := i; j >= 0 && j < len(want) && j < i+50 && j > i-50; {
+					v, ok := it.Next()
+					if !ok || !bytes.Equal(v, want[j]) {
+						done <- fmt.Errorf("iterating from %d (reverse %v): at %d %q", i, rev, j, v)
+						return
+					}
+					if rev {
+						j--
+					} else {
+						j++
+					}
+				}
+				m := NewMatcher(want[i])
+				it = l.IterAt(0, false)
+				for j := 0; j <= i; j++ {
+					if matched, _ := it.NextMatch(&m); matched != (j == i) {
+						done <- fmt.Errorf("NextMatch at %d for %d: %v", j, i, matched)
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 6 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	check(t, l, want)
+}
+
+// BenchmarkCompressDepth compares pushes, indexing and ranges on lists of
+// compressible values without compression (depth 0) and with depth 1.
+func BenchmarkCompressDepth(b *testing.B) {
+	val := func(i int) []byte { return []byte("element:" + strconv.Itoa(i) + ":value-0123456789") }
+	for _, depth := range []int{0, 1} {
+		b.Run(fmt.Sprintf("PushBack/depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			l := NewCompressed(-2, depth)
+			for i := 0; i < b.N; i++ {
+				l.PushBack(val(i % 1000))
+			}
+		})
+		b.Run(fmt.Sprintf("PushPop/depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			l := NewCompressed(-2, depth)
+			for i := range 100_000 {
+				l.PushBack(val(i))
+			}
+			var dst []byte
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				l.PushFront(val(i % 1000))
+				dst, _ = l.PopBack(dst[:0])
+			}
+		})
+		l := NewCompressed(-2, depth)
+		for i := range 100_000 {
+			l.PushBack(val(i))
+		}
+		b.Run(fmt.Sprintf("IndexMiddle/depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			var dst []byte
+			for i := 0; i < b.N; i++ {
+				dst, _ = l.Index(50_000+i%1000*7, dst[:0])
+			}
+		})
+		b.Run(fmt.Sprintf("Range100/depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for i := 0; i < b.N; i++ {
+				it := l.IterAt(i*97%90_000, false)
+				for range 100 {
+					v, _ := it.Next()
+					n += len(v)
+				}
+			}
+			_ = n
+		})
+		b.Run(fmt.Sprintf("MemSize/depth=%d", depth), func(b *testing.B) {
+			for range b.N {
+			}
+			b.ReportMetric(float64(l.MemSize())/float64(l.Len()), "bytes/elem")
+		})
+	}
 }

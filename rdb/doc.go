@@ -9,10 +9,8 @@
 //
 //   - CRC64: Redis's crc64 (crc64.c, Jones polynomial, reflected, init 0,
 //     no final xor), the checksum of DUMP payloads and of RDB files.
-//   - LZFCompress / LZFDecompress: a port of liblzf 3.6 as vendored by
-//     Redis (lzf_c.c, lzf_d.c, lzfP.h: HLOG 16, VERY_FAST, CHECK_INPUT).
-//     LZFCompress produces the same bytes as Redis's lzf_compress with a
-//     zeroed hash table, and gives up in exactly the same cases.
+//   - LZF-compressed strings, through package lzf (a port of liblzf 3.6
+//     that produces the same bytes as Redis's lzf_compress).
 //   - Length and string encodings (rdbSaveLen, rdbSaveRawString,
 //     rdbLoadLen, rdbGenericLoadStringObject): Writer / AppendLen /
 //     AppendString to encode, Reader to decode.

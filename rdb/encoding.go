@@ -3,6 +3,8 @@ package rdb
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/hotkv/hotkv/lzf"
 )
 
 // AppendLen appends n in RDB length encoding (rdbSaveLen): one byte for
@@ -52,7 +54,7 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S, compress bool) []byte {
 		}
 	}
 	if compress && n >= minLZFLen {
-		if c := LZFCompress([]byte(s), n-4); c != nil {
+		if c := lzf.Compress([]byte(s), n-4); c != nil {
 			dst = append(dst, encVal<<6|encLZF)
 			dst = AppendLen(dst, uint64(len(c)))
 			dst = AppendLen(dst, uint64(n))

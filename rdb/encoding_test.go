@@ -127,6 +127,42 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// testInputs returns strings of every size up to 300 (repeated, random and
+// text-like bytes) and a few long ones.
+func testInputs(rng *rand.Rand) [][]byte {
+	var ins [][]byte
+	for n := 1; n < 300; n++ {
+		ins = append(ins, bytes.Repeat([]byte{'x'}, n))
+		random := make([]byte, n)
+		for i := range random {
+			random[i] = byte(rng.Uint32())
+		}
+		ins = append(ins, random)
+		// Text-like data with back references at every distance.
+		mixed := make([]byte, n)
+		for i := range mixed {
+			if i > 4 && rng.IntN(3) == 0 {
+				mixed[i] = mixed[i-1-rng.IntN(i-1)]
+			} else {
+				mixed[i] = byte('a' + rng.IntN(1+n%26))
+			}
+		}
+		ins = append(ins, mixed)
+	}
+	// Long inputs: offsets beyond 8 KiB, matches longer than 264 bytes.
+	big := make([]byte, 100000)
+	for i := range big {
+		big[i] = byte('a' + rng.IntN(4))
+	}
+	ins = append(ins, big, bytes.Repeat([]byte("0123456789"), 10000))
+	period := make([]byte, 9000)
+	for i := range period {
+		period[i] = byte(rng.Uint32())
+	}
+	ins = append(ins, bytes.Repeat(period, 4))
+	return ins
+}
+
 func TestStringRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 7))
 	for _, in := range testInputs(rng) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/hotkv/hotkv/lzf"
 )
 
 // ErrTruncated reports data that ends in the middle of a value (Redis:
@@ -21,7 +23,7 @@ var ErrCorrupt = errors.New("rdb: corrupt data")
 // Every method either consumes one whole value and returns it, or returns
 // an error wrapping ErrTruncated or ErrCorrupt and leaves the offset where
 // it was. Methods never panic, whatever the data, and allocate no more than
-// the data they consume can justify (LZFMaxRatio times its size for
+// the data they consume can justify (lzf.MaxRatio times its size for
 // compressed strings). A Reader is not safe for concurrent use.
 type Reader struct {
 	p   []byte
@@ -185,7 +187,7 @@ func (r *Reader) readStringAt() ([]byte, error) {
 		if ulen > math.MaxInt {
 			return nil, fmt.Errorf("%w: LZF string of %d bytes", ErrCorrupt, ulen)
 		}
-		out, err := LZFDecompress(c, int(ulen))
+		out, err := lzf.Decompress(c, int(ulen))
 		if err != nil {
 			return nil, report(lineLZF, fmt.Errorf("%w: invalid LZF compressed string", ErrCorrupt), "Invalid LZF compressed string")
 		}

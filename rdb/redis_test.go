@@ -68,7 +68,7 @@ func testLibraries() []string {
 
 // redisFresh returns what a just-started Redis DUMPs for a string value:
 // its first LZF compression, made with a zeroed hash table, so the bytes
-// depend on nothing else (Redis never clears its table; see LZFCompress).
+// depend on nothing else (Redis never clears its table; see lzf.Compress).
 func redisFresh(t *testing.T, value string) []byte {
 	c := difftest.Dial(t, difftest.StartRedis(t))
 	mustDo(t, c, "+OK\r\n", "SET", "k", value)

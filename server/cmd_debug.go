@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/rdb"
 )
 
@@ -28,8 +29,19 @@ func debugObject(c *Client, key []byte) {
 	}
 	idle := e.IdleSeconds()
 	lru := (time.Now().Unix() - idle) & (1<<24 - 1)
-	c.w.Simple(fmt.Sprintf("Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
-		e, objectRefcount(c, e), objectEncoding(e), serialized, lru, idle))
+	extra := ""
+	if e.Kind == keyspace.KindList {
+		// The quicklist's statistics, as Redis 7.0 appends them.
+		l := listOf(e)
+		compressed := 0
+		if l.CompressDepth() != 0 {
+			compressed = 1
+		}
+		extra = fmt.Sprintf(" ql_nodes:%d ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%d",
+			l.Nodes(), float64(l.Len())/float64(l.Nodes()), l.Fill(), compressed, l.RawSize())
+	}
+	c.w.Simple(fmt.Sprintf("Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
+		e, objectRefcount(c, e), objectEncoding(e), serialized, lru, idle, extra))
 }
 
 // debugProtocol is DEBUG PROTOCOL <type>: a sample reply of each RESP type,

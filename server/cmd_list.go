@@ -48,10 +48,11 @@ func listCommands() []*Command {
 // listOf returns the list an entry of KindList holds.
 func listOf(e *keyspace.Entry) *list.List { return e.Obj.(*list.List) }
 
-// newList returns an empty list with the node size configured now
-// (list-max-listpack-size), as Redis's createQuicklistObject does.
+// newList returns an empty list with the node size and the compression
+// depth configured now (list-max-listpack-size, list-compress-depth), as
+// Redis's createQuicklistObject does: a list keeps them for its life.
 func (c *Client) newList() *list.List {
-	return list.New(int(c.srv.listMaxListpackSize.Int()))
+	return list.NewCompressed(int(c.srv.listMaxListpackSize.Int()), int(c.srv.listCompressDepth.Int()))
 }
 
 // listChanged re-accounts key's list after a change that removed

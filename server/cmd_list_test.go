@@ -464,88 +464,110 @@ func TestListRandom(t *testing.T) {
 		fills, steps = fills[:2], 300
 	}
 	for _, fill := range fills {
-		t.Run("fill"+fill, func(t *testing.T) {
-			p := newPair(t)
-			p.Do("CONFIG SET list-max-listpack-size " + fill)
-			defer p.Do("CONFIG SET list-max-listpack-size -2")
-			seed, _ := strconv.Atoi(fill)
-			rng := rand.New(rand.NewPCG(uint64(seed+10), 3))
-			keys := []string{"k1", "k2", "{k1}x"}
-			val := func() string {
-				switch rng.IntN(7) {
-				case 0:
-					return strconv.Itoa(rng.IntN(400) - 200)
-				case 1:
-					return strconv.FormatInt(rng.Int64()-rng.Int64(), 10)
-				case 2:
-					return strings.Repeat(string(rune('a'+rng.IntN(3))), rng.IntN(300))
-				case 3:
-					if rng.IntN(10) == 0 {
-						return strings.Repeat("L", 5000+rng.IntN(20000))
-					}
-					return "v" + strconv.Itoa(rng.IntN(5))
-				default:
-					return "v" + strconv.Itoa(rng.IntN(30))
-				}
+		t.Run("fill"+fill, func(t *testing.T) { listRandom(t, fill, 0, steps) })
+	}
+}
+
+// TestListRandomCompressed is TestListRandom with list-compress-depth 1
+// and 2 (the differential check compares replies only: Redis's DEBUG
+// OBJECT is not compared).
+func TestListRandomCompressed(t *testing.T) {
+	fills := []string{"-1", "3", "1"}
+	steps := 1500
+	if testing.Short() {
+		fills, steps = fills[:1], 300
+	}
+	for _, depth := range []int{1, 2} {
+		for _, fill := range fills {
+			t.Run(fmt.Sprintf("depth%d/fill%s", depth, fill), func(t *testing.T) { listRandom(t, fill, depth, steps) })
+		}
+	}
+}
+
+// listRandom drives steps random list commands on a differential pair
+// with list-max-listpack-size fill and list-compress-depth depth.
+func listRandom(t *testing.T, fill string, depth, steps int) {
+	p := newPair(t)
+	p.Do("CONFIG SET list-max-listpack-size " + fill)
+	defer p.Do("CONFIG SET list-max-listpack-size -2")
+	p.Do("CONFIG SET list-compress-depth " + strconv.Itoa(depth))
+	defer p.Do("CONFIG SET list-compress-depth 0")
+	seed, _ := strconv.Atoi(fill)
+	rng := rand.New(rand.NewPCG(uint64(seed+10), uint64(3+depth)))
+	keys := []string{"k1", "k2", "{k1}x"}
+	val := func() string {
+		switch rng.IntN(7) {
+		case 0:
+			return strconv.Itoa(rng.IntN(400) - 200)
+		case 1:
+			return strconv.FormatInt(rng.Int64()-rng.Int64(), 10)
+		case 2:
+			return strings.Repeat(string(rune('a'+rng.IntN(3))), rng.IntN(300))
+		case 3:
+			if rng.IntN(10) == 0 {
+				return strings.Repeat("L", 5000+rng.IntN(20000))
 			}
-			key := func() string { return keys[rng.IntN(len(keys))] }
-			idx := func() string { return strconv.Itoa(rng.IntN(80) - 40) }
-			end := func() string { return [...]string{"LEFT", "RIGHT"}[rng.IntN(2)] }
-			for step := 0; step < steps; step++ {
-				var args []string
-				switch op := rng.IntN(16); op {
-				case 0, 1, 2:
-					args = []string{[...]string{"LPUSH", "RPUSH"}[op%2], key()}
-					for n := 1 + rng.IntN(40); n > 0; n-- {
-						args = append(args, val())
-					}
-				case 3:
-					args = []string{[...]string{"LPOP", "RPOP"}[rng.IntN(2)], key()}
-					if rng.IntN(2) == 0 {
-						args = append(args, strconv.Itoa(rng.IntN(30)))
-					}
-				case 4:
-					args = []string{"LRANGE", key(), idx(), idx()}
-				case 5:
-					args = []string{"LINDEX", key(), idx()}
-				case 6:
-					args = []string{"LSET", key(), idx(), val()}
-				case 7:
-					args = []string{"LINSERT", key(), [...]string{"BEFORE", "AFTER"}[rng.IntN(2)], val(), val()}
-				case 8:
-					args = []string{"LREM", key(), strconv.Itoa(rng.IntN(7) - 3), val()}
-				case 9:
-					args = []string{"LTRIM", key(), idx(), idx()}
-				case 10:
-					args = []string{"LPOS", key(), val(), "RANK", strconv.Itoa(rng.IntN(5) + 1 - 2*rng.IntN(2)*(rng.IntN(5)+1)), "COUNT", strconv.Itoa(rng.IntN(4)), "MAXLEN", strconv.Itoa(rng.IntN(50))}
-					if args[4] == "0" {
-						args[4] = "1"
-					}
-				case 11:
-					args = []string{"LMOVE", key(), key(), end(), end()}
-				case 12:
-					args = []string{"RPOPLPUSH", key(), key()}
-				case 13:
-					args = []string{"LMPOP", "3", keys[0], keys[1], keys[2], end(), "COUNT", strconv.Itoa(1 + rng.IntN(20))}
-				case 14:
-					args = []string{"LLEN", key()}
-				case 15:
-					args = []string{"LPUSHX", key(), val()}
-				}
-				p.DoArgs(args...)
-				if t.Failed() {
-					t.Fatalf("step %d", step)
-				}
-				if step%50 == 0 {
-					for _, k := range keys {
-						p.Do("LRANGE " + k + " 0 -1")
-					}
-				}
+			return "v" + strconv.Itoa(rng.IntN(5))
+		default:
+			return "v" + strconv.Itoa(rng.IntN(30))
+		}
+	}
+	key := func() string { return keys[rng.IntN(len(keys))] }
+	idx := func() string { return strconv.Itoa(rng.IntN(80) - 40) }
+	end := func() string { return [...]string{"LEFT", "RIGHT"}[rng.IntN(2)] }
+	for step := 0; step < steps; step++ {
+		var args []string
+		switch op := rng.IntN(16); op {
+		case 0, 1, 2:
+			args = []string{[...]string{"LPUSH", "RPUSH"}[op%2], key()}
+			for n := 1 + rng.IntN(40); n > 0; n-- {
+				args = append(args, val())
 			}
+		case 3:
+			args = []string{[...]string{"LPOP", "RPOP"}[rng.IntN(2)], key()}
+			if rng.IntN(2) == 0 {
+				args = append(args, strconv.Itoa(rng.IntN(30)))
+			}
+		case 4:
+			args = []string{"LRANGE", key(), idx(), idx()}
+		case 5:
+			args = []string{"LINDEX", key(), idx()}
+		case 6:
+			args = []string{"LSET", key(), idx(), val()}
+		case 7:
+			args = []string{"LINSERT", key(), [...]string{"BEFORE", "AFTER"}[rng.IntN(2)], val(), val()}
+		case 8:
+			args = []string{"LREM", key(), strconv.Itoa(rng.IntN(7) - 3), val()}
+		case 9:
+			args = []string{"LTRIM", key(), idx(), idx()}
+		case 10:
+			args = []string{"LPOS", key(), val(), "RANK", strconv.Itoa(rng.IntN(5) + 1 - 2*rng.IntN(2)*(rng.IntN(5)+1)), "COUNT", strconv.Itoa(rng.IntN(4)), "MAXLEN", strconv.Itoa(rng.IntN(50))}
+			if args[4] == "0" {
+				args[4] = "1"
+			}
+		case 11:
+			args = []string{"LMOVE", key(), key(), end(), end()}
+		case 12:
+			args = []string{"RPOPLPUSH", key(), key()}
+		case 13:
+			args = []string{"LMPOP", "3", keys[0], keys[1], keys[2], end(), "COUNT", strconv.Itoa(1 + rng.IntN(20))}
+		case 14:
+			args = []string{"LLEN", key()}
+		case 15:
+			args = []string{"LPUSHX", key(), val()}
+		}
+		p.DoArgs(args...)
+		if t.Failed() {
+			t.Fatalf("step %d", step)
+		}
+		if step%50 == 0 {
 			for _, k := range keys {
 				p.Do("LRANGE " + k + " 0 -1")
 			}
-		})
+		}
+	}
+	for _, k := range keys {
+		p.Do("LRANGE " + k + " 0 -1")
 	}
 }
 

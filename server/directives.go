@@ -55,5 +55,4 @@ var unreadParams = map[string]string{
 	"replica-lazy-flush":                    "no counterpart: the Go collector frees the old dataset after a full synchronization either way",
 	"lazyfree-lazy-expire":                  "no counterpart: the Go collector frees expired values (INFO lazyfreed_objects does not count them)",
 	"lazyfree-lazy-server-del":              "no counterpart: the Go collector frees overwritten values (INFO lazyfreed_objects does not count them)",
-	"list-compress-depth":                   "not done: lists are not compressed (stored, shown by CONFIG GET)",
 }

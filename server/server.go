@@ -50,11 +50,11 @@ type Server struct {
 	// Hot configuration, read with one atomic load per use (Config.Lookup
 	// is a map lookup by name): what the gate and the connections read,
 	// and the parameters commands read as they run.
-	maxmemory, protoMaxBulk, queryBufLimit, requirepass                                        *config.Param
-	minReplicas, minReplicasLag                                                                *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
-	outputBufferLimit, rdbCompression, hllSparseMaxBytes                                       *config.Param
-	listMaxListpackSize, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries         *config.Param
-	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue *config.Param
+	maxmemory, protoMaxBulk, queryBufLimit, requirepass                                                   *config.Param
+	minReplicas, minReplicasLag                                                                           *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
+	outputBufferLimit, rdbCompression, hllSparseMaxBytes                                                  *config.Param
+	listMaxListpackSize, listCompressDepth, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries *config.Param
+	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue            *config.Param
 
 	listen  listenState                     // listen.go
 	tlsCfgs atomic.Pointer[tlsconf.Configs] // the TLS configurations in use (tls.go)
@@ -221,6 +221,7 @@ func New(cfg *config.Config) *Server {
 	s.rdbCompression = cfg.Lookup("rdbcompression")
 	s.hllSparseMaxBytes = cfg.Lookup("hll-sparse-max-bytes")
 	s.listMaxListpackSize = cfg.Lookup("list-max-listpack-size")
+	s.listCompressDepth = cfg.Lookup("list-compress-depth")
 	s.setMaxIntsetEntries = cfg.Lookup("set-max-intset-entries")
 	s.hashMaxListpackEntries = cfg.Lookup("hash-max-listpack-entries")
 	s.hashMaxListpackValue = cfg.Lookup("hash-max-listpack-value")

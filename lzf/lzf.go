@@ -1,4 +1,14 @@
-package rdb
+// Package lzf is LZF compression as Redis uses it: a port of liblzf 3.6
+// as vendored by Redis (lzf_c.c, lzf_d.c, lzfP.h: HLOG 16, VERY_FAST,
+// CHECK_INPUT). Compress produces the same bytes as Redis's lzf_compress
+// with a zeroed hash table and gives up in exactly the same cases;
+// Decompress accepts what lzf_compress produces and rejects, without
+// panicking, anything that does not decode to the expected length.
+//
+// RDB strings (package rdb) and compressed list nodes (package list, as
+// Redis's quicklist compresses its inner nodes) use it. Its functions are
+// safe for concurrent use.
+package lzf
 
 import (
 	"errors"
@@ -15,12 +25,12 @@ const (
 	lzfMaxRef = (1 << 8) + (1 << 3)
 )
 
-// LZFMaxRatio bounds how much LZF can expand: a 3-byte back reference
+// MaxRatio bounds how much LZF can expand: a 3-byte back reference
 // stands for at most 264 bytes, so n compressed bytes never decode to more
-// than LZFMaxRatio*n bytes.
-const LZFMaxRatio = 88
+// than MaxRatio*n bytes.
+const MaxRatio = 88
 
-// lzfTable is the compressor's hash table: for each hash of three bytes,
+// table is the compressor's hash table: for each hash of three bytes,
 // the input position where it was last seen. liblzf never matches against
 // position 0 (its "ref > in_data" test), so 0 doubles as "empty".
 //
@@ -28,12 +38,12 @@ const LZFMaxRatio = 88
 // and treats any entry below its base as empty, then moves base past its
 // input, so entries left by earlier calls are never seen. The table is only
 // cleared when base would overflow.
-type lzfTable struct {
+type table struct {
 	slots [lzfHSize]uint32
 	base  uint32
 }
 
-var lzfTables = sync.Pool{New: func() any { return &lzfTable{base: 1} }}
+var tables = sync.Pool{New: func() any { return &table{base: 1} }}
 
 func b2i(b bool) int {
 	if b {
@@ -42,12 +52,12 @@ func b2i(b bool) int {
 	return 0
 }
 
-// lzfIdx is liblzf's IDX with VERY_FAST and HLOG 16.
-func lzfIdx(h uint32) uint32 {
+// idx is liblzf's IDX with VERY_FAST and HLOG 16.
+func idx(h uint32) uint32 {
 	return ((h >> (3*8 - lzfHLog)) - h*5) & (lzfHSize - 1)
 }
 
-// LZFCompress compresses in as Redis's lzf_compress(in, len(in), out,
+// Compress compresses in as Redis's lzf_compress(in, len(in), out,
 // limit) (liblzf 3.6) does and returns the compressed bytes, or nil where
 // lzf_compress returns 0: when in is empty, when limit <= 0, or when the
 // output would not fit in limit bytes. liblzf's room checks are
@@ -63,19 +73,43 @@ func lzfIdx(h uint32) uint32 {
 // decodes to the same bytes. Inputs longer than math.MaxInt32 bytes are
 // not compressed (nil), a deliberate divergence: Redis's table holds 32-bit
 // offsets, and such strings exceed Redis's default 512 MB proto-max-bulk-len.
-func LZFCompress(in []byte, limit int) []byte {
+func Compress(in []byte, limit int) []byte {
 	inEnd := len(in)
 	if inEnd == 0 || limit <= 0 || inEnd > math.MaxInt32 {
 		return nil
 	}
-	htab := lzfTables.Get().(*lzfTable)
-	defer lzfTables.Put(htab)
-	return lzfCompress(in, limit, htab)
+	htab := tables.Get().(*table)
+	defer tables.Put(htab)
+	return compress(in, limit, htab)
 }
 
-// lzfCompress is LZFCompress with the hash table to use, which may hold
+// CompressTo is Compress(in, len(out)) writing into out instead of a new
+// buffer: it returns the number of compressed bytes at the start of out,
+// or 0 where Compress returns nil. The bytes of out past that, and all of
+// out when it returns 0, are unspecified.
+func CompressTo(out, in []byte) int {
+	inEnd := len(in)
+	if inEnd == 0 || len(out) == 0 || inEnd > math.MaxInt32 {
+		return 0
+	}
+	htab := tables.Get().(*table)
+	defer tables.Put(htab)
+	return len(compressTo(in, out, len(out), htab))
+}
+
+// compress is Compress with the hash table to use, which may hold
 // entries from earlier calls.
-func lzfCompress(in []byte, limit int, htab *lzfTable) []byte {
+func compress(in []byte, limit int, htab *table) []byte {
+	// Nothing is written at or past limit. Nor does the output ever exceed
+	// the all-literal encoding (one header byte per 32 literals) plus one
+	// reserved header, so a larger limit needs no larger buffer.
+	return compressTo(in, make([]byte, min(limit, len(in)+len(in)/32+16)), limit, htab)
+}
+
+// compressTo compresses into out, which is at least min(limit,
+// len(in)+len(in)/32+16) bytes long, and returns the used part of out, or
+// nil when the output does not fit in limit bytes.
+func compressTo(in, out []byte, limit int, htab *table) []byte {
 	inEnd := len(in)
 	if uint64(htab.base)+uint64(inEnd) >= math.MaxUint32 {
 		clear(htab.slots[:])
@@ -85,10 +119,6 @@ func lzfCompress(in []byte, limit int, htab *lzfTable) []byte {
 	defer func() { htab.base = base + uint32(inEnd) + 1 }()
 	slots := &htab.slots
 
-	// Nothing is written at or past limit. Nor does the output ever exceed
-	// the all-literal encoding (one header byte per 32 literals) plus one
-	// reserved header, so a larger limit needs no larger buffer.
-	out := make([]byte, min(limit, inEnd+inEnd/32+16))
 	outEnd := limit
 	ip, op, lit := 0, 1, 0 // op 0 is reserved for the first literal run's header
 
@@ -98,7 +128,7 @@ func lzfCompress(in []byte, limit int, htab *lzfTable) []byte {
 	}
 	for ip < inEnd-2 {
 		hval = hval<<8 | uint32(in[ip+2])
-		slot := lzfIdx(hval)
+		slot := idx(hval)
 		ref := 0 // empty
 		if v := slots[slot]; v >= base {
 			ref = int(v - base)
@@ -163,10 +193,10 @@ func lzfCompress(in []byte, limit int, htab *lzfTable) []byte {
 			ip -= 2
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			slots[lzfIdx(hval)] = base + uint32(ip)
+			slots[idx(hval)] = base + uint32(ip)
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			slots[lzfIdx(hval)] = base + uint32(ip)
+			slots[idx(hval)] = base + uint32(ip)
 			ip++
 			continue
 		}
@@ -205,42 +235,56 @@ func lzfCompress(in []byte, limit int, htab *lzfTable) []byte {
 	return out[:op]
 }
 
-// ErrLZF reports an LZF stream that does not decode to the expected
+// ErrInvalid reports an LZF stream that does not decode to the expected
 // length: a corrupt stream, a back reference before the start of the
 // output, or a stream that is too short or too long for the length.
-var ErrLZF = errors.New("rdb: invalid LZF compressed data")
+var ErrInvalid = errors.New("lzf: invalid compressed data")
 
-// LZFDecompress decodes the LZF stream in, which must decode to exactly
+// Decompress decodes the LZF stream in, which must decode to exactly
 // outLen bytes, as Redis requires of an LZF-encoded RDB string
 // (lzf_decompress(in, len(in), out, outLen) == outLen). It accepts every
-// stream liblzf's lzf_compress produces and returns ErrLZF otherwise: on
+// stream liblzf's lzf_compress produces and returns ErrInvalid otherwise: on
 // a malformed instruction, a back reference before the start of the
 // output, input left over once outLen bytes are written, or input ending
 // early. It never panics and allocates at most outLen bytes, and only once
-// outLen is known to be reachable (outLen <= LZFMaxRatio*len(in)).
+// outLen is known to be reachable (outLen <= MaxRatio*len(in)).
 //
 // outLen 0 is special in Redis: lzf_decompress then always returns 0, so
-// Redis accepts any stream for an empty string; LZFDecompress follows the
+// Redis accepts any stream for an empty string; Decompress follows the
 // same rule and returns an empty result for outLen 0 whatever in is.
-func LZFDecompress(in []byte, outLen int) ([]byte, error) {
-	if outLen < 0 || outLen > LZFMaxRatio*len(in) {
-		return nil, ErrLZF
+func Decompress(in []byte, outLen int) ([]byte, error) {
+	if outLen < 0 || outLen > MaxRatio*len(in) {
+		return nil, ErrInvalid
 	}
 	if outLen == 0 {
 		return []byte{}, nil
 	}
 	out := make([]byte, outLen)
-	if lzfDecompress(in, out) != outLen {
-		return nil, ErrLZF
+	if decompress(in, out) != outLen {
+		return nil, ErrInvalid
 	}
 	return out, nil
 }
 
-// lzfDecompress is lzf_decompress with CHECK_INPUT: it decodes in into out
+// DecompressTo is Decompress writing into out instead of a new buffer:
+// in must decode to exactly len(out) bytes, or it returns ErrInvalid (and
+// the contents of out are then unspecified). As with Decompress, an
+// empty out accepts any in. It does not allocate.
+func DecompressTo(out, in []byte) error {
+	if len(out) == 0 {
+		return nil
+	}
+	if decompress(in, out) != len(out) {
+		return ErrInvalid
+	}
+	return nil
+}
+
+// decompress is lzf_decompress with CHECK_INPUT: it decodes in into out
 // and returns the number of bytes written, or 0 on error (output overflow
 // or malformed input), exactly as the C function does. An empty in
 // decodes to nothing (C would read one byte past its buffer).
-func lzfDecompress(in, out []byte) int {
+func decompress(in, out []byte) int {
 	inEnd, outEnd := len(in), len(out)
 	ip, op := 0, 0
 	for ip < inEnd {
@@ -283,11 +327,12 @@ func lzfDecompress(in, out []byte) int {
 		if ref+n+2 <= op {
 			copy(out[op:op+n+2], out[ref:ref+n+2])
 			op += n + 2
-		} else { // overlapping: byte by byte, repeating the pattern
-			for range n + 2 {
-				out[op] = out[ref]
-				op++
-				ref++
+		} else {
+			// Overlapping: the op-ref bytes from ref repeat. Copying all
+			// of out[ref:op] each time doubles what is copied, which is
+			// what a byte-by-byte copy writes.
+			for end := op + n + 2; op < end; {
+				op += copy(out[op:end], out[ref:op])
 			}
 		}
 	}

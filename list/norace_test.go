@@ -1,0 +1,5 @@
+//go:build !race
+
+package list
+
+const raceEnabled = false
