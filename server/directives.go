@@ -8,8 +8,7 @@ package server
 //     Redis does not read it either;
 //   - "no counterpart": it tunes a mechanism HotKV does not have (a fork,
 //     jemalloc, the dict's incremental rehashing), and no value changes
-//     what a client sees;
-//   - "not done": a gap, with the issue that will close it.
+//     what a client sees.
 var unreadParams = map[string]string{
 	"cluster-require-full-coverage":       "as in Redis without cluster mode (cluster-enabled yes is refused)",
 	"cluster-replica-no-failover":         "as in Redis without cluster mode",
