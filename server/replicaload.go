@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
 )
 
@@ -89,11 +90,25 @@ func (s *Server) loadMasterStream(r io.Reader, size int64, async bool, dbs []*ke
 		fr.OnFunction = onFunction
 	}
 	if _, err := fr.Read(bufio.NewReaderSize(s.load.counting(r), 1<<20)); err != nil {
+		s.reportSocketLoadError(err)
 		return err
 	}
 	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
 	s.logf("MASTER <-> REPLICA sync: Loaded the dataset in %.3f seconds", time.Since(start).Seconds())
 	return nil
+}
+
+// reportSocketLoadError logs a payload's failed load from the socket as
+// Redis's rdbReportError does in a diskless load: a corrupt payload, or a
+// short read (the link was lost), after which the replica goes on.
+func (s *Server) reportSocketLoadError(err error) {
+	offset := s.load.loaded.Load()
+	if line, reason, ok := rdb.LoadReason(err); ok {
+		s.warnf("Internal error in RDB reading offset %d, function at rdb.c:%d -> %s. Failure loading rdb format", offset, line, reason)
+		return
+	}
+	s.warnf("Short read or OOM loading DB. Unrecoverable error, aborting now.")
+	s.warnf("Internal error in RDB reading offset %d, function at rdb.c:3249 -> Unexpected EOF reading RDB file. Failure loading rdb format from socket, assuming connection error, resuming operation.", offset)
 }
 
 // loadMasterFile receives the payload into a file, then loads it from
