@@ -189,9 +189,7 @@ func (s *Server) updatePauseLocked() []*postponement {
 	}
 	old := ps.mode.Swap(mode)
 	if (old == pauseOff) != (mode == pauseOff) {
-		for _, db := range s.dbs {
-			db.HoldExpired.Store(mode != pauseOff)
-		}
+		s.updateHoldExpired()
 	}
 	if ps.mu.timer != nil {
 		ps.mu.timer.Stop()
@@ -210,6 +208,16 @@ func (s *Server) updatePauseLocked() []*postponement {
 	q := ps.mu.queue
 	ps.mu.queue = nil
 	return q
+}
+
+// updateHoldExpired makes the databases keep their expired keys (lazy
+// expiry reads them as missing without removing them) while the server
+// is a replica (its master's DELs remove them) or a pause is in effect.
+func (s *Server) updateHoldExpired() {
+	hold := s.isReplica() || s.pause.mode.Load() != pauseOff
+	for _, db := range s.dbs {
+		db.HoldExpired.Store(hold)
+	}
 }
 
 // paused reports whether the pause applies to cmd sent by c (the gate):

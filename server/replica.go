@@ -236,7 +236,7 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	s.disconnectReplicas()
 	s.disconnectBlocked()
 	for _, db := range s.dbs {
-		db.HoldExpired.Store(true)
+		db.HoldExpired.Store(true) // a replica keeps them all along
 	}
 	s.replicaExpires.reset()
 	s.journal.SetProxy(true) // its replicas get its master's stream
@@ -277,13 +277,18 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 		Apply: func(args [][]byte) bool {
 			// CLIENT PAUSE holds the master's stream too, as Redis
 			// pauses its master client: the offset stays until it ends.
-			if cmd := mc.lookupMemo(args); cmd != nil {
+			cmd := mc.lookupMemo(args)
+			if cmd != nil {
 				for s.pausedFor(mc, cmd, args) && !stopping() {
 					time.Sleep(time.Millisecond)
 				}
 			}
 			rs.applyMu.Lock()
-			s.dispatch(mc, args)
+			if cmd != nil && s.touchesExpired(mc, cmd, args) {
+				s.applyOverExpired(mc, args)
+			} else {
+				s.dispatch(mc, args)
+			}
 			mc.w.Reset()
 			mc.publishStats() // INFO commandstats counts the master's commands
 			if mc.tx.active {
@@ -322,6 +327,57 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	rs.link.Store(l)
 }
 
+// touchesExpired reports whether the master's command cmd (EXEC: its
+// queued commands) names a key stored here but expired by the replica's
+// clock.
+func (s *Server) touchesExpired(mc *Client, cmd *Command, args [][]byte) bool {
+	expired := func(cmd *Command, args [][]byte) bool {
+		for _, i := range cmd.keyPositions(nil, args) {
+			if _, exp := mc.db.Stored(args[i]); exp {
+				return true
+			}
+		}
+		return false
+	}
+	if mc.tx.active {
+		if cmd.Flags&RunsQueue == 0 {
+			return false // queued: it runs with EXEC
+		}
+		for _, q := range mc.tx.queue {
+			if expired(q.cmd, q.args) {
+				return true
+			}
+		}
+		return false
+	}
+	return expired(cmd, args)
+}
+
+// applyOverExpired runs a command of the master's stream that touches a
+// key expired by the replica's clock as Redis's master client does: it
+// sees the key as it is (the master's DEL ends it, not the replica's
+// clock; an INCR of it keeps its expiry). Every database keeps its
+// expired keys meanwhile, under the global lock: no other command runs.
+func (s *Server) applyOverExpired(mc *Client, args [][]byte) {
+	g := s.locks.NewGuard(rand.Uint64())
+	g.LockGlobal()
+	own := mc.guard
+	mc.guard, mc.callerLocks = g, true
+	for _, db := range s.dbs {
+		db.KeepExpired.Store(true)
+	}
+	s.dispatch(mc, args)
+	for _, db := range s.dbs {
+		db.KeepExpired.Store(false)
+	}
+	if mc.tx.active {
+		g.Unlock() // queued: nothing ran
+	} else {
+		s.complete(mc) // its locks' work, then g is released
+	}
+	mc.guard, mc.callerLocks = own, false
+}
+
 // appliedOffset returns the offset of the master's stream the dataset
 // holds, for a snapshot taken under the exclusive global lock: a command
 // of the stream that ran is counted once the link counted its bytes,
@@ -355,9 +411,7 @@ func (s *Server) stopReplication() {
 	s.journal.SetProxy(false)
 	s.replicaExpires.reset() // the expiry cycle takes every key again
 	s.logger.SetRole('M')
-	for _, db := range s.dbs {
-		db.HoldExpired.Store(false)
-	}
+	s.updateHoldExpired()
 	s.repl.Promote()
 	// Its replicas reconnect to learn the new ID, and continue under the
 	// second one (Redis 7.0's replicationUnsetMaster).

@@ -182,3 +182,34 @@ func TestReplicaRestartContinues(t *testing.T) {
 	mo := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
 	waitFor(t, func() bool { return between(r.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == mo })
 }
+
+// TestReplicaMasterSeesExpired: a command of the master's stream that
+// reaches a replica after the key it names expired by the replica's clock
+// applies to the key as it is, as Redis's master client sees it: the
+// INCR gives 2 and keeps the expiry, the key stays stored (DEBUG OBJECT)
+// and reads as missing to the replica's clients.
+func TestReplicaMasterSeesExpired(t *testing.T) {
+	_, master := startServer(t, "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
+	_, mport, _ := net.SplitHostPort(master)
+	_, replica := startServer(t, "--replicaof", "127.0.0.1", mport, "--enable-debug-command", "yes")
+	m, r := difftest.Dial(t, master), difftest.Dial(t, replica)
+	linkUp(t, r)
+	m.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	m.Do("SET", "k", "1", "PX", "300")
+	waitFor(t, func() bool { return r.Do("GET", "k") == "$1\r\n1\r\n" })
+	// The replica applies nothing for 500 ms (a pause holds its master's
+	// stream), as Redis's test stops it with SIGSTOP.
+	r.Do("CLIENT", "PAUSE", "500", "WRITE")
+	m.Do("INCR", "k") // applied by the replica after the key expired there
+	mo := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	waitFor(t, func() bool { return between(r.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == mo })
+	if got := r.Do("EXISTS", "k"); got != ":0\r\n" {
+		t.Errorf("EXISTS of the expired key on the replica: %q", got)
+	}
+	if got := r.Do("DEBUG", "OBJECT", "k"); !strings.HasPrefix(got, "+Value at:") {
+		t.Errorf("DEBUG OBJECT of the expired key on the replica: %q (the master's INCR recreated or lost it)", got)
+	}
+	if got, want := r.Do("DEBUG", "DIGEST-VALUE", "k"), m.Do("DEBUG", "DIGEST-VALUE", "k"); got != want {
+		t.Errorf("the key's value on the replica %q, on the master %q", got, want)
+	}
+}
