@@ -283,10 +283,10 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 					time.Sleep(time.Millisecond)
 				}
 			}
-			rs.applyMu.Lock()
 			if cmd != nil && s.touchesExpired(mc, cmd, args) {
-				s.applyOverExpired(mc, args)
+				s.applyOverExpired(mc, args) // takes the global lock, then applyMu
 			} else {
+				rs.applyMu.Lock()
 				s.dispatch(mc, args)
 			}
 			mc.w.Reset()
@@ -358,9 +358,11 @@ func (s *Server) touchesExpired(mc *Client, cmd *Command, args [][]byte) bool {
 // sees the key as it is (the master's DEL ends it, not the replica's
 // clock; an INCR of it keeps its expiry). Every database keeps its
 // expired keys meanwhile, under the global lock: no other command runs.
+// It returns holding applyMu, as the stream's other commands run.
 func (s *Server) applyOverExpired(mc *Client, args [][]byte) {
 	g := s.locks.NewGuard(rand.Uint64())
 	g.LockGlobal()
+	s.replica.applyMu.Lock() // after the lock: a snapshot waits for neither
 	own := mc.guard
 	mc.guard, mc.callerLocks = g, true
 	for _, db := range s.dbs {
@@ -381,12 +383,16 @@ func (s *Server) applyOverExpired(mc *Client, args [][]byte) {
 // appliedOffset returns the offset of the master's stream the dataset
 // holds, for a snapshot taken under the exclusive global lock: a command
 // of the stream that ran is counted once the link counted its bytes,
-// which it does without a lock; one waiting for its locks has not run.
+// which it does without a lock; one waiting for its locks has not run;
+// one that holds the global lock is the snapshot's caller.
 func (s *Server) appliedOffset(l *replication.Link) int64 {
 	rs := &s.replica
 	for !rs.applyMu.TryLock() {
-		if rs.master.guard.Pending() {
-			return l.Offset() // its command waits for the lock we hold
+		if g := rs.master.guard; g.Pending() || g.GlobalExclusive() {
+			// Its command waits for the lock the snapshot's caller
+			// holds, or is that caller (a FLUSHALL that saves): it is
+			// not counted yet, as in Redis.
+			return l.Offset()
 		}
 		runtime.Gosched()
 	}

@@ -213,3 +213,27 @@ func TestReplicaMasterSeesExpired(t *testing.T) {
 		t.Errorf("the key's value on the replica %q, on the master %q", got, want)
 	}
 }
+
+// TestReplicaFlushallSaves: a replica with save points applies its
+// master's FLUSHALL, which saves (as Redis's flushall does): the save,
+// inside the master client's own command, records the stream's offset
+// without waiting for that command to be counted (it once waited for
+// itself, and the replica stopped applying the stream).
+func TestReplicaFlushallSaves(t *testing.T) {
+	_, a := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, b := startServer(t, "--save", "900 1")
+	_, aport, _ := net.SplitHostPort(a)
+	ac, bc := difftest.Dial(t, a), difftest.Dial(t, b)
+	bc.Do("REPLICAOF", "127.0.0.1", aport)
+	linkUp(t, bc)
+	ac.Do("SET", "key", "value")
+	ac.Do("FLUSHALL")
+	ac.Do("SET", "after", "1")
+	off := func(c *difftest.Conn) string {
+		return between(c.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+	}
+	waitFor(t, func() bool { return off(ac) == off(bc) })
+	if got := bc.Do("DBSIZE"); got != ":1\r\n" {
+		t.Errorf("DBSIZE on the replica: %q", got)
+	}
+}
