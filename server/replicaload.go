@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
 )
@@ -69,7 +70,7 @@ func (s *Server) loadFromMaster(p replication.Payload) error {
 // lockForLoad takes the global lock for a load into the dataset, and
 // empties the dataset (a snapshot in progress gets what it still needs
 // first).
-func (s *Server) lockForLoad() interface{ Unlock() } {
+func (s *Server) lockForLoad() *lock.Guard {
 	g := s.locks.NewGuard(rand.Uint64())
 	g.LockGlobal()
 	s.completeSnapshot()
