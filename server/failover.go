@@ -92,7 +92,6 @@ func cmdFailover(c *Client, args [][]byte) {
 			return
 		}
 	}
-	f.mu.Lock()
 	msg := ""
 	switch {
 	case f.state.Load() != failoverNone:
@@ -111,8 +110,13 @@ func cmdFailover(c *Client, args [][]byte) {
 		}
 	}
 	if msg != "" {
-		f.mu.Unlock()
 		c.errorReply(msg)
+		return
+	}
+	f.mu.Lock()
+	if f.state.Load() != failoverNone { // another FAILOVER meanwhile
+		f.mu.Unlock()
+		c.errorReply(errFailoverInProgress)
 		return
 	}
 	f.host, f.port, f.force, f.end = host, int(port), force, 0
