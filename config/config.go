@@ -253,6 +253,26 @@ func (c *Config) OnChange(name string, fn func(p *Param) error) {
 // job.
 func (c *Config) Set(pairs [][2]string) error { return c.set(pairs, false) }
 
+// Assign stores args as the value of parameter name, bypassing CONFIG
+// SET's rules (immutability, hooks): for server state that Redis keeps in
+// a parameter and changes by a command of its own — REPLICAOF and
+// FAILOVER change the master "replicaof" names, which CONFIG GET and
+// CONFIG REWRITE show. The value is parsed as the directive's.
+func (c *Config) Assign(name string, args ...string) error {
+	p := c.Lookup(name)
+	if p == nil {
+		return replyErr("ERR Unknown option '%s'", name)
+	}
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+	v, err := p.parse(c, args)
+	if err != nil {
+		return err
+	}
+	p.v.Store(v)
+	return nil
+}
+
 // SetLocal is Set for a client connected through a local connection
 // (loopback or unix socket): with enable-protected-configs set to "local",
 // it may change protected parameters (dir, dbfilename).

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/internal/difftest"
 )
 
@@ -237,4 +238,42 @@ func TestBlockedClientsOnRoleChange(t *testing.T) {
 	ac := difftest.Dial(t, a)
 	ac.Do("RPUSH", "foo", "a", "b", "c")
 	waitFor(t, func() bool { return bc.Do("LRANGE", "foo", "0", "-1") == "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n" })
+}
+
+// TestReplicaofConfig: REPLICAOF's master is the "replicaof" parameter's
+// value, as Redis's: CONFIG GET shows it (under both names), CONFIG
+// REWRITE writes it, REPLICAOF NO ONE clears it.
+func TestReplicaofConfig(t *testing.T) {
+	_, a := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, aport, _ := net.SplitHostPort(a)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "redis.conf")
+	os.WriteFile(conf, []byte("save \"\"\n"), 0o644)
+	port := difftest.FreePort(t)
+	cfg, err := config.Load(conf, []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg)
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	t.Cleanup(func() { s.Shutdown(t.Context()) })
+	c := difftest.Dial(t, s.Addr().String())
+	c.Do("REPLICAOF", "127.0.0.1", aport)
+	want := "127.0.0.1 " + aport
+	for _, name := range []string{"replicaof", "slaveof"} {
+		if got := c.Do("CONFIG", "GET", name); got != "*2\r\n$"+strconv.Itoa(len(name))+"\r\n"+name+"\r\n$"+strconv.Itoa(len(want))+"\r\n"+want+"\r\n" {
+			t.Errorf("CONFIG GET %s: %q", name, got)
+		}
+	}
+	c.Do("CONFIG", "REWRITE")
+	if b, _ := os.ReadFile(conf); !strings.Contains(string(b), "replicaof "+want+"\n") {
+		t.Errorf("the rewritten file lacks the master:\n%s", b)
+	}
+	c.Do("REPLICAOF", "NO", "ONE")
+	if got := c.Do("CONFIG", "GET", "replicaof"); got != "*2\r\n$9\r\nreplicaof\r\n$0\r\n\r\n" {
+		t.Errorf("CONFIG GET replicaof on a master: %q", got)
+	}
 }
