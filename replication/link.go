@@ -178,6 +178,30 @@ func (l *Link) Transfer() (size, read int64) { return l.transferSize.Load(), l.t
 // LastIO returns the unix seconds of the last data received.
 func (l *Link) LastIO() int64 { return l.lastIO.Load() }
 
+// Addrs returns the addresses of the link's connection to the master,
+// remote and local ("" when none is up).
+func (l *Link) Addrs() (remote, local string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return "", ""
+	}
+	return l.conn.RemoteAddr().String(), l.conn.LocalAddr().String()
+}
+
+// Drop closes the link's connection to the master, if one is up (CLIENT
+// KILL of the master client): the link reconnects a second later and
+// continues the stream with PSYNC. It reports whether one was closed.
+func (l *Link) Drop() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return false
+	}
+	l.conn.Close()
+	return true
+}
+
 // Stopping reports whether Stop or Close was called: a command the link
 // is applying that waits (CLIENT PAUSE) gives up.
 func (l *Link) Stopping() bool { return l.stopped() }

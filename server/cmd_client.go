@@ -333,6 +333,16 @@ func cmdClientKill(c *Client, args [][]byte) {
 		}
 		killed++
 	}
+	// A replica's master client is its link's connection: killing it
+	// makes the link reconnect, as Redis's (which then continues the
+	// stream with PSYNC).
+	if l := c.srv.replicaLink(); l != nil && id == 0 && user == nil && (typ == -1 || typ == clientTypeMaster) {
+		remote, local := l.Addrs()
+		if remote != "" && (addr == nil || string(cString(addr)) == remote) && (laddr == nil || string(cString(laddr)) == local) &&
+			(addr != nil || laddr != nil || typ == clientTypeMaster) && l.Drop() {
+			killed++
+		}
+	}
 	if len(args) == 3 {
 		if killed == 0 {
 			c.errorReply(errNoSuchClient)

@@ -277,3 +277,27 @@ func TestReplicaofConfig(t *testing.T) {
 		t.Errorf("CONFIG GET replicaof on a master: %q", got)
 	}
 }
+
+// TestClientKillMaster: CLIENT KILL of a replica's master client (by the
+// master's address, or TYPE master) drops the link, which reconnects and
+// continues the stream with PSYNC, as Redis's.
+func TestClientKillMaster(t *testing.T) {
+	_, a := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, aport, _ := net.SplitHostPort(a)
+	_, b := startServer(t)
+	ac, bc := difftest.Dial(t, a), difftest.Dial(t, b)
+	bc.Do("REPLICAOF", "127.0.0.1", aport)
+	linkUp(t, bc)
+	partial := func() string { return between(ac.Do("INFO", "stats"), "sync_partial_ok:", "\r\n") }
+	if got := bc.Do("CLIENT", "KILL", "127.0.0.1:"+aport); got != "+OK\r\n" {
+		t.Fatalf("CLIENT KILL of the master's address: %q", got)
+	}
+	waitFor(t, func() bool { return partial() == "1" })
+	linkUp(t, bc)
+	if got := bc.Do("CLIENT", "KILL", "TYPE", "master"); got != ":1\r\n" {
+		t.Fatalf("CLIENT KILL TYPE master: %q", got)
+	}
+	waitFor(t, func() bool { return partial() == "2" })
+	ac.Do("SET", "after", "kill")
+	waitFor(t, func() bool { return bc.Do("GET", "after") == "$4\r\nkill\r\n" })
+}
