@@ -619,3 +619,36 @@ func TestRedisCliRDB(t *testing.T) {
 		t.Errorf("a payload-only client stays a replica: %q", got)
 	}
 }
+
+// TestScriptWritesOnceDirty: once a script has written, the server's
+// state no longer refuses its writes (min-replicas-to-write here), as in
+// Redis's scriptVerifyWriteCommandAllow; before its first write it does.
+// The replies are compared with redis-server's.
+func TestScriptWritesOnceDirty(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	steps := [][]string{
+		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1"},
+		{"EVAL", "redis.call('set', 'a', '1')\nredis.call('config', 'set', 'min-replicas-to-write', '1')\nreturn redis.call('set', 'b', '2')", "0"},
+		{"EVAL", "return redis.call('set', 'c', '3')", "0"},
+		{"CONFIG", "SET", "min-replicas-to-write", "0"},
+		{"EVAL", "redis.call('config', 'set', 'min-replicas-to-write', '1')\nreturn redis.call('set', 'd', '4')", "0"},
+		{"CONFIG", "SET", "min-replicas-to-write", "0"},
+		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0"},
+		{"MGET", "a", "b", "c", "d"},
+	}
+	run := func(addr string) []string {
+		c := difftest.Dial(t, addr)
+		var out []string
+		for _, s := range steps {
+			out = append(out, c.Do(s...))
+		}
+		return out
+	}
+	want, got := run(redis), run(hotkv)
+	for i, s := range steps {
+		if got[i] != want[i] {
+			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
+		}
+	}
+}
