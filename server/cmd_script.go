@@ -155,10 +155,16 @@ func (c *Client) fcallGeneric(args [][]byte, ro bool) {
 
 // newScriptRun makes the checks Redis makes before a script runs
 // (scriptPrepareForRun) and returns the run, or nil after replying with
-// the error. Scripts without a shebang (Compat) skip the flag checks.
+// the error. Scripts without a shebang (Compat) skip the flag checks,
+// but not that of a stale replica (MASTERDOWN, as Redis's "backwards
+// compatibility" branch).
 func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *scriptRun {
 	s := c.srv
 	oom := c.preOOM
+	if flags&script.Compat != 0 && s.servingStale() {
+		c.errorReply(errMasterDown)
+		return nil
+	}
 	if flags&script.Compat == 0 {
 		if s.servingStale() && flags&script.AllowStale == 0 {
 			c.errorReply(errMasterDown)

@@ -269,6 +269,7 @@ func TestReplicationRefusals(t *testing.T) {
 		{"CONFIG", "SET", "replica-serve-stale-data", "no"},
 		{"MULTI"}, {"GET", "xx"}, {"@", "REPLICAOF", "localhsot", "0"}, {"EXEC"},
 		{"GET", "xx"}, {"PING"}, {"INFO", "keyspace"}, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"},
+		{"EVAL", "return redis.call('get', 'xx')", "0"}, {"EVAL", "return 1", "0"},
 		{"EVAL", "#!lua flags=no-writes,allow-stale\nreturn 1", "0"},
 		{"@", "REPLICAOF", "NO", "ONE"}, {"GET", "xx"},
 		{"CONFIG", "SET", "replica-serve-stale-data", "yes"},
