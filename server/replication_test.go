@@ -653,3 +653,36 @@ func TestScriptWritesOnceDirty(t *testing.T) {
 		}
 	}
 }
+
+// TestExecScriptFlagsOnReplica: a script queued in MULTI counts as a
+// write at EXEC by its shebang's flags (EXECABORT on a read-only
+// replica), one without a shebang by EVAL's own (it runs and its write
+// fails), as Redis's getCommandFlags; compared with redis-server.
+func TestExecScriptFlagsOnReplica(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	steps := [][]string{
+		{"MULTI"}, {"EVAL", "#!lua\nreturn 1", "0"}, {"@", "REPLICAOF", "127.0.0.1", "1"}, {"EXEC"},
+		{"MULTI"}, {"EVAL", "redis.call('set', 'x', 1)\nreturn 1", "1", "x"}, {"EXEC"},
+		{"MULTI"}, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}, {"EXEC"},
+		{"@", "REPLICAOF", "NO", "ONE"},
+	}
+	run := func(addr string) []string {
+		c, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
+		var out []string
+		for _, s := range steps {
+			if s[0] == "@" {
+				out = append(out, other.Do(s[1:]...))
+			} else {
+				out = append(out, c.Do(s...))
+			}
+		}
+		return out
+	}
+	want, got := run(redis), run(hotkv)
+	for i, s := range steps {
+		if got[i] != want[i] {
+			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
+		}
+	}
+}
