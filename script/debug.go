@@ -465,16 +465,19 @@ func (v *vm) ldbHook(L *lua.LState) {
 	}
 	d.currentline = line
 	bp := d.isBreakpoint(line) || d.luabp
+	// C Lua calls the hook twice when both are due, the count event
+	// first: it checks the timeout (stopping anyway when stepping or at
+	// a breakpoint); the line event stops when stepping or at a
+	// breakpoint. One stop here stands for both.
 	timeout := false
-	if !lineEvent && !d.step && !bp {
+	if countEvent && !d.step && !bp {
 		limit := d.dbg.Timeout()
 		if limit <= 0 {
 			limit = 5 * time.Second
 		}
-		if time.Since(d.start) < limit {
-			return
+		if time.Since(d.start) >= limit {
+			timeout, d.step = true, true
 		}
-		timeout, d.step = true, true
 	}
 	if !d.step && !bp {
 		return

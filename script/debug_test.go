@@ -11,8 +11,9 @@ import (
 
 // fakeDebugger feeds a session its commands and keeps what it sends.
 type fakeDebugger struct {
-	in   []string // RESP commands, one per Read
-	sent [][]string
+	in      []string // RESP commands, one per Read
+	sent    [][]string
+	timeout time.Duration
 }
 
 func (f *fakeDebugger) Send(logs []string) { f.sent = append(f.sent, logs) }
@@ -26,7 +27,12 @@ func (f *fakeDebugger) Read(p []byte) (int, bool) {
 	return n, true
 }
 
-func (f *fakeDebugger) Timeout() time.Duration { return time.Hour }
+func (f *fakeDebugger) Timeout() time.Duration {
+	if f.timeout == 0 {
+		return time.Hour
+	}
+	return f.timeout
+}
 
 func cmd(args ...string) string {
 	var w resp.Writer
@@ -116,5 +122,22 @@ func TestDebugRedisCommand(t *testing.T) {
 func TestSendLogs(t *testing.T) {
 	if got := string(SendLogs(nil, []string{"a\r\nb", ""})); got != "*2\r\n+a  b\r\n+\r\n" {
 		t.Errorf("%q", got)
+	}
+}
+
+// A loop that runs past the timeout without a stop is stopped ("timeout
+// reached, infinite loop?"), although each turn is a line event.
+func TestDebugTimeout(t *testing.T) {
+	e := NewEngine()
+	s, _ := e.Load("local i = 0\nwhile true do\n  i = i + 1\nend\n")
+	f := &fakeDebugger{in: []string{cmd("c"), cmd("abort")}, timeout: 50 * time.Millisecond}
+	var w resp.Writer
+	e.Eval(s, &Run{Call: fakeCall, Debug: f}, &w)
+	// The stop is on whichever line of the loop the count event finds.
+	if len(f.sent) != 3 || len(f.sent[1]) != 2 || !strings.HasSuffix(f.sent[1][0], ", stop reason = timeout reached, infinite loop?") {
+		t.Errorf("sent %q", f.sent)
+	}
+	if !strings.HasPrefix(string(w.Buf), "-ERR script aborted for user request") {
+		t.Errorf("reply %q", w.Buf)
 	}
 }
