@@ -56,10 +56,12 @@ func (c *Client) evalDebugging(args [][]byte, ro bool) {
 		h.Handoff()
 	}
 	// The replies before the EVAL go first: the session writes to the
-	// socket itself.
+	// socket itself. The client stays busy (the idle timeout passes it
+	// over) for the whole session.
 	c.srv.aof.sync()
 	c.flush()
 	c.conn.Flush()
+	c.busy.Store(true)
 	l := &ldbSession{c: c}
 	c.ldb = l
 	c.evalGeneric(args, false, ro)

@@ -174,3 +174,19 @@ func TestScriptDebugDiff(t *testing.T) {
 		}
 	}
 }
+
+// A session outlives the idle timeout: its client is running a command.
+func TestScriptDebugIdleTimeout(t *testing.T) {
+	_, addr := startServer(t, "--timeout", "1")
+	c := difftest.Dial(t, addr)
+	c.Do("SCRIPT", "DEBUG", "SYNC")
+	c.Do("EVAL", "return 1", "0")
+	time.Sleep(2500 * time.Millisecond)
+	c.Send(difftest.Encode("c"))
+	if r := c.Read(); r != logs("<endsession>") {
+		t.Fatalf("after 2.5 s: %q", r)
+	}
+	if r := c.Read(); r != ":1\r\n" {
+		t.Fatalf("EVAL reply: %q", r)
+	}
+}
