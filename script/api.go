@@ -3,6 +3,7 @@ package script
 import (
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hotkv/hotkv/lualib"
@@ -33,8 +34,8 @@ func (v *vm) redisAPI() *lua.LTable {
 		"status_reply":       redisStatusReply,
 		"set_repl":           v.redisSetRepl,
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
-		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
-		"debug":              func(L *lua.LState) int { return 0 },
+		"breakpoint":         v.redisBreakpoint,
+		"debug":              v.redisDebug,
 		"acl_check_cmd":      v.redisACLCheckCmd,
 	}
 	for name, fn := range fns {
@@ -97,6 +98,9 @@ func (v *vm) redisCall(L *lua.LState, raiseErr bool) int {
 	args, bad := v.argv(L)
 	L.SetTop(0)
 	if bad != "" {
+		if v.ldbEnabled() {
+			v.ldb.logError(bad)
+		}
 		t := errorTable(L, bad)
 		if raiseErr {
 			L.Error(t, 0)
@@ -104,8 +108,14 @@ func (v *vm) redisCall(L *lua.LState, raiseErr bool) int {
 		L.Push(t)
 		return 1
 	}
+	if v.ldbEnabled() {
+		v.ldb.logCommand(args)
+	}
 	reply, rejected := v.run.Call(args, v.proto)
 	if rejected != "" {
+		if v.ldbEnabled() {
+			v.ldb.logError(rejected)
+		}
 		t := errorTable(L, rejected)
 		t.RawSetString("ignore_error_stats_update", lua.LTrue)
 		if raiseErr {
@@ -115,6 +125,14 @@ func (v *vm) redisCall(L *lua.LState, raiseErr bool) int {
 		return 1
 	}
 	val, _ := replyToLua(L, reply)
+	if v.ldbEnabled() {
+		if len(reply) > 0 && reply[0] == '-' {
+			// luaPushErrorBuff logs the error reply, then the reply.
+			line, _, _ := strings.Cut(string(reply), "\r\n")
+			v.ldb.log("<error> " + line)
+		}
+		v.ldb.logRedisReply(reply)
+	}
 	if raiseErr && len(reply) > 0 && reply[0] == '-' {
 		L.Error(val, 0)
 	}

@@ -99,6 +99,9 @@ type Run struct {
 	// the command args, an existing one (redis.acl_check_cmd); unset,
 	// every command is permitted.
 	Permitted func(args [][]byte) bool
+	// Debug, when set, runs an EVAL script under Redis's Lua debugger
+	// (SCRIPT DEBUG SYNC) with this client side (debug.go).
+	Debug Debugger
 }
 
 func (run *Run) error(msg string, counted bool) {
@@ -244,6 +247,10 @@ func (e *Engine) Eval(s *Script, run *Run, w *resp.Writer) {
 	fn := v.closure(s.proto)
 	fillArray(v.L, v.keys, run.Keys)
 	fillArray(v.L, v.argvT, run.Args)
+	if run.Debug != nil {
+		v.evalDebug(s, run, fn, w)
+		return
+	}
 	v.invoke(run, fn, 0, s.SHA, w)
 }
 
@@ -299,6 +306,8 @@ type vm struct {
 	argBuf  []byte
 	argEnds []int
 	args    [][]byte
+	// ldb is the debugging session of the running script, if any.
+	ldb *ldb
 	// loading is set while a function library's code runs (FUNCTION LOAD).
 	loading *libraryLoad
 	// Function states only: the globals functions see (fenv, whose
@@ -447,7 +456,9 @@ func (v *vm) invoke(run *Run, fn *lua.LFunction, nargs int, name string, w *resp
 	L := v.L
 	v.run = run
 	v.proto = 2
-	if run.Interrupt != nil {
+	if v.ldb != nil {
+		L.SetCountHook(v.ldbHook, 1)
+	} else if run.Interrupt != nil {
 		if v.hook == nil {
 			v.hook = v.interruptHook
 		}

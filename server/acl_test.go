@@ -470,7 +470,7 @@ func TestACLConcurrentChanges(t *testing.T) {
 // for a set of probe commands (ACL DRYRUN) as Redis. The commands
 // descriptions are not compared: Redis lists single commands in its
 // command table's hash order, and the two tables differ by a few commands
-// (FAILOVER, MODULE, SCRIPT DEBUG; CLIENT SETINFO, NO-TOUCH, SCRIPT FLAGS),
+// (FAILOVER, MODULE; CLIENT SETINFO, NO-TOUCH, SCRIPT FLAGS),
 // which moves a category's counts.
 func TestACLRandomRules(t *testing.T) {
 	p, _ := aclServers(t)

@@ -101,8 +101,13 @@ func (c *Client) configError(err error) {
 }
 
 // isLocal reports whether the client connected from the loopback interface
-// or a unix socket (Redis's islocalClient).
+// or a unix socket (Redis's islocalClient). A client without a
+// connection (a script's engine client) is not local, as Redis's Lua
+// client is not.
 func (c *Client) isLocal() bool {
+	if c.conn == nil {
+		return false
+	}
 	switch a := c.conn.RemoteAddr().(type) {
 	case *net.TCPAddr:
 		return a.IP.IsLoopback()

@@ -26,6 +26,7 @@ func scriptingCommands() []*Command {
 			"flush":  {Arity: -2, Flags: NoScript, Handler: cmdScriptFlush},
 			"kill":   {Arity: 2, Flags: NoScript | AllowBusy, Handler: cmdScriptKill},
 			"help":   {Arity: 2, Flags: Loading | Stale, Handler: cmdScriptHelp},
+			"debug":  {Arity: 3, Flags: NoScript, Handler: cmdScriptDebug},
 			// HotKV's own: SCRIPT FLAGS <sha1> [flag ...]
 			"flags": {Arity: -3, Flags: NoScript, Handler: cmdScriptFlags},
 		}},
@@ -44,16 +45,16 @@ func scriptingCommands() []*Command {
 }
 
 // EVAL script numkeys [key ...] [arg ...]
-func cmdEval(c *Client, args [][]byte) { c.evalGeneric(args, false, false) }
+func cmdEval(c *Client, args [][]byte) { c.evalMaybeDebug(args, false, false) }
 
 // EVALSHA sha1 numkeys [key ...] [arg ...]
-func cmdEvalSHA(c *Client, args [][]byte) { c.evalGeneric(args, true, false) }
+func cmdEvalSHA(c *Client, args [][]byte) { c.evalMaybeDebug(args, true, false) }
 
 // EVAL_RO script numkeys [key ...] [arg ...]
-func cmdEvalRO(c *Client, args [][]byte) { c.evalGeneric(args, false, true) }
+func cmdEvalRO(c *Client, args [][]byte) { c.evalMaybeDebug(args, false, true) }
 
 // EVALSHA_RO sha1 numkeys [key ...] [arg ...]
-func cmdEvalSHARO(c *Client, args [][]byte) { c.evalGeneric(args, true, true) }
+func cmdEvalSHARO(c *Client, args [][]byte) { c.evalMaybeDebug(args, true, true) }
 
 // FCALL function numkeys [key ...] [arg ...]
 func cmdFCall(c *Client, args [][]byte) { c.fcallGeneric(args, false) }
@@ -77,6 +78,25 @@ func (c *Client) scriptKeys(args [][]byte, badInt string) (keys, argv [][]byte, 
 		return args[3 : 3+n], args[3+n:], true
 	}
 	return nil, nil, false
+}
+
+// evalMaybeDebug is evalCommand and evalShaCommand: after SCRIPT DEBUG
+// SYNC, EVAL runs under the debugger and EVALSHA is refused. Inside EXEC
+// scripts run as usual.
+func (c *Client) evalMaybeDebug(args [][]byte, bySHA, ro bool) {
+	if !c.ldbSync || c.tx.inExec {
+		c.evalGeneric(args, bySHA, ro)
+		return
+	}
+	if bySHA {
+		if len(args[1]) != 40 {
+			c.errorReply(errNoScriptSHA)
+			return
+		}
+		c.errorReply(errScriptDebugSHA)
+		return
+	}
+	c.evalDebugging(args, ro)
 }
 
 func (c *Client) evalGeneric(args [][]byte, bySHA, ro bool) {
@@ -135,10 +155,16 @@ func (c *Client) fcallGeneric(args [][]byte, ro bool) {
 
 // newScriptRun makes the checks Redis makes before a script runs
 // (scriptPrepareForRun) and returns the run, or nil after replying with
-// the error. Scripts without a shebang (Compat) skip the flag checks.
+// the error. Scripts without a shebang (Compat) skip the flag checks,
+// but not that of a stale replica (MASTERDOWN, as Redis's "backwards
+// compatibility" branch).
 func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *scriptRun {
 	s := c.srv
 	oom := c.preOOM
+	if flags&script.Compat != 0 && s.servingStale() {
+		c.errorReply(errMasterDown)
+		return nil
+	}
 	if flags&script.Compat == 0 {
 		if s.servingStale() && flags&script.AllowStale == 0 {
 			c.errorReply(errMasterDown)
@@ -203,6 +229,10 @@ func (c *Client) newScriptRun(flags script.Flags, ro, eval bool, name string) *s
 func (c *Client) startScript(sr *scriptRun, keys, argv [][]byte) {
 	sr.run = script.Run{Keys: keys, Args: argv, Call: sr.callFn, Interrupt: sr.interruptFn, Shard: c.slot,
 		OnError: sr.onErrorFn, SetRepl: sr.setReplFn, Permitted: sr.permitFn}
+	if c.ldb != nil && sr.script != nil {
+		c.ldb.sr = sr
+		sr.run.Debug = c.ldb
+	}
 	c.srv.runScript(c, sr, c.tx.inExec || c.callerLocks)
 }
 

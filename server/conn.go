@@ -46,7 +46,11 @@ type Client struct {
 	user       atomic.Pointer[acl.User]
 	replyMode  int
 	closeAfter bool // close after flushing the current reply
-	monitor    bool
+	// ldbSync: SCRIPT DEBUG SYNC, the next EVAL runs under the Lua
+	// debugger; ldb is the session of the EVAL running (ldb.go).
+	ldbSync bool
+	ldb     *ldbSession
+	monitor bool
 	// replica is set once the connection attached as a replica (SYNC,
 	// PSYNC); replicaOnline once it got its payload; replicaPort and
 	// replicaIP are the port and address it announced (REPLCONF
@@ -333,15 +337,17 @@ func (s *Server) serveInput(c *Client) bool {
 		if c.trk.used {
 			c.trackingAfter()
 		}
+		if c.closeAfter || c.killed.Load() {
+			// Before the hand-off check: a long command may end the
+			// connection too (a SCRIPT DEBUG session).
+			c.flushLast()
+			return false
+		}
 		if c.conn.HandedOff() {
 			// The command ran long and its loop went on without it
 			// (eventloop's watchdog): the loop goes on with the rest.
 			c.flush()
 			return true
-		}
-		if c.closeAfter || c.killed.Load() {
-			c.flushLast()
-			return false
 		}
 		if c.waiting() {
 			c.flush()

@@ -146,13 +146,14 @@ func cmdExec(c *Client, args [][]byte) {
 // execRefusal is the one hook that decides whether the server accepts a
 // transaction's writes now; it returns the reason when it does not: OOM,
 // MISCONF, or a read-only replica (the server became one after MULTI, as
-// the specification says).
+// the specification says). A queued script's flags stand for its
+// command's (commandFlags), as in Redis's mstate.cmd_flags.
 func (s *Server) execRefusal(c *Client, queue []queued) string {
 	if c.obey {
 		return ""
 	}
 	for _, q := range queue {
-		if q.cmd.Flags&DenyOOM != 0 {
+		if s.commandFlags(q.cmd, q.args)&DenyOOM != 0 {
 			if c.preOOM {
 				return errOOM
 			}
@@ -160,7 +161,7 @@ func (s *Server) execRefusal(c *Client, queue []queued) string {
 		}
 	}
 	for _, q := range queue {
-		if q.cmd.Flags&Write != 0 {
+		if s.commandFlags(q.cmd, q.args)&Write != 0 {
 			if msg := s.writesDenied(); msg != "" {
 				return msg
 			}
@@ -175,7 +176,7 @@ func (s *Server) execRefusal(c *Client, queue []queued) string {
 	}
 	if s.servingStale() {
 		for _, q := range queue {
-			if q.cmd.Flags&Stale == 0 {
+			if s.commandFlags(q.cmd, q.args)&Stale == 0 {
 				return errMasterDown
 			}
 		}

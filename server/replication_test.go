@@ -269,6 +269,7 @@ func TestReplicationRefusals(t *testing.T) {
 		{"CONFIG", "SET", "replica-serve-stale-data", "no"},
 		{"MULTI"}, {"GET", "xx"}, {"@", "REPLICAOF", "localhsot", "0"}, {"EXEC"},
 		{"GET", "xx"}, {"PING"}, {"INFO", "keyspace"}, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"},
+		{"EVAL", "return redis.call('get', 'xx')", "0"}, {"EVAL", "return 1", "0"},
 		{"EVAL", "#!lua flags=no-writes,allow-stale\nreturn 1", "0"},
 		{"@", "REPLICAOF", "NO", "ONE"}, {"GET", "xx"},
 		{"CONFIG", "SET", "replica-serve-stale-data", "yes"},
@@ -617,5 +618,71 @@ func TestRedisCliRDB(t *testing.T) {
 	}
 	if got := c.Do("INFO", "replication"); !strings.Contains(got, "connected_slaves:0\r\n") {
 		t.Errorf("a payload-only client stays a replica: %q", got)
+	}
+}
+
+// TestScriptWritesOnceDirty: once a script has written, the server's
+// state no longer refuses its writes (min-replicas-to-write here), as in
+// Redis's scriptVerifyWriteCommandAllow; before its first write it does.
+// The replies are compared with redis-server's.
+func TestScriptWritesOnceDirty(t *testing.T) {
+	redis := difftest.StartRedis(t, "--enable-debug-command", "yes")
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	steps := [][]string{
+		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1"},
+		{"EVAL", "redis.call('set', 'a', '1')\nredis.call('config', 'set', 'min-replicas-to-write', '1')\nreturn redis.call('set', 'b', '2')", "0"},
+		{"EVAL", "return redis.call('set', 'c', '3')", "0"},
+		{"CONFIG", "SET", "min-replicas-to-write", "0"},
+		{"EVAL", "redis.call('config', 'set', 'min-replicas-to-write', '1')\nreturn redis.call('set', 'd', '4')", "0"},
+		{"CONFIG", "SET", "min-replicas-to-write", "0"},
+		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0"},
+		{"MGET", "a", "b", "c", "d"},
+	}
+	run := func(addr string) []string {
+		c := difftest.Dial(t, addr)
+		var out []string
+		for _, s := range steps {
+			out = append(out, c.Do(s...))
+		}
+		return out
+	}
+	want, got := run(redis), run(hotkv)
+	for i, s := range steps {
+		if got[i] != want[i] {
+			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
+		}
+	}
+}
+
+// TestExecScriptFlagsOnReplica: a script queued in MULTI counts as a
+// write at EXEC by its shebang's flags (EXECABORT on a read-only
+// replica), one without a shebang by EVAL's own (it runs and its write
+// fails), as Redis's getCommandFlags; compared with redis-server.
+func TestExecScriptFlagsOnReplica(t *testing.T) {
+	redis := difftest.StartRedis(t)
+	_, hotkv := startServer(t)
+	steps := [][]string{
+		{"MULTI"}, {"EVAL", "#!lua\nreturn 1", "0"}, {"@", "REPLICAOF", "127.0.0.1", "1"}, {"EXEC"},
+		{"MULTI"}, {"EVAL", "redis.call('set', 'x', 1)\nreturn 1", "1", "x"}, {"EXEC"},
+		{"MULTI"}, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}, {"EXEC"},
+		{"@", "REPLICAOF", "NO", "ONE"},
+	}
+	run := func(addr string) []string {
+		c, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
+		var out []string
+		for _, s := range steps {
+			if s[0] == "@" {
+				out = append(out, other.Do(s[1:]...))
+			} else {
+				out = append(out, c.Do(s...))
+			}
+		}
+		return out
+	}
+	want, got := run(redis), run(hotkv)
+	for i, s := range steps {
+		if got[i] != want[i] {
+			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
+		}
 	}
 }

@@ -276,6 +276,10 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if cmd.Flags&DenyOOM != 0 && sr.oom && sr.flags&script.AllowOOM == 0 && !sr.dirty.Load() {
 		return sr.reject(cmd, errOOM)
 	}
+	// Once the script has written, the server's state (a read-only
+	// replica, disk errors, min-replicas) no longer refuses its writes,
+	// as in Redis's scriptVerifyWriteCommandAllow: it cannot be undone.
+	wrote := sr.dirty.Load()
 	if write {
 		sr.dirty.Store(true)
 	}
@@ -294,7 +298,7 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if cmd.Flags&Stale == 0 && s.servingStale() {
 		return sr.reject(cmd, errScriptStale)
 	}
-	if write && !sr.caller.obey {
+	if write && !wrote && !sr.caller.obey {
 		if s.readOnlyReplica() {
 			return sr.reject(cmd, errReadOnlyReplica)
 		}

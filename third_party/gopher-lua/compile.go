@@ -1258,18 +1258,21 @@ func compileExpr(context *funcContext, reg int, expr ast.Expr, ec *expcontext) i
 		compileFunctionExpr(childcontext, ex, ec)
 		protono := len(context.Proto.FunctionPrototypes)
 		context.Proto.FunctionPrototypes = append(context.Proto.FunctionPrototypes, childcontext.Proto)
-		code.AddABx(OP_CLOSURE, sreg, protono, sline(ex))
+		// The closure is on the line of the function's "end", as C
+		// Lua's codes it once the body is parsed (HotKV patch 27: the
+		// debugger stops there).
+		code.AddABx(OP_CLOSURE, sreg, protono, eline(ex))
 		for _, upvalue := range childcontext.Upvalues.List() {
 			localidx, block := context.FindLocalVarAndBlock(upvalue.Name)
 			if localidx > -1 {
-				code.AddABC(OP_MOVE, 0, localidx, 0, sline(ex))
+				code.AddABC(OP_MOVE, 0, localidx, 0, eline(ex))
 				block.RefUpvalue = true
 			} else {
 				upvalueidx := context.Upvalues.Find(upvalue.Name)
 				if upvalueidx < 0 {
 					upvalueidx = context.Upvalues.RegisterUnique(upvalue.Name)
 				}
-				code.AddABC(OP_GETUPVAL, 0, upvalueidx, 0, sline(ex))
+				code.AddABC(OP_GETUPVAL, 0, upvalueidx, 0, eline(ex))
 			}
 		}
 		return sused
