@@ -253,7 +253,13 @@ func (s *Server) aofDir() (*aof.Dir, error) {
 	return d, nil
 }
 
-func (s *Server) aofLog(level aof.LogLevel, msg string) { s.logf("%s", msg) }
+func (s *Server) aofLog(level aof.LogLevel, msg string) {
+	if level == aof.LogWarning {
+		s.warnf("%s", msg)
+	} else {
+		s.logf("%s", msg)
+	}
+}
 
 // LoadData loads the dataset at start-up, as Redis's loadDataFromDisk:
 // from the append-only file when appendonly is yes (and then opens it for
@@ -271,6 +277,11 @@ func (s *Server) LoadData() error {
 	}
 	start := time.Now()
 	res, err := loadStartup(s, 0, func(g *lock.Guard) (*aof.LoadResult, error) { return s.loadAOF(d, g) })
+	var le *aof.LoadError
+	if errors.As(err, &le) {
+		// Logged as Redis logs it, which then exits without a word more.
+		return fmt.Errorf("%w: %w", ErrLoadTerminated, err)
+	}
 	if err != nil {
 		return err
 	}
