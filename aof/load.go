@@ -245,6 +245,9 @@ func (l *Loader) log(level LogLevel, format string, args ...any) {
 // fail logs the warning of a failure and returns it.
 func (l *Loader) fail(kind error, file string, off int64, cause error, format string, args ...any) *LoadError {
 	e := &LoadError{Kind: kind, File: file, Offset: off, Err: cause, Msg: fmt.Sprintf(format, args...)}
+	// Where, first: Redis's own line is the last one (tests read the
+	// log's last line).
+	l.log(LogNotice, "Loading the append only file %s failed at offset %d", file, off)
 	l.log(LogWarning, "%s", e.Msg)
 	return e
 }
