@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
 )
@@ -39,6 +40,11 @@ type replicaState struct {
 	// (appliedOffset).
 	applyMu   sync.Mutex
 	applyHeld bool // under applyMu's holder: the link's goroutine
+	// masterGuard is the master client's own guard (its guard field is
+	// swapped while a command runs under applyOverExpired's lock, which
+	// overExpired marks), for appliedOffset to read from any goroutine.
+	masterGuard *lock.Guard
+	overExpired atomic.Bool
 }
 
 // replicaLink returns the link to the master, nil when the server is a
@@ -245,6 +251,7 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	s.logger.SetRole('S')
 	if rs.master == nil {
 		rs.master = s.newInternalClient(masterClient, 0, 0)
+		rs.masterGuard = rs.master.guard
 	}
 	mc := rs.master
 	mc.db = s.dbs[streamDB]
@@ -365,6 +372,8 @@ func (s *Server) applyOverExpired(mc *Client, args [][]byte) {
 	g := s.locks.NewGuard(rand.Uint64())
 	g.LockGlobal()
 	s.replica.applyMu.Lock() // after the lock: a snapshot waits for neither
+	rs := &s.replica
+	rs.overExpired.Store(true)
 	own := mc.guard
 	mc.guard, mc.callerLocks = g, true
 	for _, db := range s.dbs {
@@ -374,6 +383,7 @@ func (s *Server) applyOverExpired(mc *Client, args [][]byte) {
 	for _, db := range s.dbs {
 		db.KeepExpired.Store(false)
 	}
+	rs.overExpired.Store(false)
 	if mc.tx.active {
 		g.Unlock() // queued: nothing ran
 	} else {
@@ -390,7 +400,7 @@ func (s *Server) applyOverExpired(mc *Client, args [][]byte) {
 func (s *Server) appliedOffset(l *replication.Link) int64 {
 	rs := &s.replica
 	for !rs.applyMu.TryLock() {
-		if g := rs.master.guard; g.Pending() || g.GlobalExclusive() {
+		if g := rs.masterGuard; g.Pending() || g.GlobalExclusive() || rs.overExpired.Load() {
 			// Its command waits for the lock the snapshot's caller
 			// holds, or is that caller (a FLUSHALL that saves): it is
 			// not counted yet, as in Redis.
