@@ -77,12 +77,16 @@ type aofState struct {
 
 	rewriting   atomic.Bool
 	rwScheduled atomic.Bool
-	rwStarted   atomic.Int64 // unix seconds
-	rwLastSecs  atomic.Int64 // -1 before one
-	rwCount     atomic.Int64
-	rwFailures  atomic.Int64 // consecutive
-	rwLastOK    atomic.Bool
-	rwKill      killSwitch // stops the running rewrite (appendonly no)
+	// enableInExec: CONFIG SET appendonly runs inside EXEC (the
+	// appendonly hook schedules its rewrite); under the exclusive global
+	// lock, which that CONFIG SET holds.
+	enableInExec bool
+	rwStarted    atomic.Int64 // unix seconds
+	rwLastSecs   atomic.Int64 // -1 before one
+	rwCount      atomic.Int64
+	rwFailures   atomic.Int64 // consecutive
+	rwLastOK     atomic.Bool
+	rwKill       killSwitch // stops the running rewrite (appendonly no)
 }
 
 // exitProcess ends the process after a fatal error (tests replace it).
@@ -661,6 +665,18 @@ func (s *Server) startAOF() error {
 	a.waitRewrite = true
 	s.startAppender(f, 0)
 	a.wmu.Unlock()
+	// The rewrite that makes the file whole waits, as Redis's, for the
+	// end of a transaction or of a background save: the cron starts it.
+	switch {
+	case s.persist.bgRunning.Load():
+		a.rwScheduled.Store(true)
+		s.warnf("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.")
+		return nil
+	case a.enableInExec:
+		a.rwScheduled.Store(true)
+		s.warnf("AOF was enabled during a transaction. An AOF background was scheduled to start when possible.")
+		return nil
+	}
 	return s.rewriteAOF(true)
 }
 

@@ -65,6 +65,12 @@ func cmdConfigSet(c *Client, args [][]byte) {
 		pairs = append(pairs, [2]string{string(args[i]), string(args[i+1])})
 	}
 	var err error
+	if configSetNeedsGlobal(args) {
+		// The appendonly hook schedules its first rewrite inside EXEC,
+		// as Redis's startAppendOnly (the global lock guards the mark).
+		c.srv.aof.enableInExec = c.tx.inExec
+		defer func() { c.srv.aof.enableInExec = false }()
+	}
 	if c.isLocal() {
 		err = c.srv.cfg.SetLocal(pairs)
 	} else {

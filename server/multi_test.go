@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,6 +370,30 @@ func TestMultiBgrewriteaof(t *testing.T) {
 	c.Do("BGREWRITEAOF")
 	if got := c.Do("EXEC"); got != "*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n" {
 		t.Fatalf("EXEC: %q", got)
+	}
+	waitFor(t, func() bool { return between(c.Do("INFO", "stats"), "total_forks:", "\r\n") != forks })
+	waitFor(t, func() bool {
+		return strings.Contains(c.Do("INFO", "persistence"), "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n")
+	})
+}
+
+// TestMultiConfigSetAppendonly: CONFIG SET appendonly yes inside EXEC
+// schedules the rewrite that makes the file whole, as Redis's
+// startAppendOnly ("AOF was enabled during a transaction"), and the cron
+// starts it (INFO's total_forks counts it).
+func TestMultiConfigSetAppendonly(t *testing.T) {
+	logfile := filepath.Join(t.TempDir(), "log")
+	_, hotkv := startServer(t, "--logfile", logfile)
+	c := difftest.Dial(t, hotkv)
+	forks := between(c.Do("INFO", "stats"), "total_forks:", "\r\n")
+	c.Do("MULTI")
+	c.Do("SET", "foo", "bar")
+	c.Do("CONFIG", "SET", "appendonly", "yes")
+	if got := c.Do("EXEC"); got != "*2\r\n+OK\r\n+OK\r\n" {
+		t.Fatalf("EXEC: %q", got)
+	}
+	if log, _ := os.ReadFile(logfile); !strings.Contains(string(log), "AOF was enabled during a transaction. An AOF background was scheduled to start when possible.") {
+		t.Errorf("the log lacks the scheduled rewrite:\n%s", log)
 	}
 	waitFor(t, func() bool { return between(c.Do("INFO", "stats"), "total_forks:", "\r\n") != forks })
 	waitFor(t, func() bool {
