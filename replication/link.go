@@ -336,6 +336,9 @@ func (l *Link) session() error {
 	l.state.Store(StateConnected)
 	l.connectedOnce.Store(true)
 	l.cfg.Logf("MASTER <-> REPLICA sync: Finished with success")
+	// The first ACK at once puts this replica online on its master (a
+	// diskless master waits for it), as Redis's replica sends it.
+	l.ack()
 	return l.follow(conn, br)
 }
 

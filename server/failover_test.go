@@ -301,3 +301,56 @@ func TestClientKillMaster(t *testing.T) {
 	ac.Do("SET", "after", "kill")
 	waitFor(t, func() bool { return bc.Do("GET", "after") == "$4\r\nkill\r\n" })
 }
+
+// TestFailoverInterop: FAILOVER between HotKV and redis-server, both
+// ways: a redis-server master hands over to a HotKV replica (which gets
+// PSYNC ... FAILOVER and becomes the master), then the HotKV master hands
+// back to the redis-server, now its replica; each time without a full
+// synchronization, and with the data equal.
+func TestFailoverInterop(t *testing.T) {
+	raddr := difftest.StartRedis(t, "--repl-diskless-sync-delay", "0")
+	_, rport, _ := net.SplitHostPort(raddr)
+	_, haddr := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, hport, _ := net.SplitHostPort(haddr)
+	r, h := difftest.Dial(t, raddr), difftest.Dial(t, haddr)
+	role := func(c *difftest.Conn) string { return strings.Split(c.Do("ROLE"), "\r\n")[2] }
+	state := func(c *difftest.Conn) string {
+		return between(c.Do("INFO", "replication"), "master_failover_state:", "\r\n")
+	}
+	stat := func(c *difftest.Conn, f string) string { return between(c.Do("INFO", "stats"), f+":", "\r\n") }
+
+	h.Do("REPLICAOF", "127.0.0.1", rport)
+	linkUp(t, h)
+	r.Do("SET", "k", "1")
+	r.Do("RPUSH", "l", "a", "b")
+	// redis-server -> HotKV.
+	hpartial := stat(h, "sync_partial_ok")
+	if got := r.Do("FAILOVER", "TO", "127.0.0.1", hport); got != "+OK\r\n" {
+		t.Fatalf("redis-server's FAILOVER: %q", got)
+	}
+	waitFor(t, func() bool { return state(r) == "no-failover" && role(h) == "master" && role(r) == "slave" })
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	if stat(h, "sync_partial_ok") == hpartial || stat(h, "sync_full") != "0" {
+		t.Errorf("HotKV as the new master: sync_partial_ok %s -> %s, sync_full %s", hpartial, stat(h, "sync_partial_ok"), stat(h, "sync_full"))
+	}
+	h.Do("INCR", "k")
+	waitFor(t, func() bool { return r.Do("GET", "k") == "$1\r\n2\r\n" })
+	if got, want := h.Do("DEBUG", "DIGEST"), r.Do("DEBUG", "DIGEST"); got != want {
+		t.Errorf("digests after the first failover: HotKV %q, redis-server %q", got, want)
+	}
+	// HotKV -> redis-server.
+	rpartial := stat(r, "sync_partial_ok")
+	if got := h.Do("FAILOVER", "TO", "127.0.0.1", rport); got != "+OK\r\n" {
+		t.Fatalf("HotKV's FAILOVER: %q", got)
+	}
+	waitFor(t, func() bool { return state(h) == "no-failover" && role(r) == "master" && role(h) == "slave" })
+	linkUp(t, h)
+	if stat(r, "sync_partial_ok") == rpartial {
+		t.Errorf("redis-server as the new master: sync_partial_ok stayed %s", rpartial)
+	}
+	r.Do("INCR", "k")
+	waitFor(t, func() bool { return h.Do("GET", "k") == "$1\r\n3\r\n" })
+	if got, want := h.Do("DEBUG", "DIGEST"), r.Do("DEBUG", "DIGEST"); got != want {
+		t.Errorf("digests after the second failover: HotKV %q, redis-server %q", got, want)
+	}
+}
