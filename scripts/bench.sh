@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get,set_lru}
+TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get,set_lru,repl_set}
 # HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
 # one client runs 250 ms operations on {a} back to back: script (a Lua
 # script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
@@ -76,6 +76,10 @@ csv_rps() { awk -F'","' 'NR>1 {gsub(/"/,"",$2); print $2; exit}'; }
 #   set_everysec, set_always
 #              SET with the append-only file on (appendfsync everysec or
 #              always) on both servers, their files on the same disk
+#   repl_set   SET on a master with one replica attached (a HotKV replica of
+#              HotKV, a redis-server replica of redis-server), started for
+#              the run; the replica's lag at the end of the last run (the
+#              time until its offset is the master's) is printed below
 #   set_lru    a write flood at maxmemory: SET of 1 KB values to a million
 #              keys under maxmemory 64mb and allkeys-lru, from an empty
 #              database (each run evicts); the servers' RSS after the last
@@ -126,6 +130,18 @@ run() {
     redis-cli -p "$1" config set maxmemory 0 >/dev/null
     redis-cli -p "$1" config set maxmemory-policy noeviction >/dev/null
     redis-cli -p "$1" flushall >/dev/null ;;
+  repl_set)
+    local rp pid start
+    rp=$(freeport)
+    start_replica "$1" "$rp"; pid=$!
+    redis-benchmark -p "$1" -t set -n "$N" -c "$CLIENTS" -P "$3" -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true
+    start=$(date +%s.%N)
+    for i in $(seq 3000); do
+      [ "$(repl_offset "$1")" = "$(repl_offset "$rp")" ] && break
+      sleep 0.01
+    done
+    awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%d", (b-a)*1000}' >"$tmp/lag.$1"
+    kill "$pid"; wait "$pid" 2>/dev/null || true ;;
   tls_set | tls_get)
     redis-benchmark -p "${TLSPORT[$1]}" --tls --cacert "$tmp/certs/ca.crt" -t "${2#tls_}" -n "$N" -c "$CLIENTS" -P "$3" \
       -r "$KEYSPACE" -q --csv 2>/dev/null | csv_rps || true ;;
@@ -167,6 +183,23 @@ $COUNTER"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+# start_replica MASTERPORT PORT starts a replica of the master's kind (in
+# the background: $! is its pid) and waits until its link is up.
+start_replica() {
+  mkdir -p "$tmp/replica.$2"
+  if [ "$1" = "$HPORT" ]; then
+    "$BIN" --port "$2" --save '' --dir "$tmp/replica.$2" --replicaof 127.0.0.1 "$1" >"$tmp/replica.$2.log" 2>&1 &
+  else
+    redis-server --port "$2" --save '' --appendonly no --dir "$tmp/replica.$2" --replicaof 127.0.0.1 "$1" \
+      --logfile "$tmp/replica.$2.log" &
+  fi
+  for i in $(seq 6000); do
+    redis-cli -p "$2" info replication 2>/dev/null | grep -q '^master_link_status:up' && break
+    sleep 0.01
+  done
+}
+repl_offset() { redis-cli -p "$1" info replication | awk -F: '/^master_repl_offset:/ {gsub(/\r/,"",$2); print $2}'; }
+
 printf '%-10s %-4s %14s %14s %7s\n' test P hotkv_rps redis_rps ratio
 IFS=, read -ra tests <<<"$TESTS"
 for t in "${tests[@]}"; do
@@ -184,6 +217,10 @@ for t in "${tests[@]}"; do
   done
 done
 
+if [ -f "$tmp/lag.$HPORT" ]; then
+  printf '\nrepl_set replica lag after the last run: hotkv %s ms, redis %s ms\n' \
+    "$(cat "$tmp/lag.$HPORT")" "$(cat "$tmp/lag.$RPORT")"
+fi
 if [ -f "$tmp/rss.$HPORT" ]; then
   printf '\nset_lru RSS after the flood (maxmemory 64 MB): hotkv %s MB, redis %s MB\n' \
     "$(cat "$tmp/rss.$HPORT")" "$(cat "$tmp/rss.$RPORT")"
@@ -207,6 +244,26 @@ mem_row() {
 if [ "${MEM:-1}" != 0 ]; then
   printf '\n1M strings: RSS growth, SAVE, RSS after FLUSHALL\n  hotkv %s\n  redis %s\n' \
     "$(mem_row "$HPORT")" "$(mem_row "$RPORT")"
+fi
+
+# Full synchronization of a million small strings (REPL=0 skips it): the
+# seconds from REPLICAOF until a fresh replica's link is up.
+full_sync_row() {
+  local rp pid start end
+  redis-cli -p "$1" flushall >/dev/null
+  redis-cli -p "$1" config set repl-diskless-sync-delay 0 >/dev/null
+  redis-cli -p "$1" debug populate 1000000 >/dev/null
+  rp=$(freeport)
+  start=$(date +%s.%N)
+  start_replica "$1" "$rp"; pid=$!
+  end=$(date +%s.%N)
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  redis-cli -p "$1" flushall >/dev/null
+  awk -v s="$start" -v e="$end" 'BEGIN {printf "%.2f s", e-s}'
+}
+if [ "${REPL:-1}" != 0 ]; then
+  printf '\nfull sync of 1M strings to a fresh replica: hotkv %s, redis %s\n' \
+    "$(full_sync_row "$HPORT")" "$(full_sync_row "$RPORT")"
 fi
 
 # Head-of-line rows: probe round trips on {b} while {a} is busy.
