@@ -220,6 +220,8 @@ var debugHelp = []string{
 	"QUICKLIST-PACKED-THRESHOLD <size>",
 	"    Sets the threshold for elements to be inserted as plain vs packed nodes",
 	"    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+	"SEGFAULT",
+	"    Crash the server with sigsegv.",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Setting it to 0 disables expiring keys in background when they are not",
 	"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -238,7 +240,7 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, REPLICATE, OBJECT, POPULATE, PROTOCOL,
+// HotKV implements HELP, LOG, LOADAOF, REPLICATE, SEGFAULT, OBJECT, POPULATE, PROTOCOL,
 // QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE,
 // SET-DISABLE-DENY-SCRIPTS, SET-SKIP-CHECKSUM-VALIDATION and SLEEP; other
 // subcommands get Redis's
@@ -272,6 +274,9 @@ func cmdDebug(c *Client, args [][]byte) {
 	case equalFold(sub, "log") && len(args) == 3:
 		c.srv.warnf("DEBUG LOG: %s", args[2])
 		c.w.OK()
+	case equalFold(sub, "segfault") && len(args) == 2:
+		// As Redis's: the crash report of a SIGSEGV, then the end.
+		c.srv.CrashReport(int(syscall.SIGSEGV))
 	case equalFold(sub, "replicate") && len(args) >= 3:
 		// To the replicas only, as a command run on the master's
 		// current database; nothing here changes.

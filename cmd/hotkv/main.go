@@ -110,6 +110,13 @@ func run(args []string) int {
 	srv.LogBanner(fi != nil && fi.Mode()&os.ModeCharDevice != 0)
 	srv.ApplyOOMScoreAdj()
 	go handleSignals(srv)
+	// SIGABRT sent to the process: Redis's crash report, then the end.
+	abrt := make(chan os.Signal, 1)
+	signal.Notify(abrt, syscall.SIGABRT)
+	go func() {
+		<-abrt
+		srv.CrashReport(int(syscall.SIGABRT))
+	}()
 	// The server serves while it loads, as Redis: clients get LOADING
 	// until the dataset is there.
 	err = srv.LoadAndServe(func(err error) {
