@@ -1122,8 +1122,11 @@ func (s *Server) infoPersistence(b []byte) []byte {
 	b = fmt.Appendf(b, "rdb_changes_since_last_save:%d\r\n", s.changesSinceSave())
 	ps := &s.persist
 	inProgress, current := 0, int64(-1)
-	if ps.bgRunning.Load() {
+	switch {
+	case ps.bgRunning.Load():
 		inProgress, current = 1, time.Now().Unix()-ps.bgStarted.Load()
+	case ps.replPayloads.Load() > 0:
+		inProgress, current = 1, time.Now().Unix()-ps.replStarted.Load()
 	}
 	status := "ok"
 	if !ps.lastOK.Load() && ps.saves.Load()+ps.failed.Load() > 0 {

@@ -321,6 +321,7 @@ func TestFailoverInterop(t *testing.T) {
 
 	h.Do("REPLICAOF", "127.0.0.1", rport)
 	linkUp(t, h)
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "state=online") })
 	r.Do("SET", "k", "1")
 	r.Do("RPUSH", "l", "a", "b")
 	// redis-server -> HotKV.
@@ -339,6 +340,7 @@ func TestFailoverInterop(t *testing.T) {
 		t.Errorf("digests after the first failover: HotKV %q, redis-server %q", got, want)
 	}
 	// HotKV -> redis-server.
+	waitFor(t, func() bool { return strings.Contains(h.Do("INFO", "replication"), "state=online") })
 	rpartial := stat(r, "sync_partial_ok")
 	if got := h.Do("FAILOVER", "TO", "127.0.0.1", rport); got != "+OK\r\n" {
 		t.Fatalf("HotKV's FAILOVER: %q", got)
@@ -352,5 +354,47 @@ func TestFailoverInterop(t *testing.T) {
 	waitFor(t, func() bool { return h.Do("GET", "k") == "$1\r\n3\r\n" })
 	if got, want := h.Do("DEBUG", "DIGEST"), r.Do("DEBUG", "DIGEST"); got != want {
 		t.Errorf("digests after the second failover: HotKV %q, redis-server %q", got, want)
+	}
+}
+
+// TestReplicaKeepsSubReplicasUntilSync: a replica that turns to another
+// master keeps its own replicas until the new synchronization says they
+// cannot go on (Redis's test "Don't disconnect with replicas before
+// loading transferred RDB when full sync"): a full one that never
+// finishes leaves them attached, and going back to the first master
+// continues its stream for all of them. A master producing a payload
+// shows it as a save in progress.
+func TestReplicaKeepsSubReplicasUntilSync(t *testing.T) {
+	_, m1 := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, m1port, _ := net.SplitHostPort(m1)
+	m2s, m2 := startServer(t, "--repl-diskless-sync-delay", "0", "--repl-diskless-sync", "no", "--enable-debug-command", "yes")
+	_, m2port, _ := net.SplitHostPort(m2)
+	_, r := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, rport, _ := net.SplitHostPort(r)
+	_, sub := startServer(t)
+	c1, c2, rc, sc := difftest.Dial(t, m1), difftest.Dial(t, m2), difftest.Dial(t, r), difftest.Dial(t, sub)
+	c1.Do("SET", "a", "b")
+	rc.Do("REPLICAOF", "127.0.0.1", m1port)
+	linkUp(t, rc)
+	sc.Do("REPLICAOF", "127.0.0.1", rport)
+	linkUp(t, sc)
+	c2.Do("DEBUG", "POPULATE", "10", "master2", "10")
+	c2.Do("CONFIG", "SET", "rdb-key-save-delay", "1000000") // 10 s to produce
+	rc.Do("REPLICAOF", "127.0.0.1", m2port)
+	waitFor(t, func() bool { return strings.Contains(c2.Do("INFO", "persistence"), "rdb_bgsave_in_progress:1\r\n") })
+	m2s.Shutdown(t.Context())
+	if got := between(rc.Do("INFO", "replication"), "connected_slaves:", "\r\n"); got != "1" {
+		t.Errorf("the replica's own replicas: connected_slaves %s", got)
+	}
+	partial := between(c1.Do("INFO", "stats"), "sync_partial_ok:", "\r\n")
+	rc.Do("REPLICAOF", "127.0.0.1", m1port)
+	linkUp(t, rc)
+	if got := between(c1.Do("INFO", "stats"), "sync_partial_ok:", "\r\n"); got == partial {
+		t.Errorf("the first master's sync_partial_ok stayed %s", got)
+	}
+	c1.Do("SET", "after", "1")
+	waitFor(t, func() bool { return sc.Do("GET", "after") == "$1\r\n1\r\n" })
+	if got := between(rc.Do("INFO", "stats"), "sync_full:", "\r\n"); got != "1" {
+		t.Errorf("the sub-replica synchronized again: sync_full %s", got)
 	}
 }

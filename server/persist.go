@@ -26,15 +26,19 @@ import (
 
 // persistState is the snapshot bookkeeping INFO persistence reports.
 type persistState struct {
-	mu         sync.Mutex // one save at a time writes the file
-	bgRunning  atomic.Bool
-	bgStarted  atomic.Int64 // unix seconds
-	lastOK     atomic.Bool  // the last save succeeded
-	lastBgSecs atomic.Int64 // duration of the last BGSAVE, -1 before one
-	saves      atomic.Int64
-	failed     atomic.Int64
-	loadedKeys atomic.Int64
-	expiredAt  atomic.Int64 // keys found expired when loading
+	mu        sync.Mutex // one save at a time writes the file
+	bgRunning atomic.Bool
+	bgStarted atomic.Int64 // unix seconds
+	// replPayloads counts the replication payloads being produced, the
+	// last started at replStarted (unix seconds): saves in progress too.
+	replPayloads atomic.Int32
+	replStarted  atomic.Int64
+	lastOK       atomic.Bool  // the last save succeeded
+	lastBgSecs   atomic.Int64 // duration of the last BGSAVE, -1 before one
+	saves        atomic.Int64
+	failed       atomic.Int64
+	loadedKeys   atomic.Int64
+	expiredAt    atomic.Int64 // keys found expired when loading
 	// savedDirty is the dirty count the last successful save covers;
 	// lastTry when the cron last started a save.
 	savedDirty atomic.Int64

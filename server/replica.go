@@ -213,8 +213,9 @@ func clientInfoLine(c *Client) string {
 }
 
 // startReplication makes the server a replica of host:port: a running
-// link is closed, the replicas attached here are disconnected (they
-// resynchronize), keys stop expiring on their own, and a new link starts.
+// link is closed, keys stop expiring on their own, blocked clients are
+// ended, and a new link starts. The replicas attached here stay until
+// the synchronization with the new master says whether they can go on.
 func (s *Server) startReplication(host string, port int, failover bool) {
 	rs := &s.replica
 	rs.mu.Lock()
@@ -239,7 +240,8 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 		// master when their histories meet (a failover, a demotion).
 		cachedID, cachedOffset = s.repl.ReplID(), s.repl.Offset()
 	}
-	s.disconnectReplicas()
+	// Its replicas stay: they go on with this server's new master when
+	// the ID stays (Synced disconnects them otherwise), as Redis's.
 	s.disconnectBlocked()
 	for _, db := range s.dbs {
 		db.HoldExpired.Store(true) // a replica keeps them all along

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strconv"
@@ -206,6 +207,11 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 	s.logf("Starting BGSAVE for SYNC with target: %s", target)
 	opts := rs[0].w.c.encodeOptions()
 	go func() {
+		// A save in progress for INFO (rdb_bgsave_in_progress), as
+		// Redis's fork for the replicas is.
+		s.persist.replPayloads.Add(1)
+		s.persist.replStarted.Store(time.Now().Unix())
+		defer s.persist.replPayloads.Add(-1)
 		full := snap.wait()
 		s.logf("Background RDB transfer started")
 		if eof {
@@ -237,8 +243,19 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 				rdb, ok := payloads[c.replicaFilter]
 				if !ok {
 					var buf bytes.Buffer
-					if err := s.encodeSnapshot(&buf, full.filtered(c.replicaFilter), opts, false); err != nil {
-						s.warnf("Can't produce the RDB for replica %s: %v", x.w.name, err)
+					f := c.replicaFilter
+					alive := func() bool { // a replica still waits for it
+						for _, y := range rs {
+							if y.w.c.replicaFilter == f && !y.w.c.killed.Load() {
+								return true
+							}
+						}
+						return false
+					}
+					if err := s.encodeSnapshot(&whileWriter{&buf, alive}, full.filtered(f), opts, false); err != nil {
+						if !errors.Is(err, errNoReplicaLeft) {
+							s.warnf("Can't produce the RDB for replica %s: %v", x.w.name, err)
+						}
 						c.kill()
 						continue
 					}
@@ -286,6 +303,21 @@ func (s *Server) streamPayload(snap *snapshot, opts rdb.EncodeOptions, rs []*rep
 		}
 		s.repl.FinishStream(r, marks[i])
 	}
+}
+
+// whileWriter writes to w while alive says so, and fails with
+// errNoReplicaLeft after: a payload nobody waits for stops being encoded,
+// as Redis kills the child whose RDB is not useful any more.
+type whileWriter struct {
+	w     io.Writer
+	alive func() bool
+}
+
+func (w *whileWriter) Write(p []byte) (int, error) {
+	if !w.alive() {
+		return 0, errNoReplicaLeft
+	}
+	return w.w.Write(p)
 }
 
 // errNoReplicaLeft stops a payload's encoding: its replicas are gone.
