@@ -92,7 +92,10 @@ type Client struct {
 	// (pause.go).
 	postponed *postponement
 	curCmd    *Command
-	curArgs   [][]byte
+	// lastLookup is the last command the gate looked up, run or refused
+	// (Redis's lastcmd, which its logs name).
+	lastLookup *Command
+	curArgs    [][]byte
 	// gone is set when the connection was removed (its own goroutine).
 	gone bool
 	// engine is the client a script's commands run on; scripted marks
@@ -333,9 +336,13 @@ func (s *Server) serveInput(c *Client) bool {
 		if c.trk.used {
 			c.trackingDrain() // invalidations before this command's reply
 		}
+		mark := len(c.w.Buf)
 		s.dispatch(c, args)
 		if c.trk.used {
 			c.trackingAfter()
+		}
+		if len(c.w.Buf) > mark && c.replica.Load() != nil {
+			c.replicaReplied(mark)
 		}
 		if c.closeAfter || c.killed.Load() {
 			// Before the hand-off check: a long command may end the

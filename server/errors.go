@@ -268,6 +268,7 @@ const (
 	errNotInMulti           = "ERR Command not allowed inside a transaction"
 	errSyncNoMasterLink     = "NOMASTERLINK Can't SYNC while not connected with my master"
 	errSyncFailingOver      = "NOMASTERLINK Can't SYNC while failing over"
+	errReplicaKeyspace      = "ERR Replica can't interact with the keyspace"
 	errPsyncFailoverMaster  = "ERR PSYNC FAILOVER can't be sent to a master."
 	errPsyncFailoverReplID  = "ERR PSYNC FAILOVER replid must match my replid."
 	errReplicaofFailingOver = "ERR REPLICAOF not allowed while failing over."

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -396,5 +398,83 @@ func TestReplicaKeepsSubReplicasUntilSync(t *testing.T) {
 	waitFor(t, func() bool { return sc.Do("GET", "after") == "$1\r\n1\r\n" })
 	if got := between(rc.Do("INFO", "stats"), "sync_full:", "\r\n"); got != "1" {
 		t.Errorf("the sub-replica synchronized again: sync_full %s", got)
+	}
+}
+
+// TestReplicaConnectionCommands: on a replica's connection (after SYNC or
+// PSYNC) a command that touches the dataset gets Redis's "Replica can't
+// interact with the keyspace", and any reply disconnects it, logged as
+// Redis logs it: the connection carries the stream.
+func TestReplicaConnectionCommands(t *testing.T) {
+	logfile := filepath.Join(t.TempDir(), "log")
+	_, addr := startServer(t, "--logfile", logfile, "--repl-diskless-sync", "no")
+	for _, tc := range []struct{ sync, cmd, name string }{
+		{"*1\r\n$4\r\nSYNC\r\n", "*1\r\n$4\r\nPING\r\n", "ping"},
+		{"*3\r\n$5\r\nPSYNC\r\n$13\r\nreplicationid\r\n$2\r\n-1\r\n", "*2\r\n$3\r\nGET\r\n$3\r\nfoo\r\n", "get"},
+	} {
+		r, conn := syncStreamRaw(t, addr, tc.sync)
+		conn.Write([]byte(tc.cmd))
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			if _, err := r.ReadByte(); err != nil {
+				break // closed
+			}
+		}
+		log, _ := os.ReadFile(logfile)
+		if !strings.Contains(string(log), "Replica generated a reply to command '"+tc.name+"', disconnecting it: ") {
+			t.Errorf("%s: the log lacks the disconnection:\n%s", tc.name, log)
+		}
+		if tc.name == "get" && (!strings.Contains(string(log), "Replica can't interact with the keyspace") ||
+			!strings.Contains(string(log), "== CRITICAL == This master is sending an error to its replica")) {
+			t.Errorf("get: the log lacks the refusal:\n%s", log)
+		}
+	}
+	if got := difftest.Dial(t, addr).Do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after: %q", got)
+	}
+}
+
+// syncStreamRaw sends sync (SYNC or PSYNC) and reads the payload; it
+// returns the connection's reader after it.
+func syncStreamRaw(t *testing.T, addr, sync string) (*bufio.Reader, net.Conn) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.Write([]byte(sync))
+	r := bufio.NewReader(conn)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(line, "$") {
+			n, _ := strconv.Atoi(line[1:])
+			if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
+				t.Fatal(err)
+			}
+			return r, conn
+		}
+	}
+}
+
+// TestPsyncWrongOffset: PSYNC with an offset that is no number gets
+// Redis's error and log line, and nothing else happens.
+func TestPsyncWrongOffset(t *testing.T) {
+	logfile := filepath.Join(t.TempDir(), "log")
+	_, addr := startServer(t, "--logfile", logfile)
+	c := difftest.Dial(t, addr)
+	if got := c.Do("PSYNC", "replicationid", "offset_str"); got != "-"+errNotInt+"\r\n" {
+		t.Errorf("PSYNC: %q", got)
+	}
+	if log, _ := os.ReadFile(logfile); !strings.Contains(string(log), "asks for synchronization but with a wrong offset") {
+		t.Errorf("the log lacks the wrong offset:\n%s", log)
+	}
+	if got := c.Do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after: %q", got)
 	}
 }

@@ -47,6 +47,7 @@ func (s *Server) dispatchCommand(c *Client, args [][]byte) {
 		c.tx.failed = c.tx.active // a refused command makes EXEC abort
 		return
 	}
+	c.lastLookup = cmd
 	if !c.authenticated && cmd.Flags&NoAuth == 0 && s.authRequired() {
 		s.refuse(c, cmd, errNoAuth)
 		return
@@ -127,6 +128,12 @@ func (s *Server) admit(c *Client, cmd *Command, args [][]byte) bool {
 	// refused too, so that the EXEC aborts).
 	if cmd.Flags&AllowBusy == 0 && s.scripting.busyGlobal.Load() > 0 {
 		s.refuse(c, cmd, s.scripting.busyReply())
+		return false
+	}
+	// A replica's connection carries the stream: its commands may not
+	// touch the dataset (Redis's processCommand).
+	if cmd.Flags&(Write|Readonly|MayReplicate) != 0 && c.replica.Load() != nil {
+		s.refuse(c, cmd, errReplicaKeyspace)
 		return false
 	}
 	// While clients are paused the command waits for the end of the

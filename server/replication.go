@@ -82,6 +82,7 @@ func cmdSync(c *Client, args [][]byte) {
 	if psync {
 		if _, ok := parseInt(args[2]); !ok {
 			c.errorReply(errNotInt)
+			s.warnf("Replica %s asks for synchronization but with a wrong offset", replicaName(c))
 			return
 		}
 	}
@@ -136,6 +137,20 @@ func cmdSync(c *Client, args [][]byte) {
 		return
 	}
 	s.startFullSync([]syncWaiter{w}, false) // under the global lock, taken at the gate
+}
+
+// replicaReplied drops the reply a replica's command produced after
+// mark and disconnects it, as Redis's _addReplyToBufferOrList: its
+// connection carries the stream, where a reply would be taken for a
+// command.
+func (c *Client) replicaReplied(mark int) {
+	c.w.Buf = c.w.Buf[:mark]
+	name := "<unknown>"
+	if cmd := c.lastLookup; cmd != nil {
+		name = cmd.fullName()
+	}
+	c.srv.warnf("Replica generated a reply to command '%s', disconnecting it: %s", name, clientInfoLine(c))
+	c.kill()
 }
 
 // rdbFilter is what a replica's payload includes (REPLCONF

@@ -35,7 +35,7 @@ func (c *Client) unexpectedError(msg string) {
 	}
 	s := c.srv
 	name := "<unknown>"
-	if cmd := c.curCmd; cmd != nil {
+	if cmd := c.lastLookup; cmd != nil {
 		name = cmd.fullName()
 	}
 	if len(msg) > 4096 {
