@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
@@ -115,8 +116,9 @@ type Link struct {
 	// size (0: until a mark) and the bytes read of it so far.
 	transferSize, transferRead atomic.Int64
 
-	mu   sync.Mutex // guards conn and writes to it
-	conn net.Conn
+	mu        sync.Mutex // guards conn, connSince and writes to conn
+	conn      net.Conn
+	connSince time.Time // when conn was made
 }
 
 // Connect starts a link to the master cfg names.
@@ -181,12 +183,26 @@ func (l *Link) LastIO() int64 { return l.lastIO.Load() }
 // Addrs returns the addresses of the link's connection to the master,
 // remote and local ("" when none is up).
 func (l *Link) Addrs() (remote, local string) {
+	remote, local, _, _ = l.ConnInfo()
+	return remote, local
+}
+
+// ConnInfo describes the link's connection to the master for CLIENT
+// LIST: its addresses ("" when none is up), its file descriptor (-1 when
+// unknown) and when it was made.
+func (l *Link) ConnInfo() (remote, local string, fd int, since time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {
-		return "", ""
+		return "", "", -1, time.Time{}
 	}
-	return l.conn.RemoteAddr().String(), l.conn.LocalAddr().String()
+	fd = -1
+	if sc, ok := l.conn.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			rc.Control(func(f uintptr) { fd = int(f) })
+		}
+	}
+	return l.conn.RemoteAddr().String(), l.conn.LocalAddr().String(), fd, l.connSince
 }
 
 // Drop closes the link's connection to the master, if one is up (CLIENT
@@ -270,7 +286,7 @@ func (l *Link) session() error {
 		conn.Close()
 		return errLinkClosed
 	}
-	l.conn = conn
+	l.conn, l.connSince = conn, time.Now()
 	l.mu.Unlock()
 	defer func() {
 		l.mu.Lock()

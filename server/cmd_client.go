@@ -117,6 +117,11 @@ func cmdClientList(c *Client, args [][]byte) {
 				out = append(out, '\n')
 			}
 		}
+		if typ == clientTypeMaster {
+			if line, _, ok := c.srv.appendMasterInfo(nil, now); ok {
+				out = append(append(out, line...), '\n')
+			}
+		}
 	case len(args) > 3 && equalFold(args[2], "id"):
 		out = []byte{}
 		for _, a := range args[3:] {
@@ -128,15 +133,25 @@ func cmdClientList(c *Client, args [][]byte) {
 			if cl := c.srv.clientByID(id); cl != nil {
 				out = c.appendClientInfo(out, cl, args, now)
 				out = append(out, '\n')
+			} else if line, mid, ok := c.srv.appendMasterInfo(nil, now); ok && mid == uint64(id) {
+				out = append(append(out, line...), '\n')
 			}
 		}
 	case len(args) != 2:
 		c.errorReply(errSyntax)
 		return
 	default:
+		master, mid, hasMaster := c.srv.appendMasterInfo(nil, now)
 		for _, cl := range c.srv.clientsByID() {
+			if hasMaster && mid < cl.id { // in the order of the ids
+				out = append(append(out, master...), '\n')
+				hasMaster = false
+			}
 			out = c.appendClientInfo(out, cl, args, now)
 			out = append(out, '\n')
+		}
+		if hasMaster {
+			out = append(append(out, master...), '\n')
 		}
 	}
 	c.w.Verbatim("txt", string(out))
@@ -336,10 +351,11 @@ func cmdClientKill(c *Client, args [][]byte) {
 	// A replica's master client is its link's connection: killing it
 	// makes the link reconnect, as Redis's (which then continues the
 	// stream with PSYNC).
-	if l := c.srv.replicaLink(); l != nil && id == 0 && user == nil && (typ == -1 || typ == clientTypeMaster) {
+	if l := c.srv.replicaLink(); l != nil && user == nil && (typ == -1 || typ == clientTypeMaster) &&
+		(id == 0 || uint64(id) == c.srv.replica.master.id) {
 		remote, local := l.Addrs()
 		if remote != "" && (addr == nil || string(cString(addr)) == remote) && (laddr == nil || string(cString(laddr)) == local) &&
-			(addr != nil || laddr != nil || typ == clientTypeMaster) && l.Drop() {
+			(addr != nil || laddr != nil || typ == clientTypeMaster || id != 0) && l.Drop() {
 			killed++
 		}
 	}

@@ -300,6 +300,20 @@ func TestClientKillMaster(t *testing.T) {
 		t.Fatalf("CLIENT KILL TYPE master: %q", got)
 	}
 	waitFor(t, func() bool { return partial() == "2" })
+	linkUp(t, bc)
+	// CLIENT LIST shows it (flag M), and its ID kills it.
+	list := bc.Do("CLIENT", "LIST", "TYPE", "master")
+	if !strings.Contains(list, " flags=M ") || !strings.Contains(list, " addr=127.0.0.1:"+aport+" ") {
+		t.Fatalf("CLIENT LIST TYPE master: %q", list)
+	}
+	if all := bc.Do("CLIENT", "LIST"); !strings.Contains(all, " flags=M ") {
+		t.Errorf("CLIENT LIST lacks the master: %q", all)
+	}
+	mid := between(list, "id=", " ")
+	if got := bc.Do("CLIENT", "KILL", "ID", mid); got != ":1\r\n" {
+		t.Fatalf("CLIENT KILL ID of the master: %q", got)
+	}
+	waitFor(t, func() bool { return partial() == "3" })
 	ac.Do("SET", "after", "kill")
 	waitFor(t, func() bool { return bc.Do("GET", "after") == "$4\r\nkill\r\n" })
 }

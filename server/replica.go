@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -252,7 +253,7 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	s.journal.SetProxy(true) // its replicas get its master's stream
 	s.logger.SetRole('S')
 	if rs.master == nil {
-		rs.master = s.newInternalClient(masterClient, 0, 0)
+		rs.master = s.newInternalClient(masterClient, s.nextID.Add(1), 0)
 		rs.masterGuard = rs.master.guard
 	}
 	mc := rs.master
@@ -336,6 +337,28 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	})
 	self.Store(l)
 	rs.link.Store(l)
+}
+
+// appendMasterInfo appends CLIENT LIST's line of a replica's master
+// client — its link's connection — as Redis lists it (flag M), when the
+// link is connected; ok is false otherwise.
+func (s *Server) appendMasterInfo(dst []byte, now time.Time) (_ []byte, id uint64, ok bool) {
+	l := s.replicaLink()
+	if l == nil {
+		return dst, 0, false
+	}
+	remote, local, fd, since := l.ConnInfo()
+	if remote == "" {
+		return dst, 0, false
+	}
+	mc := s.replica.master
+	cmd := "NULL"
+	if lc := mc.lastCmd.Load(); lc != nil {
+		cmd = lc.fullName()
+	}
+	dst = fmt.Appendf(dst, "id=%d addr=%s laddr=%s fd=%d name= age=%d idle=%d flags=M db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=(superuser) redir=-1 resp=2",
+		mc.id, remote, local, fd, now.Unix()-since.Unix(), now.Unix()-l.LastIO(), mc.dbIndex.Load(), cmd)
+	return dst, mc.id, true
 }
 
 // touchesExpired reports whether the master's command cmd (EXEC: its
