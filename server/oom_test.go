@@ -57,6 +57,12 @@ func TestOOMScoreAdj(t *testing.T) {
 	check("absolute", "9")
 	p.Do("CONFIG SET oom-score-adj-values \"15 20 30\"")
 	check("values while absolute", "15")
+	// A replica takes the replica class's score, and the master's again
+	// when promoted (Redis's replicationSetMaster / UnsetMaster).
+	p.Do("REPLICAOF localhost 1")
+	check("replica", "20")
+	p.Do("REPLICAOF NO ONE")
+	check("promoted", "15")
 	p.Do("CONFIG SET oom-score-adj-values \"990 995 999\" oom-score-adj relative")
 	check("relative clamped", "1000")
 	p.Do("CONFIG SET oom-score-adj no")

@@ -247,8 +247,10 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 	for _, db := range s.dbs {
 		db.HoldExpired.Store(true) // a replica keeps them all along
 	}
-	// CONFIG GET and CONFIG REWRITE show the master, as Redis's.
+	// CONFIG GET and CONFIG REWRITE show the master, as Redis's; the OOM
+	// score is the replica class's.
 	s.cfg.Assign("replicaof", host, strconv.Itoa(port))
+	s.setOOMScoreAdj(-1)
 	s.replicaExpires.reset()
 	s.journal.SetProxy(true) // its replicas get its master's stream
 	s.logger.SetRole('S')
@@ -452,6 +454,7 @@ func (s *Server) stopReplication() {
 	l.Close()
 	rs.link.Store(nil)
 	s.cfg.Assign("replicaof", "no", "one")
+	s.setOOMScoreAdj(-1)
 	s.journal.SetProxy(false)
 	s.replicaExpires.reset() // the expiry cycle takes every key again
 	s.logger.SetRole('M')
