@@ -274,24 +274,7 @@ func TestReplicationRefusals(t *testing.T) {
 		{"@", "REPLICAOF", "NO", "ONE"}, {"GET", "xx"},
 		{"CONFIG", "SET", "replica-serve-stale-data", "yes"},
 	}
-	run := func(addr string) []string {
-		c, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
-		var out []string
-		for _, s := range steps {
-			if s[0] == "@" {
-				out = append(out, other.Do(s[1:]...))
-			} else {
-				out = append(out, c.Do(s...))
-			}
-		}
-		return out
-	}
-	want, got := run(redis), run(hotkv)
-	for i, s := range steps {
-		if got[i] != want[i] {
-			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
-		}
-	}
+	compareSteps(t, steps, redis, hotkv)
 }
 
 // TestWait: WAIT counts the replicas that acknowledged the client's last
@@ -667,6 +650,14 @@ func TestExecScriptFlagsOnReplica(t *testing.T) {
 		{"MULTI"}, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}, {"EXEC"},
 		{"@", "REPLICAOF", "NO", "ONE"},
 	}
+	compareSteps(t, steps, redis, hotkv)
+}
+
+// compareSteps runs steps on redis-server at redis and on HotKV at hotkv
+// and compares the replies: a step is a command of one client, or, after
+// "@", of a second one.
+func compareSteps(t *testing.T, steps [][]string, redis, hotkv string) {
+	t.Helper()
 	run := func(addr string) []string {
 		c, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
 		var out []string
