@@ -353,12 +353,21 @@ func (s *Server) LoadSnapshot() error { return s.loadSnapshot(true, dupReplace) 
 // loadStartup runs load, the load at start-up, as a load clients see
 // (loading.go) of total bytes (0: unknown), under the global lock, which
 // it hands to load.
+//
+// Under LoadAndServe the load phase began before and ends only once
+// LoadData is done — its append-only file open included: a write
+// accepted before the appender starts would be acknowledged and lost.
 func loadStartup[T any](s *Server, total int64, load func(*lock.Guard) (T, error)) (T, error) {
 	g := s.locks.NewGuard(0)
 	g.LockGlobal()
 	defer g.Unlock()
-	s.startLoading(total, false)
-	defer s.stopLoading()
+	if s.load.phase.Load() == loadNone {
+		s.startLoading(total, false)
+		defer s.stopLoading()
+	} else {
+		s.load.total.Store(total)
+		s.load.loaded.Store(0)
+	}
 	return load(g)
 }
 
