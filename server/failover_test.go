@@ -256,13 +256,8 @@ func TestReplicaofConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(cfg)
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
-	t.Cleanup(func() { s.Shutdown(t.Context()) })
-	c := difftest.Dial(t, s.Addr().String())
+	_, addr := serveConfig(t, cfg)
+	c := difftest.Dial(t, addr)
 	c.Do("REPLICAOF", "127.0.0.1", aport)
 	want := "127.0.0.1 " + aport
 	for _, name := range []string{"replicaof", "slaveof"} {

@@ -47,6 +47,14 @@ func startServer(tb testing.TB, args ...string) (*Server, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return serveConfig(tb, cfg)
+}
+
+// serveConfig starts an in-process HotKV with cfg (its log opened, its
+// data loaded), shut down when the test ends, and returns it with its
+// address.
+func serveConfig(tb testing.TB, cfg *config.Config) (*Server, string) {
+	tb.Helper()
 	s := New(cfg)
 	if err := s.OpenLog(); err != nil { // logfile, when a test names one
 		tb.Fatal(err)

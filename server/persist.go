@@ -432,8 +432,9 @@ func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode
 	}
 	fr.SkipChecksum = !s.cfg.Lookup("rdbchecksum").Bool() || s.skipChecksum.Load()
 	var repl replAux
+	onAux := fr.OnAux // the load's own fields (used-mem)
 	fr.OnAux = func(key, value []byte) error {
-		s.readAux(key, value)
+		onAux(key, value)
 		return repl.read(key, value)
 	}
 	if startup {
