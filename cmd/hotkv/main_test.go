@@ -88,9 +88,15 @@ func TestBinary(t *testing.T) {
 
 func dialRetry(t *testing.T, addr string) net.Conn {
 	t.Helper()
+	return dialRetryNet(t, "tcp", addr)
+}
+
+// dialRetryNet is dialRetry on network ("tcp", "unix").
+func dialRetryNet(t *testing.T, network, addr string) net.Conn {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.Dial("tcp", addr)
+		c, err := net.Dial(network, addr)
 		if err == nil {
 			t.Cleanup(func() { c.Close() })
 			return c
@@ -136,15 +142,17 @@ func TestBadConfig(t *testing.T) {
 // wrote and cannot be killed, as Redis suggests in its UNKILLABLE error.
 func TestShutdownBusyScript(t *testing.T) {
 	bin := buildBinary(t)
-	port := difftest.FreePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--dir", t.TempDir(), "--busy-reply-threshold", "50")
+	// A unix socket of the test's own: a TCP port picked free may be
+	// taken by another test's server before this one binds it.
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "hotkv.sock")
+	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--dir", dir, "--busy-reply-threshold", "50")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	dialRetry(t, addr).Write(difftest.Encode("EVAL", "redis.call('SET', 'x', 1) while true do end", "0"))
-	c := difftest.Dial(t, addr)
+	dialRetryNet(t, "unix", sock).Write(difftest.Encode("EVAL", "redis.call('SET', 'x', 1) while true do end", "0"))
+	c := difftest.DialUnix(t, sock)
 	for deadline := time.Now().Add(5 * time.Second); !strings.HasPrefix(c.Do("GET", "x"), "-BUSY"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the script never became busy")

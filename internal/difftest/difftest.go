@@ -134,6 +134,17 @@ func Dial(tb testing.TB, addr string) *Conn {
 	return &Conn{tb: tb, c: c, r: bufio.NewReader(c)}
 }
 
+// DialUnix connects to the unix socket at path.
+func DialUnix(tb testing.TB, path string) *Conn {
+	tb.Helper()
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return &Conn{tb: tb, c: c, r: bufio.NewReader(c)}
+}
+
 // DialTLS connects to addr over TLS with cfg.
 func DialTLS(tb testing.TB, addr string, cfg *tls.Config) *Conn {
 	tb.Helper()
