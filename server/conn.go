@@ -96,8 +96,9 @@ type Client struct {
 	// (Redis's lastcmd, which its logs name).
 	lastLookup *Command
 	curArgs    [][]byte
-	// gone is set when the connection was removed (its own goroutine).
-	gone bool
+	// gone is set when the connection was removed (by its own goroutine;
+	// read also by a full synchronization's starter, hence atomic).
+	gone atomic.Bool
 	// engine is the client a script's commands run on; scripted marks
 	// such an engine client (its blocking commands never wait).
 	engine   *Client
@@ -496,7 +497,7 @@ func (c *Client) flushReplies(hold bool) error {
 }
 
 func (s *Server) removeClient(c *Client) {
-	c.gone = true
+	c.gone.Store(true)
 	c.conn.Close()
 	c.unblockOnClose()
 	c.unparkOnClose()

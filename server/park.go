@@ -145,7 +145,7 @@ func (s *Server) resumeParked(p *parking) {
 	if c.parked != p {
 		return // withdrawn meanwhile (cannot happen: Cancel failed)
 	}
-	if c.gone {
+	if c.gone.Load() {
 		c.parked = nil
 		p.g.Unlock()
 		return
@@ -210,7 +210,7 @@ func (s *Server) refuseParked(sr *scriptRun, msg string) {
 				return // granted meanwhile: it runs
 			}
 			c.parked = nil
-			if c.gone {
+			if c.gone.Load() {
 				return
 			}
 			mark := len(c.w.Buf)

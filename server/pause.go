@@ -358,11 +358,11 @@ func (s *Server) resumePostponed(p *postponement, rest []*postponement) {
 	s.pause.count.Add(-1)
 	c.postponed = nil
 	c.isBlocked.Store(false)
-	if !c.gone {
+	if !c.gone.Load() {
 		s.dispatch(c, p.args)
 	}
 	s.resumeNext(rest)
-	if c.gone {
+	if c.gone.Load() {
 		return
 	}
 	if c.closeAfter || c.killed.Load() {

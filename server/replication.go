@@ -197,7 +197,7 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 	for _, w := range ws {
 		c := w.c
 		c.replicaWaiting.Store(false)
-		if c.killed.Load() || c.gone {
+		if c.killed.Load() || c.gone.Load() {
 			continue
 		}
 		r, offset := s.repl.Attach(replicaSink{c}, peerString(c.conn.RemoteAddr()), w.psync)
@@ -205,6 +205,14 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 		r.AnnouncedIP.Store(c.replicaIP)
 		c.replica.Store(r)
 		c.replicaOnline.Store(false)
+		if c.gone.Load() {
+			// Removed while being attached: whichever of this and
+			// removeClient's detachReplica takes r from c detaches it.
+			if c.replica.CompareAndSwap(r, nil) {
+				s.repl.Detach(r)
+			}
+			continue
+		}
 		if w.psync {
 			// Through the replica's queue, ahead of the payload.
 			replicaSink{c}.Send(fmt.Appendf(nil, "+FULLRESYNC %s %d\r\n", s.repl.ReplID(), offset))
@@ -529,7 +537,7 @@ func cmdReplconf(c *Client, args [][]byte) {
 
 // detachReplica stops the stream to c, a replica whose connection closed.
 func (s *Server) detachReplica(c *Client) {
-	if r := c.replica.Load(); r != nil {
+	if r := c.replica.Swap(nil); r != nil {
 		s.repl.Detach(r)
 		s.logf("Connection with replica %s lost.", replicaName(c))
 	}

@@ -313,7 +313,7 @@ func (c *Client) trackingTask() {
 	q.Lock()
 	q.scheduled = false
 	q.Unlock()
-	if c.gone || c.blocked != nil || c.parked != nil {
+	if c.gone.Load() || c.blocked != nil || c.parked != nil {
 		return
 	}
 	c.flush()
