@@ -42,144 +42,6 @@ func (k Kind) String() string { return kindNames[k] }
 // them. MemSize returns an estimate of the bytes the value occupies.
 type Sizer interface{ MemSize() int64 }
 
-// Entry is one key's value. Kind and the expiry are fixed for the life of
-// the Entry as far as readers are concerned (changing them goes through
-// DB methods); Str and Obj belong to the holder of the key's tag lock.
-//
-// The layout is kept at 128 bytes, two cache lines (a test checks it).
-type Entry struct {
-	Str    []byte // KindString: the bytes
-	Obj    any    // other kinds: the data structure (a Sizer)
-	expire int64  // unix milliseconds; 0 = no expiry
-	size   int64  // bytes accounted to the shard
-	lru    atomic.Uint32
-	Kind   Kind
-	flags  uint8         // flagKeyed, flagRaw
-	shard  uint16        // index of the shard holding the entry, for accounting
-	hash   atomic.Uint64 // hashKey(key), set with key (atomic: DB.Prefetch reads it unlocked)
-	key    string        // the key; short keys point into keyInline
-	// inline holds small string values: Str points into it, so reading the
-	// value touches no memory beyond the entry's own.
-	inline    [inlineCap]byte
-	keyInline [24]byte
-}
-
-const (
-	flagKeyed = 1 << iota // key has been set; keyInline is then never written again
-	flagRaw               // the string was edited in place (APPEND, SETRANGE)
-	flagNoInt             // the string was stored without integer encoding (INCRBYFLOAT)
-)
-
-// MarkNoInt records that the value was stored as Redis stores a number it
-// formatted itself (INCRBYFLOAT): embstr or raw, never int.
-func (e *Entry) MarkNoInt() { e.flags |= flagNoInt }
-
-// IsNoInt reports whether MarkNoInt was called since the value was set.
-func (e *Entry) IsNoInt() bool { return e.flags&flagNoInt != 0 }
-
-// MarkRaw records that the string value was edited in place, which makes
-// Redis report its encoding as "raw" whatever its length. Setting a new
-// value clears it.
-func (e *Entry) MarkRaw() { e.flags |= flagRaw }
-
-// IsRaw reports whether MarkRaw was called since the value was last set.
-func (e *Entry) IsRaw() bool { return e.flags&flagRaw != 0 }
-
-// Key returns the key the entry is stored under. The string stays valid
-// and unchanged for as long as it is referenced; reading the field needs
-// the key's tag lock or its shard's lock (RENAME re-keys an entry).
-func (e *Entry) Key() string { return e.key }
-
-// setKey records key and its hash. A short key is stored in the entry
-// itself, written only the first time (strings handed out must never
-// change); a renamed entry gets a fresh string.
-func (e *Entry) setKey(key []byte, h uint64) {
-	e.hash.Store(h)
-	if e.flags&flagKeyed != 0 {
-		if e.key != string(key) {
-			e.key = string(key)
-		}
-		return
-	}
-	e.flags |= flagKeyed
-	if len(key) <= len(e.keyInline) {
-		n := copy(e.keyInline[:], key)
-		e.key = unsafe.String(unsafe.SliceData(e.keyInline[:]), n)
-		return
-	}
-	e.key = string(key)
-}
-
-const inlineCap = 16
-
-// setStr makes v (copied) the string value, inline when it fits; a buffer
-// that already holds it without waste is reused.
-func (e *Entry) setStr(v []byte) {
-	e.flags &^= flagRaw | flagNoInt
-	switch {
-	case len(v) <= inlineCap:
-		e.Str = append(e.inline[:0:inlineCap], v...)
-	case cap(e.Str) >= len(v) && cap(e.Str) <= 2*len(v)+16:
-		e.Str = append(e.Str[:0], v...)
-	default:
-		e.Str = append(make([]byte, 0, len(v)), v...)
-	}
-}
-
-// entryOverhead approximates what a key costs besides its bytes: the map
-// slot, the Entry and the string headers.
-const entryOverhead = 72
-
-// NewString returns a string entry holding v (which it keeps, not copies).
-func NewString(v []byte) *Entry { return &Entry{Kind: KindString, Str: v} }
-
-// NewObject returns an entry of kind k holding obj.
-func NewObject(k Kind, obj any) *Entry { return &Entry{Kind: k, Obj: obj} }
-
-// Expire returns the expiry in unix milliseconds, 0 when the key persists.
-// Reading it needs the key's tag lock (the gate holds it).
-func (e *Entry) Expire() int64 { return e.expire }
-
-// MemSize returns the bytes accounted to the entry (key and value), as
-// used_memory counts them. The caller holds the key's tag lock.
-func (e *Entry) MemSize() int64 { return e.size }
-
-// Cloner is implemented by collection values that COPY can duplicate.
-type Cloner interface{ Clone() any }
-
-// Clone returns a deep copy of e with the same kind and expiry and a fresh
-// access time, for COPY. It returns nil when e's value cannot be copied (a
-// collection whose Obj does not implement Cloner). The caller holds e's
-// key's tag lock.
-func (e *Entry) Clone() *Entry {
-	d := &Entry{Kind: e.Kind, expire: e.expire}
-	switch {
-	case e.Kind == KindString:
-		d.setStr(e.Str)
-		d.flags |= e.flags & (flagRaw | flagNoInt) // COPY keeps the encoding
-	default:
-		c, ok := e.Obj.(Cloner)
-		if !ok {
-			return nil
-		}
-		d.Obj = c.Clone()
-	}
-	return d
-}
-
-func (e *Entry) memSize(keyLen int) int64 {
-	n := int64(keyLen) + entryOverhead
-	switch e.Kind {
-	case KindString:
-		n += int64(cap(e.Str))
-	default:
-		if s, ok := e.Obj.(Sizer); ok {
-			n += s.MemSize()
-		}
-	}
-	return n
-}
-
 const (
 	shardBits = 10
 	numShards = 1 << shardBits
@@ -190,6 +52,9 @@ const (
 var seed = maphash.MakeSeed()
 
 func hashKey(key []byte) uint64 { return maphash.Bytes(seed, key) }
+
+// entryHash is the hash of e's key.
+func entryHash(e *Entry) uint64 { return maphash.String(seed, e.Key()) }
 
 func shardIndex(h uint64) int { return int(h >> (64 - shardBits)) }
 
@@ -329,8 +194,7 @@ func (db *DB) Get(key []byte) *Entry {
 // the compiler keeps).
 func (db *DB) Prefetch(keys [][]byte) {
 	// Two passes, so that each is a run of independent loads: the slots
-	// of all keys, then the entries found there (both cache lines of
-	// each: lru is in the first, hash in the second).
+	// of all keys, then the entries found there.
 	var found [32]*Entry
 	for len(keys) > 0 {
 		n := min(len(keys), len(found))
@@ -341,7 +205,6 @@ func (db *DB) Prefetch(keys [][]byte) {
 		for _, e := range found[:n] {
 			if e != nil {
 				e.lru.Load()
-				e.hash.Load()
 			}
 		}
 		keys = keys[n:]
@@ -403,7 +266,7 @@ func (db *DB) expireIfSame(s *shard, e *Entry) {
 	}
 	s.mu.Lock()
 	if db.removeLocked(s, e) && db.OnExpire != nil {
-		db.OnExpire(e.key)
+		db.OnExpire(e.Key())
 	}
 	s.mu.Unlock()
 }
@@ -418,13 +281,13 @@ func (db *DB) modified(key string) {
 // removeLocked removes e from s, if there, and reports whether it was.
 // The caller holds s.mu.
 func (db *DB) removeLocked(s *shard, e *Entry) bool {
-	if !s.m.remove(e.hash.Load(), e) {
+	if !s.m.remove(entryHash(e), e) {
 		return false
 	}
 	if e.expire != 0 {
 		delete(s.volatile, e)
 	}
-	db.addMem(int(e.shard), -e.size)
+	db.addMem(e, -e.MemSize())
 	return true
 }
 
@@ -437,38 +300,48 @@ func (db *DB) addVolatileLocked(s *shard, si int, e *Entry) {
 	db.markVolatile(si)
 }
 
-// Set stores e under key, replacing any previous entry; e's expiry is kept
-// as it is (0 for a fresh entry). The caller holds key's tag lock
-// exclusively.
-func (db *DB) Set(key []byte, e *Entry) {
+// Set stores e under key, replacing any previous entry, and returns the
+// entry stored: e itself, or, when e is keyed for another key (RENAME,
+// MOVE), a new entry its value and expiry moved to (e is then not to be
+// used). The expiry is kept as it is (0 for a fresh entry). The caller
+// holds key's tag lock exclusively.
+func (db *DB) Set(key []byte, e *Entry) *Entry {
+	if e.Key() != string(key) {
+		e = e.rekeyed(key)
+	}
 	db.captureKey(key) // the entry replaced
 	db.stamp(e)
 	h := hashKey(key)
 	si := shardIndex(h)
 	s := &db.shards[si]
 	s.mu.Lock()
-	e.setKey(key, h)
-	e.size = e.memSize(len(key))
-	e.shard = uint16(si)
+	before := e.MemSize() // accounted already if e is stored there
+	if e.Kind != KindString {
+		e.aux = packSize(e.objMem())
+	}
 	old := s.m.put(h, e)
 	created := old == nil || old.expire != 0 && old.expire <= db.expiryNow()
 	if old != nil && old != e {
 		if old.expire != 0 {
 			delete(s.volatile, old)
 			if db.OnExpire != nil && old.expire <= db.expiryNow() {
-				db.OnExpire(old.key)
+				db.OnExpire(old.Key())
 			}
 		}
-		db.addMem(si, -old.size)
+		db.addMem(old, -old.MemSize())
 	}
-	db.addMem(si, e.size)
+	if old == e {
+		db.addMem(e, e.MemSize()-before)
+	} else {
+		db.addMem(e, e.MemSize())
+	}
 	if e.expire != 0 {
 		db.addVolatileLocked(s, si, e)
 	}
 	if created && db.OnCreate != nil {
-		db.OnCreate(e.key, e.Kind)
+		db.OnCreate(e.Key(), e.Kind)
 	}
-	db.modified(e.key)
+	db.modified(e.Key())
 	s.mu.Unlock()
 	switch {
 	case created:
@@ -478,12 +351,13 @@ func (db *DB) Set(key []byte, e *Entry) {
 	default:
 		db.touch(e)
 	}
+	return e
 }
 
 // Updated re-accounts e's memory after its value changed in place. The
 // caller holds key's tag lock exclusively.
 func (db *DB) Updated(key []byte, e *Entry) {
-	db.modified(e.key) // the caller's tag lock keeps e.key stable
+	db.modified(e.Key())
 	db.Resized(key, e)
 }
 
@@ -492,10 +366,13 @@ func (db *DB) Updated(key []byte, e *Entry) {
 // OnModify, so WATCH is not touched, as Redis's conversions do not signal
 // the key. The caller holds key's tag lock exclusively.
 func (db *DB) Resized(key []byte, e *Entry) {
-	n := e.memSize(len(key))
-	if d := n - e.size; d != 0 {
-		e.size = n
-		db.addMem(int(e.shard), d)
+	if e.Kind == KindString {
+		return // strings are accounted as they change
+	}
+	before := e.MemSize()
+	e.aux = packSize(e.objMem())
+	if d := e.MemSize() - before; d != 0 {
+		db.addMem(e, d)
 	}
 }
 
@@ -503,8 +380,40 @@ func (db *DB) Resized(key []byte, e *Entry) {
 // database, with v (copied), in place. The caller holds its key's tag lock
 // exclusively; the expiry is kept.
 func (db *DB) OverwriteString(key []byte, e *Entry, v []byte) {
-	e.setStr(v)
-	db.Updated(key, e)
+	db.changeString(e, func() { e.setStr(v) })
+	db.modified(e.Key())
+}
+
+// SetStringBuf makes b the value of e, a live string entry of this
+// database, taking b over (APPEND, SETRANGE, PFADD: the caller must not
+// use b afterwards): a short value is copied inline. The encoding marks
+// are kept. The caller holds its key's tag lock exclusively and calls
+// Updated afterwards.
+func (db *DB) SetStringBuf(e *Entry, b []byte) {
+	db.changeString(e, func() { e.setStrBuf(b) })
+}
+
+// GrowString makes the value of e, a live string entry of this database,
+// at least n bytes long, zero-filled, and returns it (SETRANGE, SETBIT).
+// The caller holds its key's tag lock exclusively and calls Updated
+// afterwards.
+func (db *DB) GrowString(e *Entry, n int) []byte {
+	v := e.Str()
+	if old := len(v); n > old {
+		b := append(v[:old:old], make([]byte, n-old)...)
+		db.SetStringBuf(e, b)
+	}
+	return e.Str()
+}
+
+// changeString runs fn, which changes e's string value, and accounts the
+// change in memory.
+func (db *DB) changeString(e *Entry, fn func()) {
+	before := e.MemSize()
+	fn()
+	if d := e.MemSize() - before; d != 0 {
+		db.addMem(e, d)
+	}
 }
 
 // Delete removes key and reports whether a live entry was there.
@@ -518,9 +427,9 @@ func (db *DB) Delete(key []byte) bool {
 		db.removeLocked(s, e)
 		switch {
 		case live:
-			db.modified(e.key)
+			db.modified(e.Key())
 		case db.OnExpire != nil:
-			db.OnExpire(e.key)
+			db.OnExpire(e.Key())
 		}
 	}
 	s.mu.Unlock()
@@ -547,12 +456,14 @@ func (db *DB) SetExpire(key []byte, at int64) bool {
 		db.addVolatileLocked(s, si, e)
 	}
 	e.expire = at
-	db.modified(e.key)
+	db.modified(e.Key())
 	return true
 }
 
-// addMem accounts d bytes to shard si.
-func (db *DB) addMem(si int, d int64) { db.mem[si%memStripes].n.Add(d) }
+// addMem accounts d bytes to e, on a stripe picked by its address.
+func (db *DB) addMem(e *Entry, d int64) {
+	db.mem[uintptr(unsafe.Pointer(e))>>6%memStripes].n.Add(d)
+}
 
 // Len returns the number of keys, counting expired keys not yet removed
 // (as Redis's DBSIZE does).
@@ -652,11 +563,11 @@ func (db *DB) forEach(fn func(key string, e *Entry) bool, liveOnly bool) {
 		s := &db.shards[i]
 		s.mu.RLock()
 		more := true
-		s.m.each(func(_ uint64, e *Entry) bool {
+		s.m.each(func(_ uint32, e *Entry) bool {
 			if liveOnly && e.expire != 0 && e.expire <= now {
 				return true
 			}
-			more = fn(e.key, e)
+			more = fn(e.Key(), e)
 			return more
 		})
 		s.mu.RUnlock()
@@ -711,15 +622,15 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 				if got == n {
 					break
 				}
-				out = append(out, Sampled{e.key, e.expire, e.lru.Load()})
+				out = append(out, Sampled{e.Key(), e.expire, e.lru.Load()})
 				got++
 			}
 		} else if s.m.n > 0 {
-			size := len(s.m.slots)
+			size := s.m.size()
 			r := rand(size)
 			for i := 0; i < size && got < n; i++ {
-				if e := s.m.slots[(r+i)&(size-1)].e.Load(); e != nil {
-					out = append(out, Sampled{e.key, e.expire, e.lru.Load()})
+				if e := s.m.at((r + i) % size); e != nil {
+					out = append(out, Sampled{e.Key(), e.expire, e.lru.Load()})
 					got++
 				}
 			}
@@ -737,8 +648,8 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 		s := &db.shards[(start+j)%numShards]
 		s.mu.RLock()
 		if s.m.len() > 0 {
-			e := s.m.random(rand(len(s.m.slots)))
-			k, exp := e.key, e.expire // a RENAME may re-key e once we unlock
+			e := s.m.random(rand(s.m.size()))
+			k, exp := e.Key(), e.expire
 			s.mu.RUnlock()
 			return k, e, exp, s, true
 		}
@@ -747,7 +658,8 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 	return "", nil, 0, nil, false
 }
 
-// Scan returns keys in ascending order of their hash, starting at cursor,
+// Scan returns keys in ascending order of their hash (its shard index and
+// the fragment the table keeps: equal ones are returned together), starting at cursor,
 // until about count keys were collected, and the cursor to continue from
 // (0 when the iteration is complete). Every key that exists for the whole
 // iteration is returned at least once, whatever else is added or removed.
@@ -774,9 +686,9 @@ func (db *DB) Scan(cursor uint64, count int, fn func(key string, e *Entry)) uint
 		s := &db.shards[si]
 		batch = batch[:0]
 		s.mu.RLock()
-		s.m.each(func(h uint64, e *Entry) bool {
-			if h >= cursor {
-				batch = append(batch, hk{h, e.key, e, e.expire == 0 || e.expire > now})
+		s.m.each(func(f uint32, e *Entry) bool {
+			if h := uint64(si)<<(64-shardBits) | uint64(f)<<fragBits; h >= cursor {
+				batch = append(batch, hk{h, e.Key(), e, e.expire == 0 || e.expire > now})
 			}
 			return true
 		})
@@ -825,7 +737,7 @@ func (db *DB) ExpireCandidates(si int, max int, out []string) []string {
 		}
 		max--
 		if e.expire <= now {
-			out = append(out, e.key)
+			out = append(out, e.Key())
 		}
 	}
 	s.mu.RUnlock()
@@ -877,7 +789,7 @@ func (db *DB) SampleExpired(si int, max int, out []string) ([]string, int) {
 		}
 		sampled++
 		if e.expire <= now {
-			out = append(out, e.key)
+			out = append(out, e.Key())
 		}
 	}
 	s.mu.RUnlock()
@@ -904,7 +816,7 @@ func (db *DB) DeleteExpired(key []byte) bool {
 	if !db.removeLocked(s, e) {
 		return false
 	}
-	db.modified(e.key)
+	db.modified(e.Key())
 	return true
 }
 
@@ -921,28 +833,28 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 	if e != nil && e.expire != 0 && e.expire <= db.expiryNow() {
 		db.removeLocked(s, e)
 		if db.OnExpire != nil {
-			db.OnExpire(e.key)
+			db.OnExpire(e.Key())
 		}
 		e = nil
 	}
 	if e == nil {
 		s.mu.Unlock()
-		e = &Entry{Kind: KindString}
+		e = newEntry(key, KindString, len(v))
 		e.setStr(v)
-		db.Set(key, e)
-		return e
+		return db.Set(key, e)
 	}
-	if e.Kind != KindString {
-		e.Str = nil
-	}
-	e.setStr(v)
-	e.Kind, e.Obj = KindString, nil
+	db.changeString(e, func() {
+		if e.Kind != KindString {
+			e.Kind, e.Obj, e.aux = KindString, nil, 0
+		}
+		e.setStr(v)
+	})
 	if !keepTTL && e.expire != 0 {
 		delete(s.volatile, e)
 		e.expire = 0
 	}
+	db.modified(e.Key())
 	s.mu.Unlock()
-	db.Updated(key, e)
 	db.touch(e)
 	return e
 }

@@ -1,8 +1,10 @@
 package keyspace
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -163,12 +165,12 @@ func TestCloneString(t *testing.T) {
 	set(db, "a", "hello")
 	db.SetExpire([]byte("a"), clk.now+5000)
 	e := db.Get([]byte("a"))
-	d := e.Clone()
-	if d == nil || string(d.Str) != "hello" || d.Kind != KindString || d.Expire() != clk.now+5000 {
+	d := e.Clone([]byte("b"))
+	if d == nil || string(d.Str()) != "hello" || d.Kind != KindString || d.Expire() != clk.now+5000 || d.Key() != "b" {
 		t.Fatalf("clone = %+v", d)
 	}
-	d.Str[0] = 'j'
-	if string(e.Str) != "hello" {
+	d.Str()[0] = 'j'
+	if string(e.Str()) != "hello" {
 		t.Fatal("clone shares the value's bytes")
 	}
 	db.Set([]byte("b"), d)
@@ -183,8 +185,8 @@ func (c cloneable) Clone() any     { return append(cloneable(nil), c...) }
 func (c cloneable) MemSize() int64 { return int64(8 * len(c)) }
 
 func TestCloneObject(t *testing.T) {
-	e := NewObject(KindList, cloneable{1, 2})
-	d := e.Clone()
+	e := NewObject([]byte("a"), KindList, cloneable{1, 2})
+	d := e.Clone([]byte("b"))
 	if d == nil || d.Kind != KindList {
 		t.Fatalf("clone = %+v", d)
 	}
@@ -192,7 +194,7 @@ func TestCloneObject(t *testing.T) {
 	if e.Obj.(cloneable)[0] != 1 {
 		t.Fatal("clone shares the object")
 	}
-	if NewObject(KindSet, struct{}{}).Clone() != nil {
+	if NewObject([]byte("a"), KindSet, struct{}{}).Clone([]byte("b")) != nil {
 		t.Fatal("an object without Clone must not be cloned")
 	}
 }
@@ -227,9 +229,8 @@ func TestMoveEntryAccounting(t *testing.T) {
 	db.SetExpire([]byte("short"), clk.now+100)
 	e := db.Get([]byte("short"))
 	db.Delete([]byte("short"))
-	db.Set([]byte("a-much-longer-key-name"), e)
-	want := int64(len("a-much-longer-key-name")) + entryOverhead + int64(cap(e.Str))
-	if db.Mem() != want {
+	e = db.Set([]byte("a-much-longer-key-name"), e)
+	if want := e.MemSize(); db.Mem() != want || want != 80+slotOverhead { // 40 + 22 + 5 bytes: the 80-byte class
 		t.Fatalf("mem = %d, want %d", db.Mem(), want)
 	}
 	if db.Volatile() != 1 || db.Len() != 1 || e.Expire() != clk.now+100 {
@@ -351,4 +352,58 @@ func TestPrefetchConcurrent(t *testing.T) {
 	}
 	close(stop)
 	<-done
+}
+
+// TestEntryStrings: string values inline and outside the entry, across
+// overwrites that move them between the two, long keys, and the memory
+// accounted all along (which must return to 0).
+func TestEntryStrings(t *testing.T) {
+	db := New()
+	long := strings.Repeat("k", maxTail+1)
+	for _, key := range []string{"", "k", "key:123456", strings.Repeat("x", maxTail-3), long} {
+		k := []byte(key)
+		var e *Entry
+		for i, n := range []int{0, 3, 12, 40, 300, 5, 300, 290, 0, 1000} {
+			v := bytes.Repeat([]byte{byte('a' + i)}, n)
+			e = db.SetString(k, v, false)
+			if got := db.Get(k); got != e || !bytes.Equal(got.Str(), v) || got.Key() != key {
+				t.Fatalf("key %d bytes, value %d bytes: got %q under %q", len(key), n, got.Str(), got.Key())
+			}
+			if inline := e.flags&flagExt == 0; inline != (n <= e.inlineRoom()) {
+				t.Fatalf("value %d bytes, room %d: inline %v", n, e.inlineRoom(), inline)
+			}
+			if db.Mem() != e.MemSize() || e.MemSize() < int64(len(key)+n) {
+				t.Fatalf("mem %d, entry %d", db.Mem(), e.MemSize())
+			}
+		}
+		// Grown and replaced in place, as APPEND and SETRANGE do.
+		b := db.GrowString(e, 1010)
+		copy(b[1000:], "0123456789")
+		db.SetStringBuf(e, append(e.Str(), "!"...))
+		if v := e.Str(); len(v) != 1011 || string(v[1000:]) != "0123456789!" || db.Mem() != e.MemSize() {
+			t.Fatalf("grown: %d bytes, mem %d / %d", len(v), db.Mem(), e.MemSize())
+		}
+		db.SetStringBuf(e, []byte("s"))
+		if string(e.Str()) != "s" || db.Mem() != e.MemSize() {
+			t.Fatal("shrunk")
+		}
+		d := db.Set([]byte("renamed"), e.Clone([]byte("renamed")))
+		if d.Key() != "renamed" || string(d.Str()) != "s" {
+			t.Fatal("clone")
+		}
+		db.Delete(k)
+		db.Delete([]byte("renamed"))
+		if db.Mem() != 0 {
+			t.Fatalf("mem %d after deleting everything", db.Mem())
+		}
+	}
+}
+
+func TestPackSize(t *testing.T) {
+	for _, n := range []int64{0, 1, 1<<31 - 1, 1 << 31, 1<<40 + 12345} {
+		got := unpackSize(packSize(n))
+		if got > n || n-got >= 1<<16 {
+			t.Fatalf("%d packs to %d", n, got)
+		}
+	}
 }

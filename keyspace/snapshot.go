@@ -91,9 +91,9 @@ func (db *DB) Uncaptured(si int, keys []string, ents []*Entry) ([]string, []*Ent
 	mark := sn.mark.Load()
 	s := &db.shards[si]
 	s.mu.RLock()
-	s.m.each(func(_ uint64, e *Entry) bool {
+	s.m.each(func(_ uint32, e *Entry) bool {
 		if e.lru.Load()&snapBit != mark {
-			keys = append(keys, e.key)
+			keys = append(keys, e.Key())
 			ents = append(ents, e)
 		}
 		return true

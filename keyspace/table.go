@@ -3,43 +3,60 @@ package keyspace
 import "sync/atomic"
 
 // table is an open-addressing hash table (linear probing) from key to
-// *Entry, one per shard. It replaces a Go map to spend fewer cache misses
-// per lookup: a slot holds the key's 64-bit hash next to the entry
-// pointer, and a short key is stored inside the entry, so a hit reads the
-// slot and the entry and nothing else (a map[string]*Entry also reads the
-// key's bytes from a separate allocation).
+// *Entry, one per shard. It replaces a Go map to spend fewer bytes and
+// cache misses per key: a slot is 12 bytes, a 32-bit fragment of the
+// key's hash (hs) beside the entry pointer (es), so that a probe compares
+// fragments and reads an entry only where they match, and a resize
+// re-places entries without reading them. Its size is any number of
+// slots (a fragment's home slot is found by multiplication, not a mask),
+// kept between 53% and 80% full: power-of-two sizes leave many shards
+// half empty.
 //
-// The caller computes the hash (the keyspace already has it from choosing
-// the shard) and holds the shard's mutex, except for home, which only
-// reads, atomically, without locks: the slot array is published through
-// pub and entry pointers are atomic (plain moves on amd64).
+// The caller computes the key's 64-bit hash (the keyspace already has it
+// from choosing the shard) and holds the shard's mutex, except for home,
+// which only reads, atomically, without locks: the pointer array is
+// published through pub and entry pointers are atomic (plain moves on
+// amd64).
 type table struct {
-	slots []slot // power-of-two length, or nil when empty
-	n     int    // live entries
-	used  int    // live entries plus tombstones
-	pub   atomic.Pointer[[]slot]
-}
-
-// A slot is empty (e == nil, h == 0), a tombstone (e == nil, h == 1) or
-// live (e != nil, h = the key's hash).
-type slot struct {
-	h uint64
-	e atomic.Pointer[Entry]
+	hs   []uint32                // fragHash of each slot's key; 0: empty, 1: tombstone
+	es   []atomic.Pointer[Entry] // the entries (nil in empty slots and tombstones)
+	n    int                     // live entries
+	used int                     // live entries plus tombstones
+	pub  atomic.Pointer[[]atomic.Pointer[Entry]]
 }
 
 const minSlots = 8
+
+// fragBits is where a hash's fragment starts: the 32 bits just below the
+// shard index (the top shardBits bits), so that a shard's fragments are
+// spread and ordering by (shard, fragment) orders by hash (SCAN).
+const fragBits = 64 - shardBits - 32
+
+// fragHash is the fragment of h the table keeps (never 0 or 1).
+func fragHash(h uint64) uint32 {
+	f := uint32(h >> fragBits)
+	if f < 2 {
+		f += 2
+	}
+	return f
+}
+
+// homeSlot is the slot where probing for fragment f starts, in a table
+// of size slots.
+func homeSlot(f uint32, size int) int { return int(uint64(f) * uint64(size) >> 32) }
 
 func (t *table) len() int { return t.n }
 
 // reset empties t.
 func (t *table) reset() {
-	t.slots, t.n, t.used = nil, 0, 0
+	t.hs, t.es, t.n, t.used = nil, nil, 0, 0
 	t.pub.Store(nil)
 }
 
 // swap exchanges the contents of t and o.
 func (t *table) swap(o *table) {
-	t.slots, o.slots = o.slots, t.slots
+	t.hs, o.hs = o.hs, t.hs
+	t.es, o.es = o.es, t.es
 	t.n, o.n = o.n, t.n
 	t.used, o.used = o.used, t.used
 	p := t.pub.Load()
@@ -47,23 +64,23 @@ func (t *table) swap(o *table) {
 	o.pub.Store(p)
 }
 
-// get returns the entry for key, or nil.
+// get returns the entry for key (of hash h), or nil.
 func (t *table) get(h uint64, key []byte) *Entry {
 	if t.n == 0 {
 		return nil
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		e := s.e.Load()
-		if e == nil {
-			if s.h == 0 {
-				return nil
+	f, size := fragHash(h), len(t.hs)
+	for i := homeSlot(f, size); ; {
+		switch t.hs[i] {
+		case 0:
+			return nil
+		case f:
+			if e := t.es[i].Load(); e.Key() == string(key) {
+				return e
 			}
-			continue
 		}
-		if s.h == h && e.key == string(key) {
-			return e
+		if i++; i == size {
+			i = 0
 		}
 	}
 }
@@ -76,113 +93,116 @@ func (t *table) home(h uint64) *Entry {
 	if p == nil {
 		return nil
 	}
-	slots := *p
-	return slots[h&uint64(len(slots)-1)].e.Load()
+	es := *p
+	return es[homeSlot(fragHash(h), len(es))].Load()
 }
 
-// put stores e (whose key field is set) under hash h, replacing and
-// returning the entry with the same key, if any.
+// put stores e under hash h (of e's key), replacing and returning the
+// entry with the same key, if any.
 func (t *table) put(h uint64, e *Entry) (old *Entry) {
-	if (t.used+1)*4 > len(t.slots)*3 {
-		t.resize(max(minSlots, t.n*2))
+	if (t.used+1)*5 > len(t.hs)*4 {
+		t.resize(t.n + 1)
 	}
-	mask := uint64(len(t.slots) - 1)
+	f, size := fragHash(h), len(t.hs)
 	free := -1
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		se := s.e.Load()
-		if se == nil {
+	for i := homeSlot(f, size); ; {
+		switch t.hs[i] {
+		case 0:
 			if free < 0 {
-				free = int(i)
+				free = i
 			}
-			if s.h == 0 {
-				break
+			if t.hs[free] == 0 {
+				t.used++
 			}
-			continue
+			t.hs[free] = f
+			t.es[free].Store(e)
+			t.n++
+			return nil
+		case 1:
+			if free < 0 {
+				free = i
+			}
+		case f:
+			if se := t.es[i].Load(); se.Key() == e.Key() {
+				t.es[i].Store(e)
+				return se
+			}
 		}
-		if s.h == h && se.key == e.key {
-			s.e.Store(e)
-			return se
+		if i++; i == size {
+			i = 0
 		}
 	}
-	s := &t.slots[free]
-	if s.h == 0 {
-		t.used++
-	}
-	s.h = h
-	s.e.Store(e)
-	t.n++
-	return nil
 }
 
-// remove deletes e (found by its hash and key) and reports whether it was
-// there.
+// remove deletes e (found by its hash h and pointer) and reports whether
+// it was there.
 func (t *table) remove(h uint64, e *Entry) bool {
 	if t.n == 0 {
 		return false
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		se := s.e.Load()
-		if se == nil {
-			if s.h == 0 {
-				return false
+	f, size := fragHash(h), len(t.hs)
+	for i := homeSlot(f, size); ; {
+		switch t.hs[i] {
+		case 0:
+			return false
+		case f:
+			if t.es[i].Load() == e {
+				t.hs[i] = 1
+				t.es[i].Store(nil)
+				t.n--
+				if t.n == 0 {
+					t.reset()
+				} else if len(t.hs) > minSlots && t.n*8 < len(t.hs) {
+					t.resize(t.n)
+				}
+				return true
 			}
-			continue
 		}
-		if se == e {
-			s.h = 1
-			s.e.Store(nil)
-			t.n--
-			if t.n == 0 {
-				t.reset()
-			} else if len(t.slots) > minSlots && t.n*8 < len(t.slots) {
-				t.resize(t.n * 2)
-			}
-			return true
+		if i++; i == size {
+			i = 0
 		}
 	}
 }
 
-// resize rehashes into a table with room for n entries, dropping
-// tombstones.
+// resize rehashes into a table with room for n entries at 53% load,
+// dropping tombstones.
 func (t *table) resize(n int) {
-	size := minSlots
-	for size*3 < n*4 {
-		size *= 2
-	}
-	old := t.slots
-	t.slots = make([]slot, size)
+	size := max(minSlots, n*15/8)
+	hs, es := t.hs, t.es
+	t.hs, t.es = make([]uint32, size), make([]atomic.Pointer[Entry], size)
 	t.used = t.n
-	mask := uint64(size - 1)
-	for j := range old {
-		s := &old[j]
-		e := s.e.Load()
-		if e == nil {
+	for j, f := range hs {
+		if f < 2 {
 			continue
 		}
-		i := s.h & mask
-		for t.slots[i].e.Load() != nil {
-			i = (i + 1) & mask
+		i := homeSlot(f, size)
+		for t.hs[i] != 0 {
+			if i++; i == size {
+				i = 0
+			}
 		}
-		t.slots[i].h = s.h
-		t.slots[i].e.Store(e)
+		t.hs[i] = f
+		t.es[i].Store(es[j].Load())
 	}
-	slots := t.slots
-	t.pub.Store(&slots)
+	es = t.es
+	t.pub.Store(&es)
 }
 
-// each calls fn for every entry, with its hash, until fn returns false.
-// fn must not modify the table.
-func (t *table) each(fn func(h uint64, e *Entry) bool) {
-	for i := range t.slots {
-		s := &t.slots[i]
-		if e := s.e.Load(); e != nil && !fn(s.h, e) {
+// each calls fn for every entry, with its hash fragment, until fn
+// returns false. fn must not modify the table.
+func (t *table) each(fn func(f uint32, e *Entry) bool) {
+	for i, f := range t.hs {
+		if f >= 2 && !fn(f, t.es[i].Load()) {
 			return
 		}
 	}
 }
+
+// size is the number of slots.
+func (t *table) size() int { return len(t.hs) }
+
+// at returns the entry in slot i (0 <= i < size), or nil.
+func (t *table) at(i int) *Entry { return t.es[i].Load() }
 
 // random returns the entry at or after slot index r (mod the size), or nil
 // when the table is empty.
@@ -190,8 +210,8 @@ func (t *table) random(r int) *Entry {
 	if t.n == 0 {
 		return nil
 	}
-	for i := 0; i < len(t.slots); i++ {
-		if e := t.slots[(r+i)&(len(t.slots)-1)].e.Load(); e != nil {
+	for i := 0; i < len(t.es); i++ {
+		if e := t.at((r + i) % len(t.es)); e != nil {
 			return e
 		}
 	}

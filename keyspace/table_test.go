@@ -15,7 +15,7 @@ func TestTableAgainstMap(t *testing.T) {
 		hash := func(k string) uint64 {
 			h := hashKey([]byte(k))
 			if collide {
-				h &= 0xF00000000000000F // few distinct slots and hashes
+				h &= 0xF0000000000C0000 | 3<<fragBits // few distinct fragments
 			}
 			return h
 		}
@@ -27,8 +27,7 @@ func TestTableAgainstMap(t *testing.T) {
 			h := hash(k)
 			switch op := r.IntN(10); {
 			case op < 5:
-				e := &Entry{}
-				e.setKey([]byte(k), h)
+				e := NewString([]byte(k), nil)
 				old := tb.put(h, e)
 				if old != ref[k] {
 					t.Fatalf("step %d: put(%s) replaced %p, want %p", step, k, old, ref[k])
@@ -40,7 +39,7 @@ func TestTableAgainstMap(t *testing.T) {
 						t.Fatalf("step %d: remove(%s) found nothing", step, k)
 					}
 					delete(ref, k)
-				} else if tb.remove(h, &Entry{key: k}) {
+				} else if tb.remove(h, NewString([]byte(k), nil)) {
 					t.Fatalf("step %d: removed an absent key", step)
 				}
 			default:
@@ -53,9 +52,9 @@ func TestTableAgainstMap(t *testing.T) {
 			}
 		}
 		seen := 0
-		tb.each(func(h uint64, e *Entry) bool {
-			if ref[e.key] != e || h != hash(e.key) {
-				t.Fatalf("each: stray entry %q", e.key)
+		tb.each(func(f uint32, e *Entry) bool {
+			if ref[e.Key()] != e || f != fragHash(hash(e.Key())) {
+				t.Fatalf("each: stray entry %q", e.Key())
 			}
 			seen++
 			return true
@@ -72,19 +71,18 @@ func TestTableAgainstMap(t *testing.T) {
 }
 
 // TestEntryKeyStable: a key string handed out stays the same after the
-// entry is renamed (a short key lives inside the entry and is never
-// rewritten).
+// entry is renamed (the key lives inside the entry and is never
+// rewritten: the renamed value moves to a new entry).
 func TestEntryKeyStable(t *testing.T) {
 	db := New()
-	e := NewString([]byte("v"))
-	db.Set([]byte("short"), e)
+	e := db.Set([]byte("short"), NewString([]byte("short"), []byte("v")))
 	k := e.Key()
 	db.Delete([]byte("short"))
-	db.Set([]byte("other"), e)
-	if k != "short" || e.Key() != "other" {
-		t.Fatalf("handed-out key %q, entry key %q", k, e.Key())
+	d := db.Set([]byte("other"), e)
+	if k != "short" || d.Key() != "other" || string(d.Str()) != "v" {
+		t.Fatalf("handed-out key %q, entry key %q", k, d.Key())
 	}
-	if db.Get([]byte("other")) != e || db.Get([]byte("short")) != nil {
+	if db.Get([]byte("other")) != d || db.Get([]byte("short")) != nil {
 		t.Fatal("rename lost the entry")
 	}
 }
@@ -106,10 +104,25 @@ func BenchmarkGetRandom(b *testing.B) {
 	}
 }
 
-// TestEntrySize: an entry is two cache lines; a field added carelessly
-// would push it into the next allocation size class.
+// TestEntrySize: the header is 40 bytes, so that a key and value of 24
+// bytes together fit a 64-byte allocation; a field added carelessly would
+// push every entry into the next size class. The entry types are the
+// allocator's size classes.
 func TestEntrySize(t *testing.T) {
-	if n := unsafe.Sizeof(Entry{}); n != 128 {
-		t.Fatalf("Entry is %d bytes, want 128", n)
+	if n := unsafe.Sizeof(Entry{}); n != 40 {
+		t.Fatalf("Entry is %d bytes, want 40", n)
+	}
+	sizes := []uintptr{unsafe.Sizeof(entry48{}), unsafe.Sizeof(entry64{}), unsafe.Sizeof(entry80{}),
+		unsafe.Sizeof(entry96{}), unsafe.Sizeof(entry112{}), unsafe.Sizeof(entry128{}),
+		unsafe.Sizeof(entry144{}), unsafe.Sizeof(entry160{}), unsafe.Sizeof(entry176{}),
+		unsafe.Sizeof(entry192{}), unsafe.Sizeof(entry208{}), unsafe.Sizeof(entry224{}),
+		unsafe.Sizeof(entry240{}), unsafe.Sizeof(entry256{})}
+	if len(sizes) != len(entryClasses) {
+		t.Fatal("a class is missing here")
+	}
+	for i, n := range sizes {
+		if n != uintptr(48+16*i) {
+			t.Fatalf("class %d: %d bytes", i, n)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/journal"
+	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/rlog"
@@ -304,7 +305,7 @@ func (s *Server) LoadData() error {
 		}
 	}
 	f, _, size, err := d.OpenForAppend(func(w io.Writer) error {
-		return s.encodeSnapshot(w, s.copyDataset(), s.defaultEncodeOptions(), true)
+		return s.encodeSnapshot(w, s.liveSnapshot(), s.defaultEncodeOptions(), true)
 	})
 	if err != nil {
 		return err
@@ -484,6 +485,23 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			return err
 		}
 	}
+	// As Redis's rdbSaveKeyValuePair: the idle time under an LRU policy,
+	// the LFU counter under an LFU one (whether or not maxmemory is set).
+	p := s.evict.policyNow()
+	access := func(idle int64, freq int) (int64, int) {
+		switch {
+		case p.LRU():
+			return idle, -1
+		case p.LFU():
+			return -1, freq
+		}
+		return -1, -1
+	}
+	for i, db := range snap.live {
+		if err := s.encodeLiveDB(fw, i, db, snap.kill, access); err != nil {
+			return err
+		}
+	}
 	for i, keys := range snap.dbs {
 		if len(keys) == 0 {
 			continue
@@ -497,26 +515,51 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 		if err := fw.SelectDB(i, uint64(len(keys)), uint64(expires)); err != nil {
 			return err
 		}
-		// As Redis's rdbSaveKeyValuePair: the idle time under an LRU
-		// policy, the LFU counter under an LFU one (whether or not
-		// maxmemory is set).
-		p := s.evict.policyNow()
 		for _, k := range keys {
 			if err := s.keySaveDelay(snap.kill); err != nil {
 				return err
 			}
-			idle, freq := int64(-1), -1
-			if p.LRU() {
-				idle = k.idle
-			} else if p.LFU() {
-				freq = k.freq
-			}
+			idle, freq := access(k.idle, k.freq)
 			if err := fw.WriteKey(k.key, k.v, k.expire, idle, freq); err != nil {
 				return err
 			}
 		}
 	}
 	return fw.Finish()
+}
+
+// encodeLiveDB writes database i, db, as it is: the caller holds the
+// global lock exclusively. Keys already expired are saved too, as Redis
+// 7.0's rdbSaveDb does (a load skips and counts them).
+func (s *Server) encodeLiveDB(fw *rdb.FileWriter, i int, db *keyspace.DB, kill <-chan struct{}, access func(int64, int) (int64, int)) error {
+	n := db.Len()
+	if n == 0 {
+		return nil
+	}
+	if err := fw.SelectDB(i, uint64(n), uint64(db.Volatile())); err != nil {
+		return err
+	}
+	var err error
+	var str rdb.Value // a string's value, reused: nothing is copied
+	db.ForEachStored(func(key string, e *keyspace.Entry) bool {
+		if err = s.keySaveDelay(kill); err != nil {
+			return false
+		}
+		v := &str
+		if e.Kind == keyspace.KindString {
+			str = rdb.Value{Kind: rdb.KindString, Str: e.Str()}
+		} else if v = entryValue(e); v == nil {
+			return true
+		}
+		exp := e.Expire()
+		if exp == 0 {
+			exp = -1
+		}
+		idle, freq := access(e.IdleSeconds(), db.Freq(e))
+		err = fw.WriteKey(bytesOfString(key), v, exp, idle, freq)
+		return err == nil
+	})
+	return err
 }
 
 // errRewriteRunning refuses a second rewrite.

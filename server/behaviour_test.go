@@ -119,7 +119,7 @@ func TestBehaviourErrorStats(t *testing.T) {
 	p, srv, raddr, haddr := bhvPair(t)
 	// HotKV has no list commands yet: inject the list on its side.
 	p.Redis.Do("RPUSH", "list", "x")
-	srv.dbs[0].Set([]byte("list"), keyspace.NewObject(keyspace.KindList, nil))
+	srv.dbs[0].Set([]byte("list"), keyspace.NewObject([]byte("list"), keyspace.KindList, nil))
 	p.Run(`
 		CONFIG RESETSTAT
 		INFO errorstats

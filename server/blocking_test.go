@@ -46,7 +46,7 @@ func addBlockingTestCommands(s *Server) {
 				c.w.Int(int64(len(q.items)))
 				return
 			}
-			c.db.Set(args[1], keyspace.NewObject(keyspace.KindList, &testQueue{items: [][]byte{append([]byte(nil), args[2]...)}}))
+			c.db.Set(args[1], keyspace.NewObject(args[1], keyspace.KindList, &testQueue{items: [][]byte{append([]byte(nil), args[2]...)}}))
 			c.w.Int(1)
 		}},
 		&Command{Name: "tqbpop", Arity: 3, Flags: Write | Blocking, First: 1, Last: 1, Step: 1, Handler: func(c *Client, args [][]byte) {

@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"math/bits"
-	"slices"
 
 	"github.com/hotkv/hotkv/keyspace"
 )
@@ -54,17 +53,15 @@ func (c *Client) bitString(key []byte, maxBit uint64) (e *keyspace.Entry, grown 
 	n := int(maxBit>>3) + 1
 	e = c.lookupWrite(key)
 	if e == nil {
-		e = keyspace.NewString(make([]byte, n))
+		e = keyspace.NewString(key, make([]byte, n))
 		e.MarkRaw()
-		c.db.Set(key, e)
-		return e, true
+		return c.db.Set(key, e), true
 	}
 	if !c.checkType(e, keyspace.KindString) {
 		return nil, false
 	}
-	if old := len(e.Str); n > old {
-		e.Str = slices.Grow(e.Str, n-old)[:n]
-		clear(e.Str[old:])
+	if n > len(e.Str()) {
+		c.db.GrowString(e, n)
 		grown = true
 	}
 	e.MarkRaw()
@@ -87,9 +84,10 @@ func cmdSetBit(c *Client, args [][]byte) {
 		return
 	}
 	i, mask := off>>3, byte(1)<<(7-off&7)
-	was := e.Str[i]&mask != 0
+	v := e.Str()
+	was := v[i]&mask != 0
 	if grown || was != (on == 1) {
-		e.Str[i] = e.Str[i]&^mask | byte(on)<<(7-off&7)
+		v[i] = v[i]&^mask | byte(on)<<(7-off&7)
 		c.db.Updated(args[1], e)
 		c.notify(evString, "setbit", args[1])
 	} else {
@@ -116,8 +114,8 @@ func cmdGetBit(c *Client, args [][]byte) {
 		return
 	}
 	var bit int64
-	if e != nil && off>>3 < uint64(len(e.Str)) {
-		bit = int64(e.Str[off>>3]>>(7-off&7)) & 1
+	if e != nil && off>>3 < uint64(len(e.Str())) {
+		bit = int64(e.Str()[off>>3]>>(7-off&7)) & 1
 	}
 	c.w.Int(bit)
 }
@@ -179,7 +177,7 @@ func cmdBitCount(c *Client, args [][]byte) {
 	if !c.checkType(e, keyspace.KindString) {
 		return
 	}
-	p := e.Str
+	p := e.Str()
 	start, end := int64(0), int64(len(p))-1
 	var firstNeg, lastNeg byte
 	switch len(args) {
@@ -258,7 +256,7 @@ func cmdBitPos(c *Client, args [][]byte) {
 	if !c.checkType(e, keyspace.KindString) {
 		return
 	}
-	p := e.Str
+	p := e.Str()
 	start, end := int64(0), int64(len(p))-1
 	var firstNeg, lastNeg byte
 	endGiven := false
@@ -363,8 +361,8 @@ func cmdBitOp(c *Client, args [][]byte) {
 		if !c.checkType(e, keyspace.KindString) {
 			return
 		}
-		srcs = append(srcs, e.Str)
-		maxLen = max(maxLen, len(e.Str))
+		srcs = append(srcs, e.Str())
+		maxLen = max(maxLen, len(e.Str()))
 	}
 	dst := args[2]
 	if maxLen == 0 {
@@ -400,7 +398,7 @@ func cmdBitOp(c *Client, args [][]byte) {
 		}
 		res[i] = x
 	}
-	e := keyspace.NewString(res)
+	e := keyspace.NewString(dst, res)
 	e.MarkRaw()
 	c.db.Set(dst, e)
 	c.notify(evString, "set", dst)
@@ -518,13 +516,13 @@ func (c *Client) bitfield(args [][]byte, readonly bool) {
 	for _, o := range ops {
 		if o.op == 'g' {
 			var buf [9]byte
-			if e != nil && o.offset>>3 < uint64(len(e.Str)) {
-				copy(buf[:], e.Str[o.offset>>3:])
+			if e != nil && o.offset>>3 < uint64(len(e.Str())) {
+				copy(buf[:], e.Str()[o.offset>>3:])
 			}
 			c.w.Int(getBitfield(buf[:], o.offset&7, o.width, o.signed))
 			continue
 		}
-		old := getBitfield(e.Str, o.offset, o.width, o.signed)
+		old := getBitfield(e.Str(), o.offset, o.width, o.signed)
 		var next, reply int64
 		var overflow bool
 		if o.op == 'i' {
@@ -539,7 +537,7 @@ func (c *Client) bitfield(args [][]byte, readonly bool) {
 			continue
 		}
 		c.w.Int(reply)
-		setBitfield(e.Str, o.offset, o.width, uint64(next))
+		setBitfield(e.Str(), o.offset, o.width, uint64(next))
 		if grown || old != next {
 			changes++
 		}

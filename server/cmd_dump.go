@@ -60,7 +60,7 @@ func (c *Client) encodeOptions() rdb.EncodeOptions {
 func entryValue(e *keyspace.Entry) *rdb.Value {
 	switch e.Kind {
 	case keyspace.KindString:
-		return &rdb.Value{Kind: rdb.KindString, Str: e.Str}
+		return &rdb.Value{Kind: rdb.KindString, Str: e.Str()}
 	case keyspace.KindList:
 		l := e.Obj.(*list.List)
 		v := &rdb.Value{Kind: rdb.KindList, Items: make([][]byte, 0, l.Len())}
@@ -216,8 +216,7 @@ func cmdRestore(c *Client, args [][]byte) {
 	if v.Kind == rdb.KindString {
 		e = c.db.SetString(key, v.Str, false)
 	} else {
-		e = c.valueEntry(v)
-		c.db.Set(key, e)
+		e = c.db.Set(key, c.valueEntry(key, v))
 	}
 	if ttl != 0 {
 		c.db.SetExpire(key, ttl)
@@ -227,16 +226,16 @@ func cmdRestore(c *Client, args [][]byte) {
 	c.w.OK()
 }
 
-// valueEntry builds a collection value from rdb's form with HotKV's data
+// valueEntry builds key's collection value from rdb's form with HotKV's data
 // structures, under the configured encoding thresholds.
-func (c *Client) valueEntry(v *rdb.Value) *keyspace.Entry {
+func (c *Client) valueEntry(key []byte, v *rdb.Value) *keyspace.Entry {
 	switch v.Kind {
 	case rdb.KindList:
 		l := c.newList()
 		for _, x := range v.Items {
 			l.PushBack(x)
 		}
-		return keyspace.NewObject(keyspace.KindList, l)
+		return keyspace.NewObject(key, keyspace.KindList, l)
 	case rdb.KindSet:
 		var s *set.Set
 		max := c.maxIntset()
@@ -246,14 +245,14 @@ func (c *Client) valueEntry(v *rdb.Value) *keyspace.Entry {
 			}
 			s.Add(m, max)
 		}
-		return keyspace.NewObject(keyspace.KindSet, s)
+		return keyspace.NewObject(key, keyspace.KindSet, s)
 	case rdb.KindHash:
 		h := hash.New()
 		lim := c.hashLimits()
 		for _, p := range v.Pairs {
 			h.Set(p[0], p[1], lim)
 		}
-		return keyspace.NewObject(keyspace.KindHash, h)
+		return keyspace.NewObject(key, keyspace.KindHash, h)
 	case rdb.KindZSet:
 		entries, value := c.zsetLimits()
 		small := len(v.ZSet) <= entries
@@ -264,14 +263,14 @@ func (c *Client) valueEntry(v *rdb.Value) *keyspace.Entry {
 		for _, m := range v.ZSet {
 			z.Add(m.Member, m.Score, 0, entries, value)
 		}
-		return keyspace.NewObject(keyspace.KindZSet, z)
+		return keyspace.NewObject(key, keyspace.KindZSet, z)
 	case rdb.KindStream:
 		// rdb decoded the stream with stream.Load already: it loads.
 		s, err := stream.Load(*v.Stream)
 		if err != nil {
 			panic("valueEntry: a decoded stream does not load: " + err.Error())
 		}
-		return keyspace.NewObject(keyspace.KindStream, s)
+		return keyspace.NewObject(key, keyspace.KindStream, s)
 	}
 	panic("valueEntry: not a collection")
 }

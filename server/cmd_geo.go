@@ -248,7 +248,7 @@ parsed:
 	if e == nil && !xx {
 		maxEntries, maxValue := c.zsetLimits()
 		z := zset.New(maxEntries != 0 && len(args[longidx+2]) <= maxValue)
-		e = keyspace.NewObject(keyspace.KindZSet, z)
+		e = keyspace.NewObject(key, keyspace.KindZSet, z)
 		c.db.Set(key, e)
 	}
 	if e != nil {

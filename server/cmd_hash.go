@@ -101,7 +101,7 @@ func (c *Client) hashWrite(key []byte) (h *hash.Hash, e *keyspace.Entry, ok bool
 // existing entry e after an in-place change.
 func (c *Client) hashStore(key []byte, e *keyspace.Entry, h *hash.Hash, event string) {
 	if e == nil {
-		c.db.Set(key, keyspace.NewObject(keyspace.KindHash, h))
+		c.db.Set(key, keyspace.NewObject(key, keyspace.KindHash, h))
 	} else {
 		c.db.Updated(key, e)
 	}

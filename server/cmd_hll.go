@@ -34,13 +34,13 @@ func cmdPfdebug(c *Client, args [][]byte) {
 	if !c.checkType(e, keyspace.KindString) {
 		return
 	}
-	if err := hll.Validate(e.Str); err != nil {
+	if err := hll.Validate(e.Str()); err != nil {
 		c.hllError(err)
 		return
 	}
 	// Only a conversion to dense changes the value (and is propagated).
 	toDense := func() bool {
-		v, converted, err := hll.ToDense(e.Str)
+		v, converted, err := hll.ToDense(e.Str())
 		if err != nil {
 			c.hllError(err)
 			return false
@@ -58,14 +58,14 @@ func cmdPfdebug(c *Client, args [][]byte) {
 		if !toDense() {
 			return
 		}
-		regs := hll.Registers(e.Str)
+		regs := hll.Registers(e.Str())
 		c.w.Array(len(regs))
 		for _, r := range regs {
 			c.w.Int(int64(r))
 		}
 	case equalFold(sub, "decode"):
 		c.dirty(0)
-		s, err := hll.Decode(e.Str)
+		s, err := hll.Decode(e.Str())
 		if err != nil {
 			c.hllError(err)
 			return
@@ -73,13 +73,13 @@ func cmdPfdebug(c *Client, args [][]byte) {
 		c.w.BulkString(s)
 	case equalFold(sub, "encoding"):
 		c.dirty(0)
-		if hll.Sparse(e.Str) {
+		if hll.Sparse(e.Str()) {
 			c.w.Simple("sparse")
 		} else {
 			c.w.Simple("dense")
 		}
 	case equalFold(sub, "todense"):
-		sparse := hll.Sparse(e.Str)
+		sparse := hll.Sparse(e.Str())
 		if toDense() {
 			c.w.Int(b2i64(sparse))
 		}
@@ -109,7 +109,7 @@ func cmdPfadd(c *Client, args [][]byte) {
 	key := args[1]
 	e := c.lookupWrite(key)
 	if e == nil {
-		c.db.Set(key, newHLLEntry(hll.Create(c.maxSparse(), args[2:]...)))
+		c.db.Set(key, newHLLEntry(key, hll.Create(c.maxSparse(), args[2:]...)))
 		c.notify(evString, "pfadd", key)
 		c.w.Int(1)
 		return
@@ -117,11 +117,11 @@ func cmdPfadd(c *Client, args [][]byte) {
 	if !c.checkType(e, keyspace.KindString) {
 		return
 	}
-	if err := hll.Validate(e.Str); err != nil {
+	if err := hll.Validate(e.Str()); err != nil {
 		c.hllError(err)
 		return
 	}
-	nv, changed, err := hll.Add(e.Str, c.maxSparse(), args[2:]...)
+	nv, changed, err := hll.Add(e.Str(), c.maxSparse(), args[2:]...)
 	c.storeHLL(key, e, nv, changed)
 	if err != nil {
 		c.propagateNothing()
@@ -139,8 +139,8 @@ func cmdPfadd(c *Client, args [][]byte) {
 
 // newHLLEntry returns a new entry holding the HyperLogLog v: a raw string,
 // as Redis's createHLLObject makes it.
-func newHLLEntry(v []byte) *keyspace.Entry {
-	e := keyspace.NewString(v)
+func newHLLEntry(key, v []byte) *keyspace.Entry {
+	e := keyspace.NewString(key, v)
 	e.MarkRaw()
 	return e
 }
@@ -149,7 +149,7 @@ func newHLLEntry(v []byte) *keyspace.Entry {
 // Redis unshares it. Only a change signals the key (WATCH): a PFADD that
 // set no register leaves it untouched, as in Redis.
 func (c *Client) storeHLL(key []byte, e *keyspace.Entry, v []byte, changed bool) {
-	e.Str = v
+	c.db.SetStringBuf(e, v)
 	e.MarkRaw()
 	if changed {
 		c.db.Updated(key, e)
@@ -170,7 +170,7 @@ func (c *Client) unionHLL(u *hll.Union, keys [][]byte) bool {
 		if !c.checkType(e, keyspace.KindString) {
 			return false
 		}
-		if err := u.Merge(e.Str); err != nil {
+		if err := u.Merge(e.Str()); err != nil {
 			c.hllError(err)
 			return false
 		}
@@ -190,7 +190,7 @@ func cmdPfcount(c *Client, args [][]byte) {
 		if !c.checkType(e, keyspace.KindString) {
 			return
 		}
-		n, nv, updated, err := hll.Count(e.Str)
+		n, nv, updated, err := hll.Count(e.Str())
 		if err != nil {
 			c.hllError(err)
 			return
@@ -221,7 +221,7 @@ func cmdPfmerge(c *Client, args [][]byte) {
 	e := c.lookupWrite(key)
 	dst := hll.New()
 	if e != nil {
-		dst = e.Str
+		dst = e.Str()
 	}
 	nv, err := u.Store(dst, c.maxSparse())
 	if err != nil {
@@ -229,7 +229,7 @@ func cmdPfmerge(c *Client, args [][]byte) {
 		return
 	}
 	if e == nil {
-		c.db.Set(key, newHLLEntry(nv))
+		c.db.Set(key, newHLLEntry(key, nv))
 	} else {
 		c.storeHLL(key, e, nv, true)
 	}

@@ -390,7 +390,7 @@ func cmdCopy(c *Client, args [][]byte) {
 	}
 	// Strings are copied, collections cloned (every kind implements
 	// Clone; a future kind that does not is refused).
-	dup := e.Clone()
+	dup := e.Clone(newkey)
 	if dup == nil {
 		c.errorReply(errCopyUnknownType)
 		return
@@ -563,10 +563,10 @@ func objectEncoding(e *keyspace.Entry) string {
 		switch {
 		case e.IsRaw():
 			return "raw"
-		case e.IsNoInt() && len(e.Str) <= 44:
+		case e.IsNoInt() && len(e.Str()) <= 44:
 			return "embstr"
 		}
-		return stringEncoding(e.Str)
+		return stringEncoding(e.Str())
 	}
 	// Every collection reports its own encoding.
 	return e.Obj.(interface{ Encoding() string }).Encoding()
@@ -607,8 +607,8 @@ func cmdObjectRefcount(c *Client, args [][]byte) {
 // shares the integers 0..9999 unless maxmemory is set with an LRU or LFU
 // policy; every other value is referenced once.
 func objectRefcount(c *Client, e *keyspace.Entry) int64 {
-	if e.Kind == keyspace.KindString && len(e.Str) <= 4 {
-		if n, ok := parseInt(e.Str); ok && n >= 0 && n < 10000 {
+	if e.Kind == keyspace.KindString && len(e.Str()) <= 4 {
+		if n, ok := parseInt(e.Str()); ok && n >= 0 && n < 10000 {
 			p := c.srv.evict.policyNow()
 			if c.srv.maxmemory.Int() == 0 || !p.LRU() && !p.LFU() {
 				return sharedRefcount
@@ -758,7 +758,7 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	// dataset, under the global lock it holds, and no change is left
 	// unsaved.
 	if s.cfg.Lookup("save").String() != "" {
-		s.writeSnapshot(s.copyDataset(), c.encodeOptions())
+		s.writeSnapshot(s.liveSnapshot(), c.encodeOptions())
 		removed = 0
 	}
 	c.dirty(removed)

@@ -148,7 +148,7 @@ func (c *Client) listPush(args [][]byte, front, onlyExisting bool) {
 		}
 	}
 	if e == nil {
-		c.db.Set(key, keyspace.NewObject(keyspace.KindList, l))
+		c.db.Set(key, keyspace.NewObject(key, keyspace.KindList, l))
 	} else {
 		c.db.Updated(key, e)
 	}
@@ -673,7 +673,7 @@ func (c *Client) listMove(src, dst []byte, fromFront, toFront bool) bool {
 		dl.PushBack(v)
 	}
 	if de == nil {
-		c.db.Set(dst, keyspace.NewObject(keyspace.KindList, dl))
+		c.db.Set(dst, keyspace.NewObject(dst, keyspace.KindList, dl))
 	} else if de != se {
 		c.db.Updated(dst, de)
 	}

@@ -354,7 +354,7 @@ func debugReload(c *Client, opts [][]byte) {
 		}
 	}
 	if save {
-		if err := s.writeSnapshot(s.copyDataset(), c.encodeOptions()); err != nil {
+		if err := s.writeSnapshot(s.liveSnapshot(), c.encodeOptions()); err != nil {
 			c.errorReply(errDebugReloadSave)
 			return
 		}
@@ -395,11 +395,11 @@ func debugPopulate(c *Client, args [][]byte) {
 	}
 	var key, val []byte
 	for j := int64(0); j < n; j++ {
-		key = append(append(append(key[:0], prefix...), ':'), formatInt(j)...)
+		key = appendInt(append(append(key[:0], prefix...), ':'), j)
 		if c.db.Peek(key) != nil {
 			continue
 		}
-		val = append(append(val[:0], "value:"...), formatInt(j)...)
+		val = appendInt(append(val[:0], "value:"...), j)
 		if size > 0 {
 			v := make([]byte, size)
 			copy(v, val)
@@ -535,7 +535,7 @@ func memoryUsage(key []byte, e *keyspace.Entry) int64 {
 	n := redisDictEntry + jemallocSize(sdsAllocLen(len(key), true))
 	switch e.Kind {
 	case keyspace.KindString:
-		v := e.Str
+		v := e.Str()
 		switch {
 		case len(v) <= 20 && isLong(v):
 			n += redisObject // OBJ_ENCODING_INT: the value lives in the pointer

@@ -115,7 +115,7 @@ func (c *Client) storeSet(key []byte, s *set.Set, event string) {
 		c.w.Int(0)
 		return
 	}
-	c.db.Set(key, keyspace.NewObject(keyspace.KindSet, s))
+	c.db.Set(key, keyspace.NewObject(key, keyspace.KindSet, s))
 	c.notify(evSet, event, key)
 	c.w.Int(int64(s.Len()))
 }
@@ -149,7 +149,7 @@ func cmdSAdd(c *Client, args [][]byte) {
 	created := e == nil
 	if created {
 		s = set.NewFor(args[2])
-		e = keyspace.NewObject(keyspace.KindSet, s)
+		e = keyspace.NewObject(key, keyspace.KindSet, s)
 	}
 	max := 0
 	if s.IsIntset() {
@@ -234,7 +234,7 @@ func cmdSMove(c *Client, args [][]byte) {
 	if dst == nil {
 		s := set.NewFor(m)
 		s.Add(m, c.maxIntset())
-		c.db.Set(dstKey, keyspace.NewObject(keyspace.KindSet, s))
+		c.db.Set(dstKey, keyspace.NewObject(dstKey, keyspace.KindSet, s))
 		c.notify(evSet, "sadd", dstKey)
 	} else {
 		dstSet := dst.Obj.(*set.Set)

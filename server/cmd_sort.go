@@ -353,7 +353,7 @@ func (c *Client) sortLookup(pt *sortPattern, elem []byte, buf *[]byte) (v []byte
 	if e.Kind != keyspace.KindString {
 		return nil, false
 	}
-	return e.Str, true
+	return e.Str(), true
 }
 
 // sortGeneric is Redis 7.0's sortCommandGeneric.
@@ -497,7 +497,7 @@ func sortGeneric(c *Client, args [][]byte, readonly bool) {
 			l.PushBack(val) // a missing value is stored as ""
 		}
 	}
-	c.db.Set(dst, keyspace.NewObject(keyspace.KindList, l))
+	c.db.Set(dst, keyspace.NewObject(dst, keyspace.KindList, l))
 	c.notify(evList, "sortstore", dst)
 	c.dirty(outLen)
 	c.w.Int(int64(outLen))

@@ -275,7 +275,7 @@ func cmdXAdd(c *Client, args [][]byte) {
 			c.w.Null()
 			return
 		}
-		e = keyspace.NewObject(keyspace.KindStream, stream.New())
+		e = keyspace.NewObject(key, keyspace.KindStream, stream.New())
 		c.db.Set(key, e)
 	}
 	s := streamOf(e)
@@ -915,7 +915,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 		}
 		if s == nil {
 			s = stream.New()
-			e = keyspace.NewObject(keyspace.KindStream, s)
+			e = keyspace.NewObject(key, keyspace.KindStream, s)
 			c.db.Set(key, e)
 		}
 		if _, err := s.CreateGroup(string(name), id, entriesRead); err != nil {

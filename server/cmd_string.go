@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 
 	"github.com/hotkv/hotkv/keyspace"
 )
@@ -67,7 +66,7 @@ func (c *Client) getString(key []byte) (*keyspace.Entry, bool) {
 		c.errorReply(errWrongType)
 		return nil, false
 	}
-	c.w.Bulk(e.Str)
+	c.w.Bulk(e.Str())
 	return e, true
 }
 
@@ -309,7 +308,7 @@ func cmdGetEx(c *Client, args [][]byte) {
 			return
 		}
 	}
-	c.w.Bulk(e.Str)
+	c.w.Bulk(e.Str())
 	switch {
 	case flags&(setEXAT|setPXAT) != 0 && c.alreadyExpired(at):
 		c.db.Delete(key)
@@ -337,7 +336,7 @@ func cmdMget(c *Client, args [][]byte) {
 			c.w.Null()
 			continue
 		}
-		c.w.Bulk(e.Str)
+		c.w.Bulk(e.Str())
 	}
 }
 
@@ -387,14 +386,14 @@ func cmdAppend(c *Client, args [][]byte) {
 		return
 	}
 	if !c.checkType(e, keyspace.KindString) ||
-		!c.checkStringLength(int64(len(e.Str)), int64(len(val))) {
+		!c.checkStringLength(int64(len(e.Str())), int64(len(val))) {
 		return
 	}
-	e.Str = append(e.Str, val...)
+	c.db.SetStringBuf(e, append(e.Str(), val...))
 	e.MarkRaw()
 	c.db.Updated(key, e)
 	c.notify(evString, "append", key)
-	c.w.Int(int64(len(e.Str)))
+	c.w.Int(int64(len(e.Str())))
 }
 
 // STRLEN key
@@ -405,7 +404,7 @@ func cmdStrlen(c *Client, args [][]byte) {
 		return
 	}
 	if c.checkType(e, keyspace.KindString) {
-		c.w.Int(int64(len(e.Str)))
+		c.w.Int(int64(len(e.Str())))
 	}
 }
 
@@ -417,7 +416,7 @@ func (c *Client) incrBy(key []byte, delta int64) {
 	}
 	var cur int64
 	if e != nil {
-		n, ok := parseInt(e.Str)
+		n, ok := parseInt(e.Str())
 		if !ok {
 			c.errorReply(errNotInt)
 			return
@@ -475,7 +474,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 	cur := new(big.Float).SetPrec(ldPrec)
 	if e != nil {
 		var ok bool
-		if cur, ok = parseLongDouble(e.Str); !ok {
+		if cur, ok = parseLongDouble(e.Str()); !ok {
 			c.errorReply(errNotFloat)
 			return
 		}
@@ -518,7 +517,7 @@ func cmdGetRange(c *Client, args [][]byte) {
 	if !c.checkType(e, keyspace.KindString) {
 		return
 	}
-	s := e.Str
+	s := e.Str()
 	n := int64(len(s))
 	if start < 0 && end < 0 && start > end {
 		c.w.Bulk(nil)
@@ -564,7 +563,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		}
 		buf := make([]byte, int(off)+len(val))
 		copy(buf[off:], val)
-		e := keyspace.NewString(buf)
+		e := keyspace.NewString(key, buf)
 		e.MarkRaw()
 		c.db.Set(key, e)
 		c.notify(evString, "setrange", key)
@@ -576,21 +575,17 @@ func cmdSetRange(c *Client, args [][]byte) {
 	}
 	if len(val) == 0 {
 		c.dirty(0)
-		c.w.Int(int64(len(e.Str)))
+		c.w.Int(int64(len(e.Str())))
 		return
 	}
 	if !c.checkStringLength(off, int64(len(val))) {
 		return
 	}
-	if n, old := int(off)+len(val), len(e.Str); n > old {
-		e.Str = slices.Grow(e.Str, n-old)[:n]
-		clear(e.Str[old:])
-	}
-	copy(e.Str[off:], val)
+	copy(c.db.GrowString(e, int(off)+len(val))[off:], val)
 	e.MarkRaw()
 	c.db.Updated(key, e)
 	c.notify(evString, "setrange", key)
-	c.w.Int(int64(len(e.Str)))
+	c.w.Int(int64(len(e.Str())))
 }
 
 // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]
@@ -602,10 +597,10 @@ func cmdLcs(c *Client, args [][]byte) {
 	}
 	var a, b []byte
 	if ea != nil {
-		a = ea.Str
+		a = ea.Str()
 	}
 	if eb != nil {
-		b = eb.Str
+		b = eb.Str()
 	}
 	var getLen, getIdx, withMatchLen bool
 	var minMatchLen int64

@@ -20,7 +20,7 @@ import (
 func makeList(t *testing.T, p *difftest.Pair, key string) {
 	t.Helper()
 	if r := p.HotKV.Do("RPUSH", key, "x"); strings.HasPrefix(r, "-ERR unknown command") {
-		shared.srv.dbs[0].Set([]byte(key), keyspace.NewObject(keyspace.KindList, nil))
+		shared.srv.dbs[0].Set([]byte(key), keyspace.NewObject([]byte(key), keyspace.KindList, nil))
 	}
 	p.Redis.Do("RPUSH", key, "x")
 }

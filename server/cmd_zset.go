@@ -218,7 +218,7 @@ options:
 	if e == nil && !xx {
 		maxEntries, maxValue := c.zsetLimits()
 		z := zset.New(maxEntries != 0 && len(pairs[1]) <= maxValue)
-		e = keyspace.NewObject(keyspace.KindZSet, z)
+		e = keyspace.NewObject(key, keyspace.KindZSet, z)
 		c.db.Set(key, e)
 	}
 	if e != nil {

@@ -283,7 +283,7 @@ func (c *Client) storeElems(dst []byte, elems []zset.Elem, event string) {
 			break
 		}
 	}
-	c.db.Set(dst, keyspace.NewObject(keyspace.KindZSet, zset.NewFromSorted(elems, small)))
+	c.db.Set(dst, keyspace.NewObject(dst, keyspace.KindZSet, zset.NewFromSorted(elems, small)))
 	c.notify(evZset, event, dst)
 }
 

@@ -42,7 +42,7 @@ func (c *Client) readString(key []byte) (v []byte, exists, ok bool) {
 		c.errorReply(errWrongType)
 		return nil, true, false
 	}
-	return e.Str, true, true
+	return e.Str(), true, true
 }
 
 // checkType replies WRONGTYPE and returns false when e exists with a kind

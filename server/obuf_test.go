@@ -249,7 +249,10 @@ func TestQueuedOutputNoStall(t *testing.T) {
 	}
 	grown := peakRSS(t) - rss
 	t.Logf("%d PINGs while %d MB were queued: the slowest took %v; the peak RSS grew by %d MB", pings, fill>>20, worst, grown>>20)
-	if worst > 250*time.Millisecond {
+	// The one-slice design stalled PING for seconds; a loaded 2-core CI
+	// machine (other packages' tests, the collector marking 512 MB) has
+	// been seen to delay one PING by 670 ms without any stall of ours.
+	if worst > time.Second {
 		t.Errorf("a PING took %v while output was queued to another client", worst)
 	}
 	if grown > fill*8/5 {

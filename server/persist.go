@@ -95,9 +95,14 @@ type snapKey struct {
 }
 
 // snapshot is a consistent copy of the dataset: every database's keys and
-// the function libraries.
+// the function libraries; or, for a save made under the global lock, the
+// databases themselves (live).
 type snapshot struct {
-	dbs       [][]snapKey
+	dbs [][]snapKey
+	// live, when set instead of dbs, are the databases, encoded in place:
+	// the snapshot is written under the global lock, held exclusively
+	// from liveSnapshot on (SAVE, FLUSHALL, DEBUG RELOAD, shutdown).
+	live      []*keyspace.DB
 	functions []string
 	// repl is the replication stream's state at the snapshot, written in
 	// the file's auxiliary fields (nil: none; replication.Master.SaveInfo).
@@ -108,42 +113,22 @@ type snapshot struct {
 	kill <-chan struct{}
 }
 
-// takeSnapshot copies the dataset under the global lock, taken
-// exclusively with g unless g holds it already, so the copy is one point
-// in time.
-func (s *Server) takeSnapshot(g *lock.Guard) *snapshot {
+// saveLive writes the snapshot file from the live dataset under the
+// global lock, taken exclusively with g unless g holds it already: the
+// server waits for the save, as Redis's SAVE blocks it.
+func (s *Server) saveLive(g *lock.Guard, opts rdb.EncodeOptions) error {
 	if !g.GlobalExclusive() {
 		g.LockGlobal()
 		defer g.Unlock()
 	}
-	return s.copyDataset()
+	return s.writeSnapshot(s.liveSnapshot(), opts)
 }
 
-// copyDataset copies the dataset; the caller holds the global lock
-// exclusively.
-func (s *Server) copyDataset() *snapshot {
-	snap := &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo()}
-	for i, db := range s.dbs {
-		keys := make([]snapKey, 0, db.Len())
-		db.ForEachStored(func(key string, e *keyspace.Entry) bool {
-			// Keys already expired are saved too, as Redis 7.0's
-			// rdbSaveDb does: a load skips them and counts them.
-			exp := e.Expire()
-			v := entryValue(e)
-			if v == nil {
-				return true
-			}
-			if v.Kind == rdb.KindString {
-				v.Str = append([]byte(nil), v.Str...) // strings change in place
-			}
-			if exp == 0 {
-				exp = -1
-			}
-			keys = append(keys, snapKey{key: []byte(key), v: v, expire: exp, idle: e.IdleSeconds(), freq: db.Freq(e)})
-			return true
-		})
-		snap.dbs[i] = keys
-	}
+// liveSnapshot is the dataset as it is, for a snapshot written before the
+// caller, which holds the global lock exclusively, releases it: nothing
+// is copied.
+func (s *Server) liveSnapshot() *snapshot {
+	snap := &snapshot{live: s.dbs, dirty: s.dirty(), repl: s.replSaveInfo()}
 	for _, l := range s.scripting.engine.Libraries() {
 		snap.functions = append(snap.functions, l.Code)
 	}
@@ -234,7 +219,7 @@ func cmdSave(c *Client, args [][]byte) {
 		c.errorReply(errBgsaveInProgress)
 		return
 	}
-	if err := s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions()); err != nil {
+	if err := s.saveLive(c.guard, c.encodeOptions()); err != nil {
 		c.errorReply(errSaveFailed)
 		return
 	}
@@ -312,7 +297,7 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 		return nil // the dataset is half there: never saved, as in Redis
 	}
 	s.logf("Saving the final RDB snapshot before exiting.")
-	return s.writeSnapshot(s.takeSnapshot(c.guard), c.encodeOptions())
+	return s.saveLive(c.guard, c.encodeOptions())
 }
 
 // SaveOnSignal is the save a SIGTERM (sigint false) or SIGINT makes before
@@ -623,8 +608,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 			if v.Kind == rdb.KindString {
 				e = db.SetString(key, v.Str, false)
 			} else {
-				e = ec.valueEntry(v)
-				db.Set(key, e)
+				e = db.Set(key, ec.valueEntry(key, v))
 			}
 			if expireMs >= 0 {
 				db.SetExpire(key, expireMs)
