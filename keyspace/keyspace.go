@@ -315,12 +315,23 @@ func (db *DB) Set(key []byte, e *Entry) *Entry {
 	si := shardIndex(h)
 	s := &db.shards[si]
 	s.mu.Lock()
+	old, created := db.storeLocked(s, si, h, e)
+	s.mu.Unlock()
+	db.stored(e, old, created)
+	return e
+}
+
+// storeLocked puts e, a stamped entry of hash h, in shard s (index si),
+// whose lock the caller holds, and returns the entry it replaced and
+// whether the key is new (none, or an expired one); the caller then
+// calls stored, without the lock.
+func (db *DB) storeLocked(s *shard, si int, h uint64, e *Entry) (old *Entry, created bool) {
 	before := e.MemSize() // accounted already if e is stored there
 	if e.Kind != KindString {
 		e.aux = packSize(e.objMem())
 	}
-	old := s.m.put(h, e)
-	created := old == nil || old.expire != 0 && old.expire <= db.expiryNow()
+	old = s.m.put(h, e)
+	created = old == nil || old.expire != 0 && old.expire <= db.expiryNow()
 	if old != nil && old != e {
 		if old.expire != 0 {
 			delete(s.volatile, old)
@@ -342,7 +353,11 @@ func (db *DB) Set(key []byte, e *Entry) *Entry {
 		db.OnCreate(e.Key(), e.Kind)
 	}
 	db.modified(e.Key())
-	s.mu.Unlock()
+	return old, created
+}
+
+// stored records the access of a store (storeLocked's results).
+func (db *DB) stored(e, old *Entry, created bool) {
 	switch {
 	case created:
 		db.created(e)
@@ -351,7 +366,6 @@ func (db *DB) Set(key []byte, e *Entry) *Entry {
 	default:
 		db.touch(e)
 	}
-	return e
 }
 
 // Updated re-accounts e's memory after its value changed in place. The
@@ -838,10 +852,14 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 		e = nil
 	}
 	if e == nil {
-		s.mu.Unlock()
+		// Stored under the lock already held: one hash and one probe.
 		e = newEntry(key, KindString, len(v))
 		e.setStr(v)
-		return db.Set(key, e)
+		db.stamp(e)
+		old, created := db.storeLocked(s, shardIndex(h), h, e)
+		s.mu.Unlock()
+		db.stored(e, old, created)
+		return e
 	}
 	db.changeString(e, func() {
 		if e.Kind != KindString {
