@@ -292,6 +292,7 @@ func (s *Server) LoadData() error {
 	}
 	if res.Status != aof.StatusNotExist {
 		s.logf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
+		s.returnMemorySoon() // the decoding's garbage
 	}
 	for _, t := range res.Trims {
 		if err := t.Apply(); err != nil {

@@ -435,3 +435,30 @@ func TestFlushReturnsMemory(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestReloadReturnsMemory: the garbage a load leaves (a decoded value and
+// key per key) goes back to the operating system within seconds, so that
+// RSS after DEBUG RELOAD is about what it was with the same keys before.
+func TestReloadReturnsMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory makes RSS meaningless")
+	}
+	_, addr := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	before := rssBytes()
+	c.Do("DEBUG", "POPULATE", "1000000")
+	time.Sleep(1500 * time.Millisecond) // any return the populate itself caused
+	with := rssBytes()
+	if got := c.Do("DEBUG", "RELOAD"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG RELOAD: %q", got)
+	}
+	grown := with - before
+	deadline := time.Now().Add(5 * time.Second)
+	for rssBytes()-with > grown/4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("RSS %d MB over the dataset's 5 s after DEBUG RELOAD (the dataset: %d MB)",
+				(rssBytes()-with)>>20, grown>>20)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -11,9 +11,9 @@ import (
 // allocator gives a FLUSHALL's or a big DEL's memory back at once, and
 // RSS is what containers and the OOM killer see. So the cron watches
 // used_memory: when it fell by returnMinDrop since the previous tick (a
-// flush, a big value deleted, a client with big buffers gone), a
-// collection is forced and the free pages returned (debug.FreeOSMemory),
-// on a goroutine of its own, at most once a second. A write flood under
+// flush, a big value deleted, a client with big buffers gone), or after
+// a load, a collection is forced and the free pages returned
+// (debug.FreeOSMemory), on a goroutine of its own, at most once a second. A write flood under
 // eviction keeps used_memory level and triggers nothing.
 type memReturn struct {
 	prev    int64       // used_memory at the previous tick (the cron's)
@@ -30,7 +30,18 @@ func (s *Server) returnMemory(used int64) {
 	r := &s.memReturn
 	prev := r.prev
 	r.prev = used
-	if prev-used < returnMinDrop || !r.running.CompareAndSwap(false, true) {
+	if prev-used >= returnMinDrop {
+		s.returnMemorySoon()
+	}
+}
+
+// returnMemorySoon returns the free heap to the operating system, on a
+// goroutine, at most once a second: after a drop in used_memory, and
+// after a load (start-up, DEBUG RELOAD, a replica's synchronization),
+// whose decoding leaves as much garbage as it leaves data.
+func (s *Server) returnMemorySoon() {
+	r := &s.memReturn
+	if !r.running.CompareAndSwap(false, true) {
 		return
 	}
 	wait := time.Second - time.Since(r.last)

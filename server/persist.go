@@ -458,6 +458,7 @@ func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode
 		s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
 	}
 	s.logf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
+	s.returnMemorySoon() // the decoding's garbage
 	if _, _, replica := s.cfg.Lookup("replicaof").ReplicaOf(); startup && repl.valid() && !replica {
 		// The replicas of the master before the restart may continue.
 		s.repl.Restart(repl.id, repl.offset)

@@ -96,6 +96,7 @@ func (s *Server) loadMasterStream(r io.Reader, size int64, async bool, dbs []*ke
 	}
 	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
 	s.logf("MASTER <-> REPLICA sync: Loaded the dataset in %.3f seconds", time.Since(start).Seconds())
+	s.returnMemorySoon() // the decoding's garbage
 	return nil
 }
 
