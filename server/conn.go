@@ -58,8 +58,10 @@ type Client struct {
 	// goroutine before its SYNC).
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
-	replicaPort   atomic.Int64
-	replicaIP     string
+	// replFeed: a feedReplica task is queued on the connection's loop.
+	replFeed    atomic.Bool
+	replicaPort atomic.Int64
+	replicaIP   string
 	// replicaEOF: it said REPLCONF capa eof; replicaWaiting: it waits for
 	// a diskless transfer to start.
 	replicaEOF     bool
@@ -449,6 +451,9 @@ func (c *Client) flushReplies(hold bool) error {
 	c.publishQueryBuf()
 	if c.subs.used {
 		c.writePushes() // the messages queued before these replies
+	}
+	if r := c.replica.Load(); r != nil && r.Pending() {
+		c.scheduleFeed() // the stream, should its drain have gone unnoticed
 	}
 	if c.trk.used {
 		c.trackingDrain() // invalidations after these replies
