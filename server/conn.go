@@ -452,7 +452,7 @@ func (c *Client) flushReplies(hold bool) error {
 	if c.subs.used {
 		c.writePushes() // the messages queued before these replies
 	}
-	if r := c.replica.Load(); r != nil && r.Pending() {
+	if r := c.replica.Load(); r != nil && evented(c.conn) && r.Pending() {
 		c.scheduleFeed() // the stream, should its drain have gone unnoticed
 	}
 	if c.trk.used {
@@ -502,6 +502,7 @@ func (c *Client) flushReplies(hold bool) error {
 }
 
 func (s *Server) removeClient(c *Client) {
+	wasReplica := c.replica.Load() != nil
 	c.gone.Store(true)
 	c.conn.Close()
 	c.unblockOnClose()
@@ -514,7 +515,7 @@ func (s *Server) removeClient(c *Client) {
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()
-	s.forgetClientMemory(c)
+	s.forgetClientMemory(c, wasReplica)
 	c.memGone.Store(true)
 	s.forgetMemory(c)
 	if c.monitor {

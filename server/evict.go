@@ -431,13 +431,14 @@ func (s *Server) clientsMemory() {
 }
 
 // forgetClientMemory takes what clientsMemory counted for c, which is
-// going away, off used_memory at once.
-func (s *Server) forgetClientMemory(c *Client) {
+// going away, off used_memory at once; replica says whether c was counted
+// as a replica (its replica is detached by then).
+func (s *Server) forgetClientMemory(c *Client, replica bool) {
 	n := c.memCounted.Swap(0)
 	if n == 0 {
 		return
 	}
-	if c.replica.Load() != nil {
+	if replica {
 		s.evict.replicas.Add(-n)
 	} else {
 		s.evict.clients.Add(-n)

@@ -111,6 +111,9 @@ func sharedBufferScenario(t *testing.T, addr string) {
 	m.Do("SET", "big", strings.Repeat("A", 64<<10))
 	waitReplicas(0)
 	_ = r2
+	if got := info("mem_clients_slaves"); got != 0 {
+		t.Fatalf("mem_clients_slaves %d with no replica", got)
+	}
 	waitFor(t, func() bool { return info("mem_total_replication_buffers") < total-(1<<20) })
 	if h := info("repl_backlog_histlen"); h >= 1<<20 {
 		t.Fatalf("repl_backlog_histlen %d once no replica pins it", h)

@@ -669,8 +669,8 @@ func (s *Server) infoReplication(b []byte) []byte {
 // replicationMemory returns INFO memory's replication fields, as Redis
 // splits them: the shared replication buffer's memory (total) counts as
 // the backlog's up to repl-backlog-size, and past it, while replicas are
-// attached, as theirs (replicas, with what their connections queued
-// beyond the buffer).
+// attached, as theirs (replicas, with what the attached replicas'
+// connections queued beyond the buffer).
 func (s *Server) replicationMemory() (backlog, total, replicas int64) {
 	total = s.repl.BufferMem()
 	size := s.cfg.Lookup("repl-backlog-size").Int()
@@ -678,7 +678,15 @@ func (s *Server) replicationMemory() (backlog, total, replicas int64) {
 	if s.repl.Attached() && total > size {
 		backlog, replicas = size, total-size
 	}
-	return backlog, total, replicas + s.evict.replicas.Load()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.mu.clients {
+		if c.replica.Load() != nil {
+			mem, _ := c.ownOutput()
+			replicas += int64(mem)
+		}
+	}
+	return backlog, total, replicas
 }
 
 // replBufferNotCounted is the part of the shared replication buffer that
