@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -93,6 +94,10 @@ func sharedBufferScenario(t *testing.T, addr string) {
 	line, err := rd3.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "+CONTINUE") {
 		t.Fatalf("PSYNC from offset %d: %q, %v", from, line, err)
+	}
+	head := make([]byte, 64)
+	if _, err := io.ReadFull(rd3, head); err != nil || !strings.Contains(string(head), "key0") {
+		t.Fatalf("the stream from offset %d starts %q (%v)", from, head, err)
 	}
 	waitReplicas(3)
 	r3.Close()

@@ -180,6 +180,7 @@ func cmdSync(c *Client, args [][]byte) {
 			r.AnnouncedIP.Store(c.replicaIP)
 			c.replica.Store(r)
 			c.replicaOnline.Store(true)
+			replicaSink{c}.Notify() // the backlog from offset: c can take it now
 			s.logf("Partial resynchronization request from %s accepted. Sending bytes of backlog starting from offset %d.", name, offset)
 			return
 		}
