@@ -327,8 +327,8 @@ func NewReplID() string {
 
 // Start sends the replica its payload, the snapshot's RDB as a bulk
 // ("$<len>\r\n" and the bytes, no trailing CRLF, as Redis sends a
-// disk-based payload), then the units the stream carried since Attach;
-// from then on units go straight to its sink.
+// disk-based payload); then its connection takes the stream from the
+// shared buffer, from the point of Attach (Next).
 //
 // With eof the payload goes in the diskless form instead: "$EOF:" and a
 // random 40-character mark, the bytes, the mark again (for replicas that
@@ -368,9 +368,9 @@ func (m *Master) StartStream(r *Replica) (mark []byte) {
 // FinishStream: the stream's units wait meanwhile).
 func (r *Replica) Send(b []byte) { r.sink.Send(b) }
 
-// FinishStream ends the payload StartStream began with its mark, then
-// sends the units the stream carried since Attach; from then on units go
-// straight to r's sink.
+// FinishStream ends the payload StartStream began with its mark; then
+// r's connection takes the stream from the shared buffer, from the point
+// of Attach (Next).
 func (m *Master) FinishStream(r *Replica, mark []byte) {
 	m.j.Do(func() {
 		r.sink.Send(mark)
