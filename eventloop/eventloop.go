@@ -826,6 +826,9 @@ type Conn struct {
 	held                         outQueue
 	holding                      bool
 	heldTotal, heldDone, holdEnd int64
+	// onDrain runs, as a task for c, once the pending output is all
+	// sent (OnDrain). Guarded by wmu.
+	onDrain func()
 	// inBatch: the connection is in its loop's current batch (guarded by
 	// the loop's heldMu).
 	inBatch bool
@@ -1004,6 +1007,22 @@ func (c *Conn) OutputMem() (mem, blocks int) {
 
 func (c *Conn) blockedOnOutput() bool { return c.Pending() > 0 }
 
+// OnDrain arranges for fn to run as a task for c (see Invoke) once the
+// output queued for c, held or not taken by the socket yet, is all sent:
+// a writer that feeds c from a source of its own, a little at a time,
+// goes on then. It reports false, and arranges nothing, when no output is
+// queued now (or c is closed). A later call replaces fn. It may be called
+// from any goroutine.
+func (c *Conn) OnDrain(fn func()) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.fd < 0 || c.pending.bytes == 0 && c.held.bytes == 0 {
+		return false
+	}
+	c.onDrain = fn
+	return true
+}
+
 // armWrite asks (or stops asking) for EPOLLOUT. Caller holds wmu.
 func (c *Conn) armWrite(on bool) {
 	ev := uint32(syscall.EPOLLIN | syscall.EPOLLRDHUP)
@@ -1035,9 +1054,10 @@ func (l *loop) writable(c *Conn) bool {
 // sendPending writes what it can of the pending output: it reports
 // whether all of it is sent, and whether the socket failed.
 func (c *Conn) sendPending() (drained, broken bool) {
+	var fn func()
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	if c.fd < 0 {
+		c.wmu.Unlock()
 		return true, false
 	}
 	errno := c.pending.send(c.fd)
@@ -1045,6 +1065,13 @@ func (c *Conn) sendPending() (drained, broken bool) {
 	drained = c.pending.bytes == 0
 	if drained {
 		c.armWrite(false)
+		if c.held.bytes == 0 {
+			fn, c.onDrain = c.onDrain, nil
+		}
+	}
+	c.wmu.Unlock()
+	if fn != nil {
+		c.Invoke(fn)
 	}
 	return drained, broken
 }
@@ -1053,7 +1080,9 @@ func (c *Conn) sendPending() (drained, broken bool) {
 // asks for EPOLLOUT for the rest (a failed socket is noticed by the
 // loop). The caller holds wmu and the socket is open.
 func (c *Conn) flushPending() {
-	if errno := c.pending.send(c.fd); errno != 0 {
+	if errno := c.pending.send(c.fd); errno != 0 || c.onDrain != nil {
+		// With OnDrain's fn waiting, EPOLLOUT (at once if the socket took
+		// everything) runs it from the loop.
 		c.armWrite(true)
 	}
 }
@@ -1082,6 +1111,7 @@ func (c *Conn) close() {
 	}
 	c.pending.clear()
 	c.held.clear()
+	c.onDrain = nil
 	c.heldDone = c.heldTotal // nothing held is left for a batch to release
 	c.wmu.Unlock()
 }

@@ -1256,3 +1256,55 @@ func TestPollSpin(t *testing.T) {
 		t.Fatal(n, err, st.spin)
 	}
 }
+
+// TestOnDrain: a writer that feeds a connection from a source of its own,
+// a little at a time (as a replica is fed from the shared replication
+// buffer), goes on each time its queued output has drained: the peer,
+// reading slowly, gets the whole stream in order, and no more than a
+// little of it is ever queued.
+func TestOnDrain(t *testing.T) {
+	forLoops(t, func(t *testing.T, loops int) {
+		s := startGroup(t, loops, true)
+		c := s.dial()
+		st := s.next()
+		conn := st.added
+		const total, chunk, ahead = 8 << 20, 64 << 10, 256 << 10
+		var sent, maxQueued atomic.Int64
+		var feed func()
+		feed = func() {
+			for sent.Load() < total {
+				if mem, _ := conn.OutputMem(); mem >= ahead {
+					if int64(mem) > maxQueued.Load() {
+						maxQueued.Store(int64(mem))
+					}
+					if conn.OnDrain(feed) {
+						return
+					}
+				}
+				off := int(sent.Load())
+				conn.Write(pattern(off, min(chunk, total-off)))
+				sent.Add(int64(min(chunk, total-off)))
+			}
+		}
+		conn.Invoke(feed)
+		c.(*net.TCPConn).SetReadBuffer(1 << 16)
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		got := make([]byte, total)
+		for off := 0; off < total; {
+			n, err := c.Read(got[off:min(off+4096, total)])
+			if err != nil {
+				t.Fatalf("after %d bytes: %v", off, err)
+			}
+			off += n
+		}
+		if !bytes.Equal(got, pattern(0, total)) {
+			t.Fatal("the stream arrived altered")
+		}
+		if m := maxQueued.Load(); m > 2*ahead {
+			t.Fatalf("%d bytes queued at most, want about %d", m, ahead)
+		}
+		if conn.OnDrain(feed) {
+			t.Fatal("OnDrain with nothing queued")
+		}
+	})
+}

@@ -5,10 +5,12 @@
 // and a PING every repl-ping-replica-period while the stream is quiet or
 // not.
 //
-// The stream reaches a replica through its Sink, a queue in front of its
-// connection that never blocks. While the payload is being produced the
-// replica's units are kept (framed, as the stream carries them) and sent
-// right after it.
+// The stream reaches the replicas through one shared buffer (backlog.go),
+// which is also the backlog: each replica has a cursor in it, from the
+// point its snapshot was taken (or the offset it continues from), and its
+// connection takes the bytes from there (Next) once its payload is sent.
+// What it has not taken yet is its output, shared with the other
+// replicas and the backlog.
 package replication
 
 import (
@@ -24,21 +26,26 @@ import (
 	"github.com/hotkv/hotkv/journal"
 )
 
-// A Sink queues bytes for a replica's connection. Send must not block nor
-// keep b (it copies what it queues); it is called under the journal's
-// mutex.
+// A Sink is a replica's connection. Send queues bytes ahead of the
+// stream (replies, the payload); it must not block nor keep b (it copies
+// what it queues). Notify tells it that the shared buffer has more of the
+// stream for it (Replica.Next); it must not block. Both are called under
+// the journal's mutex.
 type Sink interface {
 	Send(b []byte)
+	Notify()
 }
 
 // Replica is one attached replica.
 type Replica struct {
 	sink Sink
-	// Guarded by the journal's mutex (Write runs under it, Start through
-	// journal.Do).
-	pending []byte // units framed while the payload is produced
-	live    bool   // the payload is sent: units go to the sink
-	buf     []byte
+	live atomic.Bool // the payload is sent: the stream follows it
+	// Its cursor in the shared buffer bl: the next byte to send is
+	// cur.buf[pos]; nil cur: the next byte the stream gets. Guarded by
+	// bl.mu.
+	bl  *backlog
+	cur *block
+	pos int
 
 	// Addr is the replica's address as its connection shows it.
 	Addr string
@@ -55,22 +62,31 @@ type Replica struct {
 	AckOffset, AckTime atomic.Int64
 }
 
-// Write frames the unit for the replica: kept while the payload is
-// produced, then sent (journal.Subscriber).
-func (r *Replica) Write(u *journal.Unit) {
-	if !r.live {
-		r.pending = u.AppendFramed(r.pending)
-		return
+// Next returns up to max bytes of the stream for r's connection to send,
+// and moves r's cursor past them: empty when r sent all there is, or its
+// payload is not sent yet. The bytes are read-only. Only r's connection
+// calls it, one call at a time.
+func (r *Replica) Next(max int) []byte {
+	if !r.live.Load() {
+		return nil
 	}
-	r.buf = u.AppendFramed(r.buf[:0])
-	r.sink.Send(r.buf)
-	if cap(r.buf) > 64<<10 {
-		r.buf = nil
-	}
+	return r.bl.next(r, max)
 }
 
-// Online reports whether the replica got its payload and follows the
-// stream (Redis's "online" state; "wait_bgsave" before).
+// Pending reports whether r's connection has bytes of the stream to send
+// (Next would return some).
+func (r *Replica) Pending() bool { return r.live.Load() && r.bl.pending(r) }
+
+// Output returns the memory of the shared buffer's blocks r pins (from
+// its cursor to the end) and their number: its output buffer, as
+// client-output-buffer-limit and CLIENT LIST count it.
+func (r *Replica) Output() (mem, blocks int64) {
+	if r.bl == nil {
+		return 0, 0
+	}
+	return r.bl.pinned(r)
+}
+
 // Host is the replica's address as INFO and ROLE show it: the one it
 // announced, else its connection's.
 func (r *Replica) Host() string {
@@ -84,11 +100,9 @@ func (r *Replica) Host() string {
 	return host
 }
 
-func (r *Replica) Online(m *Master) bool {
-	var live bool
-	m.j.Do(func() { live = r.live })
-	return live
-}
+// Online reports whether the replica got its payload and follows the
+// stream (Redis's "online" state; "wait_bgsave" before).
+func (r *Replica) Online(m *Master) bool { return r.live.Load() }
 
 // Master is the set of replicas attached to this server.
 type Master struct {
@@ -143,13 +157,13 @@ func (m *Master) Follow(replID string, offset int64, full bool) {
 	}
 	m.SetReplID(replID)
 	if m.bl == nil {
-		m.bl = &backlog{sizeFn: m.backlogSize, size: m.backlogSize()}
+		m.bl = newBacklog(m.backlogSize, offset)
 		m.j.SubscribeWith(m.bl, func(int64) bool { return true })
 		full = true
 	}
 	if full {
 		bl := m.bl
-		m.j.ResetOffset(offset, func() { bl.buf, bl.end = bl.buf[:0], offset })
+		m.j.ResetOffset(offset, func() { bl.reset(offset) })
 	}
 }
 
@@ -221,20 +235,21 @@ func (m *Master) Attach(sink Sink, addr string, psync bool) (*Replica, int64) {
 		// A backlog from scratch: a history of its own, so a new
 		// replication ID (Redis's changeReplicationId and
 		// clearReplicationId2).
-		m.bl = &backlog{sizeFn: m.backlogSize, size: m.backlogSize()}
+		m.bl = newBacklog(m.backlogSize, 0)
 		m.SetReplID(NewReplID())
 		m.replID2, m.secondOffset = noReplID, -1
 		bl := m.bl
-		m.j.SubscribeWith(bl, func(offset int64) bool { bl.end = offset; return true })
+		m.j.SubscribeWith(bl, func(offset int64) bool { bl.reset(offset); return true })
 	}
+	bl := m.bl
 	m.mu.Unlock()
-	m.j.Subscribe(r)
 	m.j.ForceSelect()
+	offset := bl.attach(r)
 	m.mu.Lock()
 	m.replicas = append(m.replicas, r)
 	m.attached.Store(int32(len(m.replicas)))
 	m.mu.Unlock()
-	return r, m.j.Offset()
+	return r, offset
 }
 
 // Continue attaches a replica that asks to continue the stream of
@@ -256,25 +271,22 @@ func (m *Master) Continue(sink Sink, addr, replID string, psync int64) (*Replica
 	if m.bl == nil {
 		return nil, fmt.Sprintf("no backlog (Replica request was: %d)", psync)
 	}
-	r := &Replica{sink: sink, Addr: addr, Psync: true, live: true}
+	r := &Replica{sink: sink, Addr: addr, Psync: true}
 	r.AckTime.Store(time.Now().Unix())
 	ok := false
-	m.j.SubscribeWith(r, func(int64) bool {
-		var hist []byte
-		if hist, ok = m.bl.from(psync); !ok {
-			return false
+	m.j.Do(func() {
+		// No unit between the check and +CONTINUE.
+		if ok = m.bl.attachAt(r, psync); ok {
+			sink.Send(fmt.Appendf(nil, "+CONTINUE %s\r\n", m.ReplID()))
+			r.live.Store(true)
 		}
-		sink.Send(fmt.Appendf(nil, "+CONTINUE %s\r\n", m.ReplID()))
-		if len(hist) > 0 {
-			sink.Send(hist)
-		}
-		return true
 	})
 	if !ok {
 		return nil, fmt.Sprintf("lack of backlog (Replica request was: %d)", psync)
 	}
 	m.replicas = append(m.replicas, r)
 	m.attached.Store(int32(len(m.replicas)))
+	sink.Notify()
 	return r, ""
 }
 
@@ -287,8 +299,23 @@ func (m *Master) Backlog() (active bool, first, histlen int64) {
 	if bl == nil {
 		return false, 0, 0
 	}
-	m.j.Do(func() { first, histlen = bl.first(), bl.histlen() })
+	bl.mu.Lock()
+	first, histlen = bl.firstLocked(), bl.histlen
+	bl.mu.Unlock()
 	return true, first, histlen
+}
+
+// BufferMem returns the memory of the shared replication buffer: the
+// backlog and what the replicas have not sent yet (INFO's
+// mem_total_replication_buffers).
+func (m *Master) BufferMem() int64 {
+	m.mu.Lock()
+	bl := m.bl
+	m.mu.Unlock()
+	if bl == nil {
+		return 0
+	}
+	return bl.mem.Load()
 }
 
 // NewReplID returns a fresh 40-hex-digit replication ID.
@@ -300,8 +327,8 @@ func NewReplID() string {
 
 // Start sends the replica its payload, the snapshot's RDB as a bulk
 // ("$<len>\r\n" and the bytes, no trailing CRLF, as Redis sends a
-// disk-based payload), then the units the stream carried since Attach;
-// from then on units go straight to its sink.
+// disk-based payload); then its connection takes the stream from the
+// shared buffer, from the point of Attach (Next).
 //
 // With eof the payload goes in the diskless form instead: "$EOF:" and a
 // random 40-character mark, the bytes, the mark again (for replicas that
@@ -321,11 +348,9 @@ func (m *Master) Start(r *Replica, rdb []byte, eof bool) {
 			r.sink.Send([]byte("\r\n"))
 			r.sink.Send(rdb)
 		}
-		if len(r.pending) > 0 {
-			r.sink.Send(r.pending)
-		}
-		r.pending, r.live = nil, true
+		r.live.Store(true)
 	})
+	r.sink.Notify()
 }
 
 // StartStream begins r's payload in the diskless form while it is still
@@ -343,22 +368,22 @@ func (m *Master) StartStream(r *Replica) (mark []byte) {
 // FinishStream: the stream's units wait meanwhile).
 func (r *Replica) Send(b []byte) { r.sink.Send(b) }
 
-// FinishStream ends the payload StartStream began with its mark, then
-// sends the units the stream carried since Attach; from then on units go
-// straight to r's sink.
+// FinishStream ends the payload StartStream began with its mark; then
+// r's connection takes the stream from the shared buffer, from the point
+// of Attach (Next).
 func (m *Master) FinishStream(r *Replica, mark []byte) {
 	m.j.Do(func() {
 		r.sink.Send(mark)
-		if len(r.pending) > 0 {
-			r.sink.Send(r.pending)
-		}
-		r.pending, r.live = nil, true
+		r.live.Store(true)
 	})
+	r.sink.Notify()
 }
 
 // Detach stops the stream to r (its connection closed).
 func (m *Master) Detach(r *Replica) {
-	m.j.Unsubscribe(r)
+	if r.bl != nil {
+		r.bl.detach(r)
+	}
 	m.mu.Lock()
 	for i, x := range m.replicas {
 		if x == r {
@@ -416,6 +441,7 @@ func (m *Master) Heartbeats(period, ttl func() int64, quiet func() bool, stop <-
 		secs++
 		m.mu.Lock()
 		n := len(m.replicas)
+		bl := m.bl
 		if n > 0 {
 			alone = 0
 		} else if m.bl != nil && !m.following.Load() {
@@ -425,6 +451,9 @@ func (m *Master) Heartbeats(period, ttl func() int64, quiet func() bool, stop <-
 			}
 		}
 		m.mu.Unlock()
+		if bl != nil {
+			bl.trim() // repl-backlog-size may have changed
+		}
 		if p := period(); p > 0 && secs%p == 0 && n > 0 && !quiet() {
 			m.j.Heartbeat()
 		}

@@ -1094,10 +1094,10 @@ func (s *Server) infoMemory(b []byte) []byte {
 	b = fmt.Appendf(b, "rss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%d\r\n", ratio(rss, al.resident), rss-al.resident)
 	b = fmt.Appendf(b, "mem_fragmentation_ratio:%.2f\r\n", ratio(rss, used))
 	b = fmt.Appendf(b, "mem_fragmentation_bytes:%d\r\n", rss-used)
-	backlog, replicas := s.replicationMemory()
-	b = fmt.Appendf(b, "mem_not_counted_for_evict:%d\r\n", s.evict.replicas.Load())
+	backlog, total, replicas := s.replicationMemory()
+	b = fmt.Appendf(b, "mem_not_counted_for_evict:%d\r\n", s.notCountedForEvict())
 	b = fmt.Appendf(b, "mem_replication_backlog:%d\r\nmem_total_replication_buffers:%d\r\nmem_clients_slaves:%d\r\n",
-		backlog, backlog+replicas, replicas)
+		backlog, total, replicas)
 	b = fmt.Appendf(b, "mem_clients_normal:%d\r\n", s.evict.clients.Load())
 	b = append(b, "mem_cluster_links:0\r\n"+
 		"mem_aof_buffer:0\r\n"...)

@@ -58,8 +58,10 @@ type Client struct {
 	// goroutine before its SYNC).
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
-	replicaPort   atomic.Int64
-	replicaIP     string
+	// replFeed: a feedReplica task is queued on the connection's loop.
+	replFeed    atomic.Bool
+	replicaPort atomic.Int64
+	replicaIP   string
 	// replicaEOF: it said REPLCONF capa eof; replicaWaiting: it waits for
 	// a diskless transfer to start.
 	replicaEOF     bool
@@ -450,6 +452,9 @@ func (c *Client) flushReplies(hold bool) error {
 	if c.subs.used {
 		c.writePushes() // the messages queued before these replies
 	}
+	if r := c.replica.Load(); r != nil && evented(c.conn) && r.Pending() {
+		c.scheduleFeed() // the stream, should its drain have gone unnoticed
+	}
 	if c.trk.used {
 		c.trackingDrain() // invalidations after these replies
 	}
@@ -497,6 +502,7 @@ func (c *Client) flushReplies(hold bool) error {
 }
 
 func (s *Server) removeClient(c *Client) {
+	wasReplica := c.replica.Load() != nil
 	c.gone.Store(true)
 	c.conn.Close()
 	c.unblockOnClose()
@@ -509,7 +515,7 @@ func (s *Server) removeClient(c *Client) {
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)
 	s.mu.Unlock()
-	s.forgetClientMemory(c)
+	s.forgetClientMemory(c, wasReplica)
 	c.memGone.Store(true)
 	s.forgetMemory(c)
 	if c.monitor {

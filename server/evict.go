@@ -94,7 +94,7 @@ func (s *Server) evictHooks(cfg *config.Config) {
 	cfg.OnChange("maxmemory", func(*config.Param) error {
 		s.applyMaxmemory()
 		if mm := s.maxmemory.Int(); mm > 0 {
-			if used := s.usedMemory(time.Now().UnixMilli()) - s.evict.replicas.Load(); used > mm {
+			if used := s.usedMemory(time.Now().UnixMilli()) - s.notCountedForEvict(); used > mm {
 				s.warnf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", mm, used)
 			}
 			// CONFIG SET may run holding locks (inside EXEC): the
@@ -133,7 +133,13 @@ func (s *Server) toFree(fresh int) int64 {
 	if mm == 0 {
 		return 0
 	}
-	return s.usedMemoryFresh(time.Now().UnixMilli(), fresh) - s.evict.replicas.Load() - mm
+	return s.usedMemoryFresh(time.Now().UnixMilli(), fresh) - s.notCountedForEvict() - mm
+}
+
+// notCountedForEvict is the memory maxmemory does not count: the
+// replicas' output (Redis's freeMemoryGetNotCountedMemory).
+func (s *Server) notCountedForEvict() int64 {
+	return s.evict.replicas.Load() + s.replBufferNotCounted()
 }
 
 // safeToEvict is Redis's isSafeToPerformEvictions: not while a busy
@@ -406,6 +412,12 @@ func (s *Server) clientsMemory() {
 		m := c.memory() // its parts beyond the fixed buffers
 		c.qbufCounted.Store(m.qbuf)
 		n := m.qbuf + m.argv + m.omem
+		if c.replica.Load() != nil {
+			// Without the shared replication buffer's blocks, counted
+			// once, as the buffer's.
+			own, _ := c.ownOutput()
+			n = m.qbuf + m.argv + int64(own)
+		}
 		c.memCounted.Store(n)
 		if c.replica.Load() != nil {
 			replicas += n
@@ -419,13 +431,14 @@ func (s *Server) clientsMemory() {
 }
 
 // forgetClientMemory takes what clientsMemory counted for c, which is
-// going away, off used_memory at once.
-func (s *Server) forgetClientMemory(c *Client) {
+// going away, off used_memory at once; replica says whether c was counted
+// as a replica (its replica is detached by then).
+func (s *Server) forgetClientMemory(c *Client, replica bool) {
 	n := c.memCounted.Swap(0)
 	if n == 0 {
 		return
 	}
-	if c.replica.Load() != nil {
+	if replica {
 		s.evict.replicas.Add(-n)
 	} else {
 		s.evict.clients.Add(-n)

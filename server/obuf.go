@@ -19,13 +19,33 @@ type outputMemer interface{ OutputMem() (mem, blocks int) }
 
 // queuedOutput returns the memory of c's output queued beyond its reply
 // buffer, in any goroutine: what its connection holds and has not sent
-// (Redis's reply list) and its push queue (messages and the replication
-// stream not yet handed to the connection); and the connection's blocks.
+// (Redis's reply list), its push queue (messages, a replica's payload
+// not yet handed to the connection) and, for a replica, the blocks of the
+// shared replication buffer it has not sent (replicaOutput); and the
+// number of blocks.
 func (c *Client) queuedOutput() (mem, blocks int) {
+	mem, blocks = c.ownOutput()
+	shared, n := c.replicaOutput()
+	return mem + shared, blocks + n
+}
+
+// ownOutput is queuedOutput without a replica's shared blocks: the
+// memory c's output holds on its own.
+func (c *Client) ownOutput() (mem, blocks int) {
 	if om, ok := c.conn.(outputMemer); ok {
 		mem, blocks = om.OutputMem()
 	}
 	return mem + int(c.subs.push.queued.Load()), blocks
+}
+
+// replicaOutput returns the memory and number of the shared replication
+// buffer's blocks that c, a replica, has not sent (0 for other clients).
+func (c *Client) replicaOutput() (mem, blocks int) {
+	if r := c.replica.Load(); r != nil {
+		m, n := r.Output()
+		return int(m), int(n)
+	}
+	return 0, 0
 }
 
 // outputQueued reports whether c has output past the reply buffer's
@@ -58,18 +78,21 @@ func (c *Client) outputClass() int {
 // for more than its seconds; it reports whether it did. fromCron picks
 // Redis's log line for the cron's check.
 //
-// A replica is checked once it follows the stream: the payload of its
-// synchronization does not count (Redis counts the shared replication
-// buffer, never the payload).
+// A replica counts the shared replication buffer's blocks it has not sent
+// from the moment it attached; its connection's own output only once it
+// follows the stream: the payload of its synchronization does not count
+// (Redis counts the shared replication buffer, never the payload).
 func (c *Client) closeOnOutputLimit(extra int, fromCron bool) bool {
 	if c.conn == nil || c.killed.Load() {
 		return false
 	}
 	class := c.outputClass()
+	var used int
 	if class == config.ClientReplica && !c.replicaOnline.Load() {
-		return false
+		used, _ = c.replicaOutput()
+	} else {
+		used, _ = c.queuedOutput()
 	}
-	used, _ := c.queuedOutput()
 	used += extra
 	if used == 0 && class != config.ClientReplica {
 		return false // as Redis: the soft limit's clock is left as it was

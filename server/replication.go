@@ -45,11 +45,11 @@ func replicationCommands() []*Command {
 // replStats counts the synchronizations replicas asked for (INFO stats).
 type replStats struct{ full, partialOK, partialErr atomic.Int64 }
 
-// replicaSink queues the stream for a replica's connection, as pub/sub
-// messages are queued, and disconnects a replica whose queued output
-// passes the replica class's client-output-buffer-limit once it follows
-// the stream (the payload itself is not counted, as Redis does not count
-// a disk-based payload).
+// replicaSink is a replica's connection (replication.Sink): what goes
+// ahead of the stream (replies, the payload) is queued as pub/sub
+// messages are; the stream itself is taken from the shared replication
+// buffer by the connection's loop (feedReplica). A replica whose output
+// passes the replica class's client-output-buffer-limit is disconnected.
 type replicaSink struct{ c *Client }
 
 func (k replicaSink) Send(b []byte) {
@@ -60,6 +60,67 @@ func (k replicaSink) Send(b []byte) {
 	}
 	c.queuePush(b)
 	c.closeOnOutputLimit(0, false)
+}
+
+func (k replicaSink) Notify() {
+	c := k.c
+	if !evented(c.conn) {
+		// A connection with a goroutine of its own: its writes block.
+		if r := c.replica.Load(); r != nil {
+			for p := r.Next(replicaWriteAhead); len(p) > 0; p = r.Next(replicaWriteAhead) {
+				c.conn.Write(p)
+			}
+		}
+		return
+	}
+	if c.replFeed.CompareAndSwap(false, true) {
+		c.conn.Invoke(c.feedReplica)
+	}
+	c.closeOnOutputLimit(0, false)
+}
+
+// replicaWriteAhead is how much of the stream a replica's connection
+// takes from the shared buffer beyond what its socket accepted: the rest
+// waits there, shared, until the socket drains.
+const replicaWriteAhead = 256 << 10
+
+// drainNotifier is a connection that runs a task once its queued output
+// is sent (eventloop.Conn.OnDrain).
+type drainNotifier interface{ OnDrain(fn func()) bool }
+
+// feedReplica writes what the shared replication buffer has for c, a
+// replica, up to replicaWriteAhead bytes queued on its connection; it
+// goes on once they are sent. It runs on c's loop.
+func (c *Client) feedReplica() {
+	c.replFeed.Store(false)
+	r := c.replica.Load()
+	if r == nil || !r.Online(c.srv.repl) || c.conn == nil {
+		return
+	}
+	c.writePushes() // the payload and replies queued before the stream
+	om, _ := c.conn.(outputMemer)
+	dn, _ := c.conn.(drainNotifier)
+	for !c.killed.Load() {
+		if om != nil && dn != nil {
+			if mem, _ := om.OutputMem(); mem >= replicaWriteAhead {
+				if dn.OnDrain(c.scheduleFeed) {
+					return
+				}
+			}
+		}
+		p := r.Next(replicaWriteAhead)
+		if len(p) == 0 {
+			return
+		}
+		c.conn.Write(p)
+	}
+}
+
+// scheduleFeed has feedReplica run on c's loop.
+func (c *Client) scheduleFeed() {
+	if c.replFeed.CompareAndSwap(false, true) {
+		c.feedReplica()
+	}
 }
 
 // SYNC, PSYNC replicationid offset
@@ -119,6 +180,7 @@ func cmdSync(c *Client, args [][]byte) {
 			r.AnnouncedIP.Store(c.replicaIP)
 			c.replica.Store(r)
 			c.replicaOnline.Store(true)
+			replicaSink{c}.Notify() // the backlog from offset: c can take it now
 			s.logf("Partial resynchronization request from %s accepted. Sending bytes of backlog starting from offset %d.", name, offset)
 			return
 		}
@@ -364,7 +426,7 @@ func (w *payloadWriter) Write(p []byte) (int, error) {
 		}
 		left++
 		for !c.killed.Load() {
-			if mem, _ := c.queuedOutput(); mem < payloadQueueMax {
+			if mem, _ := c.ownOutput(); mem < payloadQueueMax {
 				break
 			}
 			time.Sleep(time.Millisecond)
@@ -605,19 +667,37 @@ func (s *Server) infoReplication(b []byte) []byte {
 	return fmt.Appendf(b, "repl_backlog_first_byte_offset:%d\r\nrepl_backlog_histlen:%d\r\n", first, histlen)
 }
 
-// replicationMemory returns the bytes the backlog holds and those queued
-// for the replicas' connections (INFO memory's replication fields).
-func (s *Server) replicationMemory() (backlog, replicas int64) {
-	_, _, backlog = s.repl.Backlog()
+// replicationMemory returns INFO memory's replication fields, as Redis
+// splits them: the shared replication buffer's memory (total) counts as
+// the backlog's up to repl-backlog-size, and past it, while replicas are
+// attached, as theirs (replicas, with what the attached replicas'
+// connections queued beyond the buffer).
+func (s *Server) replicationMemory() (backlog, total, replicas int64) {
+	total = s.repl.BufferMem()
+	size := s.cfg.Lookup("repl-backlog-size").Int()
+	backlog = total
+	if s.repl.Attached() && total > size {
+		backlog, replicas = size, total-size
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.mu.clients {
 		if c.replica.Load() != nil {
-			mem, _ := c.queuedOutput()
+			mem, _ := c.ownOutput()
 			replicas += int64(mem)
 		}
 	}
-	return backlog, replicas
+	return backlog, total, replicas
+}
+
+// replBufferNotCounted is the part of the shared replication buffer that
+// maxmemory does not count (Redis's freeMemoryGetNotCountedMemory): what
+// passes repl-backlog-size and its blocks' overhead.
+func (s *Server) replBufferNotCounted() int64 {
+	total := s.repl.BufferMem()
+	size := s.cfg.Lookup("repl-backlog-size").Int()
+	counted := size + (size/(16<<10)+1)*64
+	return max(total-counted, 0)
 }
 
 // boolInt is 1 for true, as INFO shows flags.

@@ -468,7 +468,7 @@ func (s *Server) usedMemoryFresh(nowMs int64, fresh int) int64 {
 		m := s.dbs[fresh].Mem()
 		return s.usedMem.bytes.Add(m - s.usedMem.dbs[fresh].Swap(m))
 	}
-	n := baseMemory + s.evict.clients.Load() + s.evict.replicas.Load()
+	n := baseMemory + s.evict.clients.Load() + s.evict.replicas.Load() + s.repl.BufferMem()
 	for i, db := range s.dbs {
 		m := db.Mem()
 		s.usedMem.dbs[i].Store(m)
