@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -431,10 +430,6 @@ type fileRecord struct {
 // are passed on whatever their length. Any other malformed content gives a
 // *FileError with the offset of the element that could not be read,
 // wrapping ErrCorrupt or, for a file that ends early, ErrTruncated.
-//
-// Records are parsed ahead on a goroutine of Read's own; the callbacks
-// run on the caller's goroutine, one at a time, in file order. When Read
-// returns, src is no longer read.
 func (fr *FileReader) Read(src io.Reader) (FileInfo, error) {
 	var info FileInfo
 	s := &fileStream{src: src}
@@ -452,122 +447,71 @@ func (fr *FileReader) Read(src io.Reader) (FileInfo, error) {
 	if info.Version < 1 || info.Version > Version {
 		return info, &FileError{Offset: 5, Err: corruptf("can't handle RDB format version %q", magic[5:9])}
 	}
-	recs, stop := fr.readAhead(s)
-	defer stop()
 	db := 0
 	expire, lruIdle, lfuFreq := int64(-1), int64(-1), -1
-	for batch := range recs {
-		for _, p := range batch {
-			if p.err != nil {
-				return info, p.err
-			}
-			rec, at := &p.rec, p.at
-			var err error
-			switch rec.op {
-			case OpcodeEOF:
-				stop() // the reading goroutine is done with s
-				info.Size = s.base
-				return info, fr.finish(s, &info)
-			case OpcodeExpireTime, OpcodeExpireTimeMS:
-				expire = int64(rec.n1)
-				continue
-			case OpcodeFreq:
-				lfuFreq = int(rec.n1)
-				continue
-			case OpcodeIdle:
-				lruIdle = int64(rec.n1)
-				continue
-			case OpcodeSelectDB:
-				if fr.Databases > 0 && rec.n1 >= uint64(fr.Databases) {
-					return info, &FileError{Offset: at, Err: corruptf("database %d with %d databases", rec.n1, fr.Databases)}
-				}
-				if rec.n1 > 1<<31-1 {
-					return info, &FileError{Offset: at, Err: corruptf("database %d", rec.n1)}
-				}
-				db = int(rec.n1)
-				if fr.OnSelectDB != nil {
-					err = fr.OnSelectDB(db)
-				}
-			case OpcodeResizeDB:
-				if fr.OnResizeDB != nil {
-					err = fr.OnResizeDB(db, rec.n1, rec.n2)
-				}
-			case OpcodeAux:
-				if fr.OnAux != nil {
-					err = fr.OnAux(rec.key, rec.data)
-				}
-			case OpcodeFunction2, OpcodeFunctionPreGA:
-				if fr.OnFunction != nil {
-					err = fr.OnFunction(rec.code)
-				}
-			default: // a key
-				if rec.empty {
-					info.EmptyKeysSkipped++
-					if fr.OnEmptyKey != nil {
-						err = fr.OnEmptyKey(db, rec.key)
-					}
-				} else {
-					info.Keys++
-					if fr.OnKey != nil {
-						err = fr.OnKey(db, rec.key, rec.value, expire, lruIdle, lfuFreq)
-					}
-				}
-				expire, lruIdle, lfuFreq = -1, -1, -1
-			}
-			if err != nil {
-				return info, err
-			}
+	for {
+		var rec fileRecord
+		at := s.base
+		if err := s.parse(func(r *Reader) error {
+			rec = fileRecord{}
+			return fr.parseRecord(r, &rec)
+		}, false); err != nil {
+			return info, err
 		}
-	}
-	panic("rdb: the records ended without EOF or an error")
-}
-
-// parsedRecord is a record read ahead: the record, its file offset, or
-// the error that ended the reading.
-type parsedRecord struct {
-	rec fileRecord
-	at  int64
-	err error
-}
-
-// readAhead parses s's records on a goroutine of its own, in batches, so
-// that decoding (and the checksum) overlaps with what the callbacks do.
-// The records own their bytes (fill never reuses a buffer), so they stay
-// valid after the stream moves on. The last batch ends with the EOF
-// record or an error. stop, which may be called more than once, ends the
-// goroutine and waits for it: after it, s is the caller's again.
-func (fr *FileReader) readAhead(s *fileStream) (<-chan []parsedRecord, func()) {
-	const batchLen = 64
-	recs := make(chan []parsedRecord, 4)
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		batch := make([]parsedRecord, 0, batchLen)
-		for {
-			p := parsedRecord{at: s.base}
-			p.err = s.parse(func(r *Reader) error {
-				p.rec = fileRecord{}
-				return fr.parseRecord(r, &p.rec)
-			}, false)
-			batch = append(batch, p)
-			last := p.err != nil || p.rec.op == OpcodeEOF
-			if last || len(batch) == batchLen {
-				select {
-				case recs <- batch:
-				case <-quit:
-					return
-				}
-				if last {
-					return
-				}
-				batch = make([]parsedRecord, 0, batchLen)
+		var err error
+		switch rec.op {
+		case OpcodeEOF:
+			info.Size = s.base
+			return info, fr.finish(s, &info)
+		case OpcodeExpireTime, OpcodeExpireTimeMS:
+			expire = int64(rec.n1)
+			continue
+		case OpcodeFreq:
+			lfuFreq = int(rec.n1)
+			continue
+		case OpcodeIdle:
+			lruIdle = int64(rec.n1)
+			continue
+		case OpcodeSelectDB:
+			if fr.Databases > 0 && rec.n1 >= uint64(fr.Databases) {
+				return info, &FileError{Offset: at, Err: corruptf("database %d with %d databases", rec.n1, fr.Databases)}
 			}
+			if rec.n1 > 1<<31-1 {
+				return info, &FileError{Offset: at, Err: corruptf("database %d", rec.n1)}
+			}
+			db = int(rec.n1)
+			if fr.OnSelectDB != nil {
+				err = fr.OnSelectDB(db)
+			}
+		case OpcodeResizeDB:
+			if fr.OnResizeDB != nil {
+				err = fr.OnResizeDB(db, rec.n1, rec.n2)
+			}
+		case OpcodeAux:
+			if fr.OnAux != nil {
+				err = fr.OnAux(rec.key, rec.data)
+			}
+		case OpcodeFunction2, OpcodeFunctionPreGA:
+			if fr.OnFunction != nil {
+				err = fr.OnFunction(rec.code)
+			}
+		default: // a key
+			if rec.empty {
+				info.EmptyKeysSkipped++
+				if fr.OnEmptyKey != nil {
+					err = fr.OnEmptyKey(db, rec.key)
+				}
+			} else {
+				info.Keys++
+				if fr.OnKey != nil {
+					err = fr.OnKey(db, rec.key, rec.value, expire, lruIdle, lfuFreq)
+				}
+			}
+			expire, lruIdle, lfuFreq = -1, -1, -1
 		}
-	}()
-	var once sync.Once
-	return recs, func() {
-		once.Do(func() { close(quit) })
-		<-done
+		if err != nil {
+			return info, err
+		}
 	}
 }
 
