@@ -395,3 +395,56 @@ func TestFileLargeValues(t *testing.T) {
 		}
 	}
 }
+
+// TestShareStrings: with ShareStrings, string values reach OnKey as with
+// a Value of their own (an LZF-compressed one and an integer-encoded one
+// included), and reading them allocates nothing per key.
+func TestShareStrings(t *testing.T) {
+	var buf bytes.Buffer
+	fw, err := NewFileWriter(&buf, FileWriterOptions{Encode: DefaultEncodeOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	want := map[string]string{}
+	if err := fw.SelectDB(0, n, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		k, v := fmt.Sprintf("key:%d", i), fmt.Sprintf("value:%d", i)
+		switch i {
+		case 1:
+			v = strings.Repeat("compressible ", 20)
+		case 2:
+			v = "12345"
+		}
+		want[k] = v
+		if err := fw.WriteKey([]byte(k), &Value{Kind: KindString, Str: []byte(v)}, -1, -1, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fw.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	read := func(share bool, check bool) {
+		got := 0
+		fr := &FileReader{ShareStrings: share, OnKey: func(_ int, key []byte, v *Value, _, _ int64, _ int) error {
+			if check && (v.Kind != KindString || string(v.Str) != want[string(key)]) {
+				t.Fatalf("%s: %v %q, want %q", key, v.Kind, v.Str, want[string(key)])
+			}
+			got++
+			return nil
+		}}
+		if _, err := fr.Read(bytes.NewReader(file)); err != nil || got != n {
+			t.Fatalf("read %d keys: %v", got, err)
+		}
+	}
+	read(true, true)
+	read(false, true)
+	shared := testing.AllocsPerRun(5, func() { read(true, false) })
+	own := testing.AllocsPerRun(5, func() { read(false, false) })
+	if shared > n/10 || own < n {
+		t.Fatalf("%v allocations for %d keys shared, %v not", shared, n, own)
+	}
+}

@@ -580,7 +580,8 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 	empty := 0
 	delayParam, delay := s.cfg.Lookup("key-load-delay"), &loadDelay{}
 	return &rdb.FileReader{
-		Databases: len(s.dbs),
+		Databases:    len(s.dbs),
+		ShareStrings: true, // SetString copies them
 		OnAux: func(key, value []byte) error {
 			s.readAux(key, value)
 			return nil
