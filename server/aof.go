@@ -503,6 +503,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			return err
 		}
 	}
+	var str rdb.Value // the strings' values
 	for i, keys := range snap.dbs {
 		if len(keys) == 0 {
 			continue
@@ -521,7 +522,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 				return err
 			}
 			idle, freq := access(k.idle, k.freq)
-			if err := fw.WriteKey(k.key, k.v, k.expire, idle, freq); err != nil {
+			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
 				return err
 			}
 		}
@@ -880,7 +881,8 @@ func writeCommandBase(w io.Writer, snap *snapshot, delay func(kill <-chan struct
 }
 
 func writeKeyCommands(put func(args ...[]byte) error, k snapKey) error {
-	v := k.v
+	var str rdb.Value
+	v := k.value(&str)
 	batch := func(name string, n int, item func(args [][]byte, i int) [][]byte) error {
 		for i := 0; i < n; {
 			args := [][]byte{[]byte(name), k.key}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
-	"github.com/hotkv/hotkv/rdb"
 )
 
 // Background snapshots (BGSAVE, save points, AOF rewrites) are
@@ -31,6 +30,7 @@ type cowSnap struct {
 	s     *Server
 	mu    sync.Mutex
 	snap  *snapshot // filled by capture, guarded by mu
+	arena byteArena // the captured keys and strings, guarded by mu
 	done  atomic.Bool
 	ready chan struct{} // closed when done
 }
@@ -41,6 +41,11 @@ func (s *Server) startSnapshot() *cowSnap {
 	s.completeSnapshot()
 	cs := &cowSnap{s: s, ready: make(chan struct{}),
 		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo()}}
+	for i, db := range s.dbs {
+		// Room for every key there is: keys created meanwhile are not
+		// captured, so the slices never grow (and never move).
+		cs.snap.dbs[i] = make([]snapKey, 0, db.Len())
+	}
 	for _, l := range s.scripting.engine.Libraries() {
 		cs.snap.functions = append(cs.snap.functions, l.Code)
 	}
@@ -65,18 +70,20 @@ func (s *Server) backgroundSnapshot(g *lock.Guard) *cowSnap {
 // keyspace's OnCapture hook, under e's key lock.
 func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 	exp := e.Expire() // an expired key is saved too, as Redis 7.0 does
-	v := entryValue(e)
-	if v == nil {
-		return
-	}
-	if v.Kind == rdb.KindString {
-		v.Str = append([]byte(nil), v.Str...) // strings change in place
-	}
 	if exp == 0 {
 		exp = -1
 	}
-	k := snapKey{key: []byte(e.Key()), v: v, expire: exp, idle: e.IdleSeconds(), freq: cs.s.dbs[db].Freq(e)}
+	k := snapKey{expire: exp, idle: e.IdleSeconds(), freq: cs.s.dbs[db].Freq(e)}
+	if e.Kind != keyspace.KindString {
+		if k.v = entryValue(e); k.v == nil {
+			return
+		}
+	}
 	cs.mu.Lock()
+	k.key = cs.arena.copyString(e.Key())
+	if k.v == nil {
+		k.str = cs.arena.copy(e.Str()) // strings change in place
+	}
 	cs.snap.dbs[db] = append(cs.snap.dbs[db], k)
 	cs.mu.Unlock()
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
@@ -88,10 +90,49 @@ func (s *Server) savePoints(now time.Time) {
 // snapKey is one key of a snapshot.
 type snapKey struct {
 	key    []byte
-	v      *rdb.Value
-	expire int64 // unix ms, or -1
-	idle   int64 // seconds since last access (under LRU)
-	freq   int   // the LFU counter (under LFU)
+	str    []byte     // a string's value (v is nil)
+	v      *rdb.Value // a collection's value
+	expire int64      // unix ms, or -1
+	idle   int64      // seconds since last access (under LRU)
+	freq   int        // the LFU counter (under LFU)
+}
+
+// value returns k's value, a string's in scratch.
+func (k *snapKey) value(scratch *rdb.Value) *rdb.Value {
+	if k.v != nil {
+		return k.v
+	}
+	*scratch = rdb.Value{Kind: rdb.KindString, Str: k.str}
+	return scratch
+}
+
+// byteArena hands out copies of byte strings from shared chunks: a
+// snapshot's keys and strings cost the collector a few big pointer-free
+// allocations instead of two small ones each.
+type byteArena struct{ buf []byte }
+
+const (
+	arenaChunk = 256 << 10
+	arenaOwn   = 16 << 10 // strings from this size get an allocation of their own
+)
+
+func (a *byteArena) copy(b []byte) []byte {
+	if len(b) >= arenaOwn {
+		return bytes.Clone(b)
+	}
+	return a.copyString(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
+func (a *byteArena) copyString(s string) []byte {
+	if len(s) >= arenaOwn {
+		return []byte(s)
+	}
+	if cap(a.buf)-len(a.buf) < len(s) {
+		a.buf = make([]byte, 0, arenaChunk)
+	}
+	n := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return a.buf[n:len(a.buf):len(a.buf)]
 }
 
 // snapshot is a consistent copy of the dataset: every database's keys and
