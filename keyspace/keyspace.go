@@ -414,7 +414,10 @@ func (db *DB) SetStringBuf(e *Entry, b []byte) {
 func (db *DB) GrowString(e *Entry, n int) []byte {
 	v := e.Str()
 	if old := len(v); n > old {
-		b := append(v[:old:old], make([]byte, n-old)...)
+		// In place when an outside buffer has room (an inline value's
+		// slice has none); else amortized, as append grows.
+		b := slices.Grow(v, n-old)[:n]
+		clear(b[old:])
 		db.SetStringBuf(e, b)
 	}
 	return e.Str()

@@ -407,3 +407,23 @@ func TestPackSize(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowStringAmortized: growing a string a byte at a time (SETBIT at
+// rising offsets) reallocates it a logarithmic number of times, not once
+// per byte.
+func TestGrowStringAmortized(t *testing.T) {
+	db := New()
+	e := db.SetString([]byte("bits"), nil, false)
+	moves := 0
+	var last *byte
+	for n := 1; n <= 1<<16; n++ {
+		b := db.GrowString(e, n)
+		if &b[0] != last {
+			moves++
+			last = &b[0]
+		}
+	}
+	if moves > 40 || db.Mem() != e.MemSize() {
+		t.Fatalf("%d reallocations for 64K one-byte growths (mem %d / %d)", moves, db.Mem(), e.MemSize())
+	}
+}
