@@ -220,6 +220,13 @@ func (h *serialHandler) OnReadable(c *Conn) bool {
 			}
 			h.blocked <- sc
 			<-sc.release
+			// The watchdog hands the call off 1 ms in, once it gets a
+			// processor: on a loaded machine (CI's, under -race) that has
+			// taken longer than the test keeps the call blocked, and the
+			// call still runs here.
+			for deadline := time.Now().Add(5 * time.Second); !c.HandedOff() && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			if !c.HandedOff() {
 				h.violate("conn %d: the blocked call was not handed off", sc.id)
 			}
