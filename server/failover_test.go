@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bufio"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -421,7 +419,7 @@ func TestReplicaConnectionCommands(t *testing.T) {
 		{"*1\r\n$4\r\nSYNC\r\n", "*1\r\n$4\r\nPING\r\n", "ping"},
 		{"*3\r\n$5\r\nPSYNC\r\n$13\r\nreplicationid\r\n$2\r\n-1\r\n", "*2\r\n$3\r\nGET\r\n$3\r\nfoo\r\n", "get"},
 	} {
-		r, conn := syncStreamRaw(t, addr, tc.sync)
+		r, conn := syncPayload(t, addr, tc.sync)
 		conn.Write([]byte(tc.cmd))
 		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 		for {
@@ -440,34 +438,6 @@ func TestReplicaConnectionCommands(t *testing.T) {
 	}
 	if got := difftest.Dial(t, addr).Do("PING"); got != "+PONG\r\n" {
 		t.Errorf("PING after: %q", got)
-	}
-}
-
-// syncStreamRaw sends sync (SYNC or PSYNC) and reads the payload; it
-// returns the connection's reader after it.
-func syncStreamRaw(t *testing.T, addr, sync string) (*bufio.Reader, net.Conn) {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	conn.Write([]byte(sync))
-	r := bufio.NewReader(conn)
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if strings.HasPrefix(line, "$") {
-			n, _ := strconv.Atoi(line[1:])
-			if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
-				t.Fatal(err)
-			}
-			return r, conn
-		}
 	}
 }
 

@@ -18,9 +18,16 @@ import (
 )
 
 // syncStream attaches to addr as Redis's test suite does
-// (attach_to_replication_stream): SYNC, skip the newlines sent while the
-// payload is produced, read the payload.
+// (attach_to_replication_stream): SYNC, then syncPayload.
 func syncStream(t *testing.T, addr string) (*bufio.Reader, net.Conn) {
+	t.Helper()
+	return syncPayload(t, addr, "SYNC\r\n")
+}
+
+// syncPayload sends sync (SYNC or PSYNC), skips what comes before the
+// payload (+FULLRESYNC, the newlines sent while it is produced), reads
+// the payload and returns the connection's reader after it.
+func syncPayload(t *testing.T, addr, sync string) (*bufio.Reader, net.Conn) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -28,23 +35,23 @@ func syncStream(t *testing.T, addr string) (*bufio.Reader, net.Conn) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write([]byte("SYNC\r\n")); err != nil {
+	if _, err := conn.Write([]byte(sync)); err != nil {
 		t.Fatal(err)
 	}
 	r := bufio.NewReader(conn)
 	var line string
-	for line == "" {
+	for line == "" || strings.HasPrefix(line, "+FULLRESYNC ") {
 		if line, err = r.ReadString('\n'); err != nil {
 			t.Fatal(err)
 		}
 		line = strings.TrimRight(line, "\r\n")
 	}
 	if line[0] != '$' {
-		t.Fatalf("SYNC answered %q", line)
+		t.Fatalf("%q answered %q", sync, line)
 	}
 	n, err := strconv.Atoi(line[1:])
 	if err != nil {
-		t.Fatalf("SYNC answered %q", line)
+		t.Fatalf("%q answered %q", sync, line)
 	}
 	payload := make([]byte, n)
 	if _, err := io.ReadFull(r, payload); err != nil {
