@@ -45,6 +45,14 @@ func fragHash(h uint64) uint32 {
 // of size slots.
 func homeSlot(f uint32, size int) int { return int(uint64(f) * uint64(size) >> 32) }
 
+// nextSlot is the slot probed after i (linear probing wraps around).
+func nextSlot(i, size int) int {
+	if i++; i == size {
+		return 0
+	}
+	return i
+}
+
 func (t *table) len() int { return t.n }
 
 // reset empties t.
@@ -79,9 +87,7 @@ func (t *table) get(h uint64, key []byte) *Entry {
 				return e
 			}
 		}
-		if i++; i == size {
-			i = 0
-		}
+		i = nextSlot(i, size)
 	}
 }
 
@@ -128,9 +134,7 @@ func (t *table) put(h uint64, e *Entry) (old *Entry) {
 				return se
 			}
 		}
-		if i++; i == size {
-			i = 0
-		}
+		i = nextSlot(i, size)
 	}
 }
 
@@ -158,9 +162,7 @@ func (t *table) remove(h uint64, e *Entry) bool {
 				return true
 			}
 		}
-		if i++; i == size {
-			i = 0
-		}
+		i = nextSlot(i, size)
 	}
 }
 
@@ -177,9 +179,7 @@ func (t *table) resize(n int) {
 		}
 		i := homeSlot(f, size)
 		for t.hs[i] != 0 {
-			if i++; i == size {
-				i = 0
-			}
+			i = nextSlot(i, size)
 		}
 		t.hs[i] = f
 		t.es[i].Store(es[j].Load())

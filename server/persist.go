@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -117,9 +116,6 @@ const (
 )
 
 func (a *byteArena) copy(b []byte) []byte {
-	if len(b) >= arenaOwn {
-		return bytes.Clone(b)
-	}
 	return a.copyString(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
