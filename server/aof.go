@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
@@ -54,6 +55,9 @@ type aofState struct {
 	journal *journal.Journal
 	stage   []byte
 	feeder  *aof.Feeder
+	// timestamps is aof-timestamp-enabled, read at every write (CONFIG SET
+	// takes effect at once, as in Redis).
+	timestamps *config.Param
 	// fed is the AOF's own offset of the end of the stage (bytes staged
 	// since start-up, with its SELECTs and timestamps); written and synced
 	// how far the file has it.
@@ -100,7 +104,7 @@ var exitProcess = os.Exit
 // called under the journal's mutex, while subscribed (on).
 func (a *aofState) Write(u *journal.Unit) {
 	var now int64
-	if a.feeder.Timestamps {
+	if a.feeder.Timestamps = a.timestamps.Bool(); a.feeder.Timestamps {
 		now = time.Now().Unix()
 	}
 	n := len(a.stage)
@@ -350,7 +354,6 @@ func (s *Server) startAppender(f *os.File, size int64) {
 	a.app.Store(app)
 	s.applyFsyncPolicy()
 	feeder := aof.NewFeeder()
-	feeder.Timestamps = s.cfg.Lookup("aof-timestamp-enabled").Bool()
 	a.journal.Do(func() {
 		a.feeder = feeder
 		a.stage = a.stage[:0]
@@ -616,7 +619,7 @@ func (s *Server) rewriteAOF(held bool) error {
 		snap.kill = kill
 		tmp, err := d.WriteBase(func(w io.Writer) error {
 			if !d.RDBPreamble {
-				return writeCommandBase(w, snap, s.keySaveDelay)
+				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), s.keySaveDelay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
@@ -848,9 +851,15 @@ const rewriteItemsPerCmd = 64
 // writeCommandBase writes snap as commands (aof-use-rdb-preamble no), as
 // Redis's rewriteAppendOnlyFileRio: the function libraries, then per
 // database a SELECT and, per key, the commands that build it and its
-// PEXPIREAT. delay runs before each key (keySaveDelay).
-func writeCommandBase(w io.Writer, snap *snapshot, delay func(kill <-chan struct{}) error) error {
+// PEXPIREAT, after a timestamp annotation when timestamps
+// (aof-timestamp-enabled). delay runs before each key (keySaveDelay).
+func writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(kill <-chan struct{}) error) error {
 	var buf []byte
+	if timestamps {
+		if _, err := w.Write(aof.AppendTimestamp(nil, time.Now().Unix())); err != nil {
+			return err
+		}
+	}
 	put := func(args ...[]byte) error {
 		buf = aof.AppendCommand(buf[:0], args)
 		_, err := w.Write(buf)

@@ -949,3 +949,43 @@ func TestRDBRandomLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestAOFTimestamps: aof-timestamp-enabled set at run time annotates the
+// incremental file from its next write and a command base's first line,
+// as Redis's; the annotated files load (and redis-server loads them too).
+func TestAOFTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	s, addr := startServer(t, "--appendonly", "yes", "--dir", dir, "--aof-use-rdb-preamble", "no")
+	c := difftest.Dial(t, addr)
+	expect(t, c, "+OK\r\n", "SET", "plain", "1")
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "aof-timestamp-enabled", "yes")
+	expect(t, c, "+OK\r\n", "SET", "foo", "bar")
+	incr, err := os.ReadFile(aofIncrPath(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(string(incr), "\r\n"); !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "#TS:") }) {
+		t.Errorf("no timestamp in the incremental file after CONFIG SET:\n%q", incr)
+	}
+	c.Do("BGREWRITEAOF")
+	waitRewrite(t, c)
+	files, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.base.aof"))
+	if len(files) != 1 {
+		t.Fatalf("base files: %v", files)
+	}
+	base, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(base), "#TS:") {
+		t.Errorf("the command base does not start with a timestamp:\n%q", base)
+	}
+	expect(t, c, "+OK\r\n", "SET", "after", "rewrite")
+	want := dataset(t, c)
+	rdir := t.TempDir()
+	copyDir(t, filepath.Join(dir, "appendonlydir"), filepath.Join(rdir, "appendonlydir"))
+	restartMatches(t, s, dir, want)
+	if got := dataset(t, difftest.Dial(t, difftest.StartRedis(t, "--appendonly", "yes", "--dir", rdir))); got != want {
+		t.Errorf("redis-server loaded:\n got %s\nwant %s", got, want)
+	}
+}

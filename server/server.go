@@ -232,6 +232,7 @@ func New(cfg *config.Config) *Server {
 	s.notifyEvents = cfg.Lookup("notify-keyspace-events")
 	s.lastSave.Store(time.Now().Unix())
 	s.aof.journal = &s.journal
+	s.aof.timestamps = cfg.Lookup("aof-timestamp-enabled")
 	backlogSize := s.cfg.Lookup("repl-backlog-size")
 	s.repl = replication.New(&s.journal, s.hexID("replid"), backlogSize.Int)
 	s.aof.rwLastSecs.Store(-1)
