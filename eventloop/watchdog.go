@@ -3,7 +3,9 @@
 package eventloop
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -149,4 +151,22 @@ func (wd *watchdog) run() {
 		}
 		wd.arm(d / 4)
 	}
+}
+
+// Debug describes the loops' handoff state in one line, for a test that
+// failed to say why: each loop's call word (the number of its last call,
+// and "+" while it runs), its watchdog's ticks, then the group's handoffs
+// and the calls in flight.
+func (g *Group) Debug() string {
+	var b strings.Builder
+	for i, l := range g.loops {
+		call := l.call.Load()
+		run := ""
+		if call&1 != 0 {
+			run = "+"
+		}
+		fmt.Fprintf(&b, "loop %d: call %d%s, %d ticks; ", i, call>>1, run, l.wd.ticks.Load())
+	}
+	fmt.Fprintf(&b, "handoffs %d, in flight %d, handoff after %v", g.handoffs.Load(), g.inFlight.Load(), g.HandoffAfter())
+	return b.String()
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +59,36 @@ func probeRoundTrips(t *testing.T, addr string, n int, stop <-chan struct{}) fun
 	}
 }
 
+// sampleLoops records the loops' handoff state (eventloop.Group.Debug)
+// every 100 ms until stop is closed, and returns the records once it is:
+// what a test that found a loop stalled logs.
+func sampleLoops(s *Server, stop <-chan struct{}) func() []string {
+	var states []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		for {
+			states = append(states, fmt.Sprintf("%4d ms: %s", time.Since(start).Milliseconds(), s.loops.Debug()))
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() []string { <-done; return states }
+}
+
+// explainStall logs the loops' handoff state and every goroutine's stack,
+// for a test that found a loop that does not answer.
+func explainStall(t *testing.T, s *Server) {
+	t.Helper()
+	var b strings.Builder
+	pprof.Lookup("goroutine").WriteTo(&b, 1)
+	t.Logf("%s\n%s", s.loops.Debug(), b.String())
+}
+
 func percentile(d []time.Duration, p float64) time.Duration {
 	if len(d) == 0 {
 		return 0
@@ -82,7 +114,7 @@ func fillBigList(t *testing.T, c *difftest.Conn, key string, n int) {
 // the holder's and the waiter's included — keep their round trips short.
 func TestHeadOfLine(t *testing.T) {
 	for _, loops := range []string{"1", "4"} {
-		_, addr := startServer(t, "--io-threads", loops)
+		srv, addr := startServer(t, "--io-threads", loops)
 		setup := difftest.Dial(t, addr)
 		setup.Do("SET", "{b}probe", "v")
 		fillBigList(t, setup, "{a}big", 300000)
@@ -100,6 +132,7 @@ func TestHeadOfLine(t *testing.T) {
 				waiter := difftest.Dial(t, addr)
 				stop := make(chan struct{})
 				results := probeRoundTrips(t, addr, 6, stop)
+				states := sampleLoops(srv, stop)
 				time.Sleep(20 * time.Millisecond)
 				start := time.Now()
 				if h.args == nil {
@@ -128,6 +161,7 @@ func TestHeadOfLine(t *testing.T) {
 				// a stalled loop makes them the holder's duration.
 				if p50 > 10*time.Millisecond || p99 > held/3 || d[len(d)-1] > held*2/3 {
 					t.Errorf("probes on {b} waited for {a}: p50 %v, p99 %v, max %v, holder %v", p50, p99, d[len(d)-1], held)
+					t.Logf("the loops during the hold:\n%s", strings.Join(states(), "\n"))
 				}
 			})
 		}
@@ -181,7 +215,7 @@ func TestGlobalBusyAnswersEveryone(t *testing.T) {
 // tag get BUSY when it becomes busy; clients on other tags run on; after
 // SCRIPT KILL the tag is free.
 func TestParkedBehindBusyKeyScript(t *testing.T) {
-	_, addr := startServer(t, "--io-threads", "1", "--busy-reply-threshold", "200")
+	srv, addr := startServer(t, "--io-threads", "1", "--busy-reply-threshold", "200")
 	script := difftest.Dial(t, addr)
 	other := difftest.Dial(t, addr)
 	script.Send(difftest.Encode("EVAL", "#!lua flags=allow-key-locking\nredis.call('GET', KEYS[1]) while true do end", "1", "{a}k"))
@@ -190,7 +224,11 @@ func TestParkedBehindBusyKeyScript(t *testing.T) {
 	for _, cmd := range [][]string{{"SET", "{a}k", "1"}, {"GET", "{a}k"}, {"MULTI"}} {
 		c := difftest.Dial(t, addr)
 		if cmd[0] == "MULTI" {
-			c.Do("MULTI")
+			c.Send(difftest.Encode("MULTI"))
+			if got, err := c.ReadErr(5 * time.Second); err != nil || got != "+OK\r\n" {
+				explainStall(t, srv)
+				t.Fatalf("MULTI while a key-locked script runs: %q, %v", got, err)
+			}
 			c.Do("INCR", "{a}n")
 			cmd = []string{"EXEC"}
 		}
