@@ -444,7 +444,11 @@ func debugLoadAOF(c *Client) {
 		return
 	}
 	s.emptyData()
+	// Clients see the load as Redis's loadAppendOnlyFiles shows it: LOADING
+	// (a slow script in the file makes no one BUSY meanwhile).
+	s.startLoading(0, false)
 	res, err := s.loadAOF(d, c.guard)
+	s.stopLoading()
 	if err != nil {
 		s.aof.logFatal("DEBUG LOADAOF: %v", err)
 		return

@@ -989,3 +989,40 @@ func TestAOFTimestamps(t *testing.T) {
 		t.Errorf("redis-server loaded:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestDebugLoadAOFLoading: while DEBUG LOADAOF replays a script that runs
+// past lua-time-limit, other clients get LOADING (not BUSY), and the
+// server logs the slow script, as Redis (integration/aof "EVAL timeout
+// with slow verbatim Lua script from AOF").
+func TestDebugLoadAOFLoading(t *testing.T) {
+	dir := t.TempDir()
+	_, addr := startServer(t, "--appendonly", "yes", "--dir", dir, "--aof-use-rdb-preamble", "no",
+		"--lua-time-limit", "1", "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	expect(t, c, "+OK\r\n", "SET", "before", "1")
+	script := "redis.call('set',KEYS[1],'y') local s=redis.call('time') " +
+		"repeat local n=redis.call('time') until (n[1]-s[1])*1000000+(n[2]-s[2]) > 300000 return 'ok'"
+	f, err := os.OpenFile(aofIncrPath(t, dir), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(difftest.Encode("EVAL", script, "1", "x"))
+	f.Close()
+	loader := difftest.Dial(t, addr)
+	loader.Send(difftest.Encode("DEBUG", "LOADAOF"))
+	var got string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if got = c.Do("PING"); got != "+PONG\r\n" {
+			break
+		}
+	}
+	if got != "-"+errLoading+"\r\n" {
+		t.Errorf("PING during DEBUG LOADAOF of a slow script: %q", got)
+	}
+	if got, err := loader.ReadErr(30 * time.Second); err != nil || got != "+OK\r\n" {
+		t.Fatalf("DEBUG LOADAOF: %q, %v", got, err)
+	}
+	expect(t, c, "$1\r\ny\r\n", "GET", "x")
+	expect(t, c, "$1\r\n1\r\n", "GET", "before")
+	expect(t, c, "+PONG\r\n", "PING")
+}
