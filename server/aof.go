@@ -596,6 +596,11 @@ func (s *Server) rewriteAOF(held bool) error {
 		d, err = s.aofDir() // appendonly no: a base and a manifest only
 		a.dir = d
 	}
+	if d != nil {
+		// As Redis, the base's form is the configuration's at the rewrite
+		// (CONFIG SET aof-use-rdb-preamble applies to the next one).
+		d.RDBPreamble = s.cfg.Lookup("aof-use-rdb-preamble").Bool()
+	}
 	if err == nil && a.on.Load() && !a.waitRewrite {
 		err = a.flushLocked(true)
 		var f *os.File

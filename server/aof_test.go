@@ -952,13 +952,17 @@ func TestRDBRandomLoad(t *testing.T) {
 
 // TestAOFTimestamps: aof-timestamp-enabled set at run time annotates the
 // incremental file from its next write and a command base's first line,
-// as Redis's; the annotated files load (and redis-server loads them too).
+// as Redis's, and aof-use-rdb-preamble set at run time makes the next
+// rewrite's base commands; the annotated files load (and redis-server
+// loads them too).
 func TestAOFTimestamps(t *testing.T) {
 	dir := t.TempDir()
-	s, addr := startServer(t, "--appendonly", "yes", "--dir", dir, "--aof-use-rdb-preamble", "no")
+	s, addr := startServer(t, "--appendonly", "yes", "--dir", dir)
 	c := difftest.Dial(t, addr)
+	waitRewrite(t, c) // the initial base's
 	expect(t, c, "+OK\r\n", "SET", "plain", "1")
 	expect(t, c, "+OK\r\n", "CONFIG", "SET", "aof-timestamp-enabled", "yes")
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "aof-use-rdb-preamble", "no") // for the next rewrite
 	expect(t, c, "+OK\r\n", "SET", "foo", "bar")
 	incr, err := os.ReadFile(aofIncrPath(t, dir))
 	if err != nil {
