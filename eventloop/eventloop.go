@@ -220,7 +220,13 @@ type loop struct {
 	// goroutine, seq<<1 otherwise. Ending a call and handing it off are
 	// compare-and-swaps from seq<<1|1: the first wins.
 	call atomic.Uint64
-	_    [56]byte
+	// batchAt is when the loop's current batch began (nanotime), or when
+	// a handoff gave the rest of it to a new goroutine: the watchdog
+	// measures how long the loop has been away from its connections by
+	// it. Written by the serving goroutine (and preempt's winner) only
+	// while the watchdog is on.
+	batchAt atomic.Int64
+	_       [48]byte
 }
 
 // task is a function queued with Invoke: a loop's task (c nil) or a
@@ -698,6 +704,7 @@ func (l *loop) preempt(seq uint64) bool {
 		next.n = copy(next.events, st.events[st.i+1:st.n])
 	}
 	l.cur = next
+	l.batchAt.Store(int64(nanotime())) // the rest of the batch starts now
 	l.g.handoffs.Add(1)
 	l.g.wg.Add(1)
 	go l.serve(next)

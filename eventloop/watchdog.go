@@ -15,10 +15,12 @@ import (
 // SetHandoffAfter sets how long a handler call (OnReadable, a Conn.Invoke
 // task, OnClose) may hold its loop: a call that has run for about d has
 // its loop handed to a new goroutine, exactly as if it had called
-// Conn.Handoff (0, the default: never). A call is handed off once it has
-// run for between 3/4 d and about 1.5 d (later when no processor is free
-// for the watchdog); see watchdog for what it costs. It may be called at
-// any time.
+// Conn.Handoff (0, the default: never). A call is handed off once its
+// loop has been in the call's batch of events for between 3/4 d and d
+// (later when no processor is free for the watchdog, by the time it waits
+// for one: the wait counts toward d); a call that starts late in a long
+// batch of short ones may be handed off sooner than d. See watchdog for
+// what it costs. It may be called at any time.
 func (g *Group) SetHandoffAfter(d time.Duration) {
 	d = max(d, 0)
 	g.handoffAfter.Store(int64(d))
@@ -58,8 +60,15 @@ func (g *Group) HandoffAfter() time.Duration { return time.Duration(g.handoffAft
 // the loop has made no call since its last look it is idle (or in loop
 // code, which is never handed off) and the watchdog sleeps until the
 // loop's next batch arms the timer; else it looks again every d/4 (arming
-// the timer itself), and hands off a call it has seen running for 3/4 d.
-// It reads no clock of the calls': it notes when it first saw each.
+// the timer itself), and hands off a call that runs when the loop has
+// been in its batch for 3/4 d. It reads no clock of the calls': the batch's
+// start is the clock read the loop makes anyway, published (batchAt), and
+// a handoff starts the rest of the batch afresh. Measuring from the
+// batch, not from the watchdog's first sight of the call, matters when
+// the processors are busy: each look may wait for one (on a loaded
+// 2-core machine under the race detector, tens of milliseconds), and
+// that wait counts toward d instead of restarting it, so a stalled call
+// is usually handed off at the first look after d/2.
 type watchdog struct {
 	l     *loop
 	f     *os.File // the loop's timerfd, in the netpoller
@@ -94,7 +103,9 @@ func (l *loop) armWatchdog() {
 	if d <= 0 {
 		return
 	}
-	if now := nanotime(); now-l.armedAt >= d/4 {
+	now := nanotime()
+	l.batchAt.Store(int64(now))
+	if now-l.armedAt >= d/4 {
 		l.armedAt = now
 		setTimer(l.timerfd, d/2) // the loop serves: the descriptor is open
 	}
@@ -129,8 +140,7 @@ func (wd *watchdog) run() {
 	defer close(wd.done)
 	l := wd.l
 	var buf [8]byte
-	var seen uint64      // the loop's call word at the last look
-	var at time.Duration // when it was first seen so
+	var seen uint64 // the loop's call word at the last look
 	for {
 		if _, err := wd.f.Read(buf[:]); err != nil {
 			return // closed
@@ -140,15 +150,16 @@ func (wd *watchdog) run() {
 		if d <= 0 {
 			continue // off: the loop arms no timer
 		}
-		call, now := l.call.Load(), nanotime()
-		switch {
-		case call != seen: // calls since the last look
-			seen, at = call, now
-		case call&1 == 0: // none: idle until the next batch arms the timer
-			continue
-		case now-at >= d*3/4: // the same call all along
-			l.preempt(call >> 1)
+		// The call word is read first: a call seen running began after
+		// the batchAt read below was stored, so the batch's age bounds
+		// the call's from above.
+		call := l.call.Load()
+		if call&1 != 0 && nanotime()-time.Duration(l.batchAt.Load()) >= d*3/4 {
+			l.preempt(call >> 1) // the loop has been away for 3/4 d
+		} else if call == seen && call&1 == 0 {
+			continue // no call since the last look: idle until the next batch arms the timer
 		}
+		seen = call
 		wd.arm(d / 4)
 	}
 }
