@@ -1,0 +1,23 @@
+// Package search is HotKV's full-text and secondary index engine, the part
+// of RediSearch 2.10 that FT.CREATE and FT.SEARCH need: index schemas
+// parsed from FT.CREATE's arguments, documents indexed from a hash's
+// fields, TEXT fields in an inverted index (term frequencies, positions,
+// field masks, snowball English stems), TAG and NUMERIC fields, the query
+// language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
+// results and scores as RediSearch.
+//
+// The package knows nothing of connections, locks or the keyspace: an
+// Index is not safe for concurrent use, its caller serialises access to it
+// (the server's index locks, LOCKING.md). Documents are given to it as
+// field/value pairs, and a search returns keys and scores; loading the
+// fields to return is the caller's.
+//
+// # Where RediSearch's numbers come from
+//
+// RediSearch keeps a deleted document's entries in its inverted indexes
+// until its garbage collector runs, and counts them in a term's document
+// frequency (the IDF) meanwhile. This package removes them at once, so
+// scores can differ from RediSearch's after deletions or updates until
+// its collector has run; on an index that only received new documents
+// they are the same.
+package search
