@@ -9,24 +9,44 @@ import (
 // result is the scoring record of one document under one query node, the
 // shape RediSearch's TFIDF scorer walks: a term (weighted frequency, IDF,
 // positions), an aggregate (intersection or union of its children's
-// records), or a virtual record (numeric, tag, wildcard: a frequency of 1;
-// negation: 0).
+// records), a virtual record (wildcard: a frequency of 1; negation: 0) or
+// a numeric one (a frequency of 1). Tag values are terms without
+// positions.
 type result struct {
 	kind resultKind
 	freq uint32
 	idf  float64
 	pos  []uint32
 	kids []*result
-	offs bool // it has positions (a term, or an aggregate with a term under it)
+	mask resultKind // an aggregate's: its children's kinds, or-ed
 }
 
+// resultKind is RediSearch's RSResultType: bits, so that an aggregate's
+// children's kinds can be or-ed.
 type resultKind uint8
 
 const (
-	resTerm resultKind = iota
-	resAgg
-	resVirtual
+	resUnion     resultKind = 1
+	resIntersect resultKind = 2
+	resTerm      resultKind = 4
+	resVirtual   resultKind = 8
+	resNumeric   resultKind = 16
 )
+
+func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resIntersect }
+
+// hasOffsets is RediSearch's RSIndexResult_HasOffsets: a term with
+// positions, or an aggregate not made only of virtual or only of numeric
+// records (a union of tags counts, though its tags have no positions).
+func (r *result) hasOffsets() bool {
+	switch {
+	case r.kind == resTerm:
+		return len(r.pos) > 0
+	case r.isAgg():
+		return r.mask != resVirtual && r.mask != resNumeric
+	}
+	return false
+}
 
 // hit is a document a node matched and its record.
 type hit struct {
@@ -187,7 +207,7 @@ func (e *evaluator) term(word string, mask uint64) []hit {
 		if p.mask&mask == 0 {
 			continue
 		}
-		out = append(out, hit{p.doc, &result{kind: resTerm, freq: p.freq, idf: idf, pos: p.pos, offs: len(p.pos) > 0}})
+		out = append(out, hit{p.doc, &result{kind: resTerm, freq: p.freq, idf: idf, pos: p.pos}})
 	}
 	return out
 }
@@ -237,7 +257,7 @@ func (e *evaluator) numeric(n *node) []hit {
 		if n.minEx && x.v == n.min {
 			return true
 		}
-		out = append(out, hit{x.doc, &result{kind: resVirtual, freq: 1}})
+		out = append(out, hit{x.doc, &result{kind: resNumeric, freq: 1}})
 		return true
 	})
 	slices.SortFunc(out, func(a, b hit) int { return cmpU32(a.doc, b.doc) })
@@ -273,7 +293,7 @@ func intersect(lists [][]hit) []hit {
 			kids[i] = l[idx[i]].r
 		}
 		if ok {
-			out = append(out, hit{h.doc, aggregate(kids)})
+			out = append(out, hit{h.doc, aggregate(resIntersect, kids)})
 		}
 	}
 	return out
@@ -305,14 +325,14 @@ func union(lists [][]hit, quickExit bool) []hit {
 				idx[i]++
 			}
 		}
-		out = append(out, hit{min, aggregate(kids)})
+		out = append(out, hit{min, aggregate(resUnion, kids)})
 	}
 }
 
-func aggregate(kids []*result) *result {
-	r := &result{kind: resAgg, kids: kids}
+func aggregate(kind resultKind, kids []*result) *result {
+	r := &result{kind: kind, kids: kids}
 	for _, k := range kids {
-		r.offs = r.offs || k.offs
+		r.mask |= k.kind
 	}
 	return r
 }
@@ -356,10 +376,10 @@ func phraseMatches(kids []*result) bool {
 
 // tfidf is the raw TFIDF of a record (all query weights are 1).
 func tfidf(r *result) float64 {
-	switch r.kind {
-	case resTerm:
+	switch {
+	case r.kind == resTerm:
 		return float64(r.freq) * r.idf
-	case resAgg:
+	case r.isAgg():
 		s := 0.0
 		for _, k := range r.kids {
 			s += tfidf(k)
@@ -370,19 +390,21 @@ func tfidf(r *result) float64 {
 }
 
 // slop is RediSearch's "minimal offset delta" of an aggregate: over
-// consecutive pairs of its children that have positions, the square root
-// of the sum of the squares of each pair's smallest distance (as its
-// two-cursor walk finds it), or, when that is 0, the number of children
-// less one; 1 for anything else.
+// consecutive pairs of its children that have offsets, the square root
+// (truncated) of the sum of the squares of each pair's smallest distance,
+// as its two-cursor walk finds it; when that sum is 0, the number of
+// children less one; 1 for anything else. Its arithmetic is RediSearch's
+// 32-bit one: a child that "has offsets" but none (a union of tags) meets
+// the end-of-offsets marker, 2^32-1, whose distance wraps.
 func slop(r *result) float64 {
-	if r.kind != resAgg || len(r.kids) <= 1 {
+	if !r.isAgg() || len(r.kids) <= 1 {
 		return 1
 	}
-	dist := 0
+	var dist int32
 	var prev []uint32
 	havePrev := false
 	for _, k := range r.kids {
-		if !k.offs {
+		if !k.hasOffsets() {
 			continue
 		}
 		cur := k.positions()
@@ -394,30 +416,39 @@ func slop(r *result) float64 {
 	if dist == 0 {
 		return float64(len(r.kids) - 1)
 	}
-	return float64(int(math.Sqrt(float64(dist))))
+	return float64(int32(math.Sqrt(float64(dist))))
 }
+
+// endOfOffsets is RediSearch's RS_OFFSETVECTOR_EOF.
+const endOfOffsets = math.MaxUint32
 
 // pairDelta is the squared smallest distance RediSearch's walk over two
 // position lists finds: it starts with the first positions' distance and,
 // while that is over 1 and neither list is done, advances the lower one.
-func pairDelta(a, b []uint32) int {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	abs := func(x, y uint32) int {
-		if x > y {
-			return int(x - y)
+func pairDelta(a, b []uint32) int32 {
+	at := func(l []uint32, i int) uint32 {
+		if i < len(l) {
+			return l[i]
 		}
-		return int(y - x)
+		return endOfOffsets
+	}
+	absdelta := func(x, y uint32) uint32 {
+		if x > y {
+			return x - y
+		}
+		return y - x
 	}
 	i, j := 0, 0
-	cd := abs(a[0], b[0])
-	for cd > 1 && i < len(a) && j < len(b) {
-		cd = min(cd, abs(a[i], b[j]))
-		if b[j] > a[i] {
+	p1, p2 := at(a, 0), at(b, 0)
+	cd := int32(absdelta(p2, p1))
+	for cd > 1 && p1 != endOfOffsets && p2 != endOfOffsets {
+		cd = min(int32(absdelta(p2, p1)), cd)
+		if p2 > p1 {
 			i++
+			p1 = at(a, i)
 		} else {
 			j++
+			p2 = at(b, j)
 		}
 	}
 	return cd * cd

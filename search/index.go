@@ -322,3 +322,17 @@ func parseNumber(s string) (float64, error) {
 	}
 	return f, err
 }
+
+// Keys returns the keys of the indexed documents, in id order.
+func (ix *Index) Keys() []string {
+	ids := make([]uint32, 0, len(ix.byID))
+	for id := range ix.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = ix.byID[id].key
+	}
+	return out
+}

@@ -54,7 +54,7 @@ type parser struct {
 // returns nil for a query that matches nothing (only stop words).
 func parseQuery(s *Schema, stop stopwordSet, q string, dialect int) (*node, error) {
 	p := &parser{s: s, stop: stop, q: q, dialect: dialect}
-	n, err := p.union()
+	n, err := p.union(false)
 	if err != nil {
 		return nil, err
 	}
@@ -90,11 +90,12 @@ func (p *parser) peek() byte {
 	return 0
 }
 
-// union: inter ('|' inter)*
-func (p *parser) union() (*node, error) {
+// union: inter ('|' inter)*. stopMinus ends its intersections at a
+// negation (DIALECT 1's operand of a modifier, see operand).
+func (p *parser) union(stopMinus bool) (*node, error) {
 	var kids []*node
 	for {
-		n, err := p.inter()
+		n, err := p.inter(stopMinus)
 		if err != nil {
 			return nil, err
 		}
@@ -115,24 +116,21 @@ func (p *parser) union() (*node, error) {
 	return &node{op: opOr, kids: kids}, nil
 }
 
-// inter: unary+ up to '|', ')' or the end. At DIALECT 1 a negation or a
-// field modifier takes the rest of the group as its operand.
-func (p *parser) inter() (*node, error) {
+// inter: unary+ up to '|', ')' or the end (or a negation, when
+// stopMinus).
+func (p *parser) inter(stopMinus bool) (*node, error) {
 	var kids []*node
 	for {
 		c := p.peek()
-		if c == 0 || c == '|' || c == ')' {
+		if c == 0 || c == '|' || c == ')' || stopMinus && c == '-' {
 			break
 		}
-		n, rest, err := p.unary()
+		n, err := p.unary()
 		if err != nil {
 			return nil, err
 		}
 		if n != nil {
 			kids = append(kids, n)
-		}
-		if rest {
-			break
 		}
 	}
 	switch len(kids) {
@@ -145,62 +143,61 @@ func (p *parser) inter() (*node, error) {
 }
 
 // operand parses what a negation or a field modifier applies to: the next
-// unary at DIALECT 2, the rest of the group at DIALECT 1 (rest reports it).
-func (p *parser) operand() (n *node, rest bool, err error) {
+// unary at DIALECT 2; at DIALECT 1 the rest of the group, unions
+// included, up to the next negation ("a -b c|d" is a AND NOT((b c)|d),
+// "-a -b" is NOT a AND NOT b), as RediSearch's DIALECT 1 grammar binds.
+func (p *parser) operand() (*node, error) {
 	if p.dialect == 1 {
-		n, err = p.union()
-		return n, true, err
+		return p.union(true)
 	}
 	return p.unary()
 }
 
-// unary parses one operand. rest reports that it consumed the rest of the
-// group (DIALECT 1).
-func (p *parser) unary() (n *node, rest bool, err error) {
+// unary parses one operand.
+func (p *parser) unary() (*node, error) {
 	start := p.i
 	switch c := p.q[p.i]; {
 	case c == '-':
 		p.i++
 		p.tok(start, "-")
-		n, rest, err = p.operand()
+		n, err := p.operand()
 		if err != nil || n == nil {
-			return nil, rest, err
+			return nil, err
 		}
 		noExpand(n)
-		return &node{op: opNot, kids: []*node{n}}, rest, nil
+		return &node{op: opNot, kids: []*node{n}}, nil
 	case c == '@':
 		return p.modifier()
 	case c == '(':
 		p.i++
 		p.tok(start, "(")
-		n, err = p.union()
+		n, err := p.union(false)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if p.peek() != ')' {
-			return nil, false, p.errAt(p.i)
+			return nil, p.errAt(p.i)
 		}
 		p.i++
-		return n, false, nil
+		return n, nil
 	case c == '"':
-		n, err = p.phrase()
-		return n, false, err
+		return p.phrase()
 	case c == '*' && (p.i+1 == len(p.q) || !isTermByte(p.q[p.i+1])):
 		p.i++
 		p.tok(start, "*")
-		return &node{op: opWildcard}, false, nil
+		return &node{op: opWildcard}, nil
 	case isTermByte(c):
 		w := p.word()
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
-			return &node{op: opPrefix, word: w, mask: allFields}, false, nil
+			return &node{op: opPrefix, word: w, mask: allFields}, nil
 		}
 		if w == "" || p.stop.has(w) {
-			return nil, false, nil
+			return nil, nil
 		}
-		return &node{op: opTerm, word: w, mask: allFields, expand: true}, false, nil
+		return &node{op: opTerm, word: w, mask: allFields, expand: true}, nil
 	}
-	return nil, false, p.errAt(p.i)
+	return nil, p.errAt(p.i)
 }
 
 func (p *parser) tok(at int, txt string) { p.lastTok, p.lastTxt = at, txt }
@@ -276,7 +273,7 @@ func splitQueryWords(text string) []string {
 
 // modifier parses @field[|field...]: followed by a numeric range, a tag
 // set or the operand the field mask applies to.
-func (p *parser) modifier() (*node, bool, error) {
+func (p *parser) modifier() (*node, error) {
 	start := p.i
 	p.i++
 	var names []string
@@ -286,7 +283,7 @@ func (p *parser) modifier() (*node, bool, error) {
 			p.i++
 		}
 		if p.i == s {
-			return nil, false, p.errAt(p.i)
+			return nil, p.errAt(p.i)
 		}
 		names = append(names, unescape(p.q[s:p.i]))
 		if p.i < len(p.q) && p.q[p.i] == '|' {
@@ -296,18 +293,16 @@ func (p *parser) modifier() (*node, bool, error) {
 		break
 	}
 	if p.i >= len(p.q) || p.q[p.i] != ':' {
-		return nil, false, p.errAt(p.i)
+		return nil, p.errAt(p.i)
 	}
 	p.i++
 	p.tok(start, "@"+strings.Join(names, "|")+":")
 	c := p.peek()
 	switch c {
 	case '[':
-		n, err := p.numeric(names[0])
-		return n, false, err
+		return p.numeric(names[0])
 	case '{':
-		n, err := p.tagSet(names[0])
-		return n, false, err
+		return p.tagSet(names[0])
 	}
 	var mask uint64
 	for _, name := range names {
@@ -315,12 +310,12 @@ func (p *parser) modifier() (*node, bool, error) {
 			mask |= 1 << f.textID
 		}
 	}
-	n, rest, err := p.operand()
+	n, err := p.operand()
 	if err != nil || n == nil {
-		return nil, rest, err
+		return nil, err
 	}
 	setMask(n, mask)
-	return n, rest, nil
+	return n, nil
 }
 
 func unescape(s string) string {
@@ -385,7 +380,7 @@ func (p *parser) numeric(name string) (*node, error) {
 		v, ok := parseRangeNumber(txt)
 		if !ok {
 			if txt == "" {
-				return nil, p.errAt(p.i)
+				return nil, errf(errSyntaxAt, p.i, p.lastTxt)
 			}
 			return nil, errf(errSyntaxAt, vs, txt)
 		}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -215,7 +216,7 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 				i++
 			case is("WEIGHT"):
 				if i+1 >= len(args) {
-					return 0, errf(errBadArgsMissing, "weight")
+					return 0, errf(errBadArgsConvert, "weight")
 				}
 				w, err := strconv.ParseFloat(string(args[i+1]), 64)
 				if err != nil || math.IsInf(w, 0) || math.IsNaN(w) {
@@ -322,4 +323,11 @@ func (s *Schema) Matches(key string) bool {
 		}
 	}
 	return false
+}
+
+// SortedStopwords returns the custom stop words, sorted (FT.INFO).
+func (s *Schema) SortedStopwords() []string {
+	out := slices.Clone(s.Stopwords)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

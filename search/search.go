@@ -159,7 +159,7 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			"PARAMS", "WITHCOUNT", "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
-			return nil, errf(errUnknownArgAt, string(opts[i]), i)
+			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
 		}
 	}
 	return r, nil
@@ -296,7 +296,7 @@ func (ix *Index) sortValue(d *document, f *Field, load func(key, field string) (
 		}
 		return sortValue{set: true, num: true, f: n}
 	}
-	return sortValue{set: true, s: strings.ToLower(string(v))}
+	return sortValue{set: true, s: string(v)} // compared as loaded
 }
 
 // compareSort orders two sort values; missing values go last either way.
@@ -321,8 +321,8 @@ func compareSort(a, b sortValue, desc bool) int {
 	return c
 }
 
-// FormatScore formats a score as RediSearch's replies do (%.17g; inf,
-// -inf, nan).
+// FormatScore formats a score as RediSearch's replies do (the shortest
+// text that reads back as the same double; inf, -inf, nan).
 func FormatScore(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -332,5 +332,5 @@ func FormatScore(f float64) string {
 	case math.IsNaN(f):
 		return "nan"
 	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }

