@@ -23,6 +23,8 @@ const (
 	errNoSchema           = "No schema found"
 	errNotSupported       = "%s is not supported by HotKV yet"
 	errFieldsMissing      = "Fields arguments are missing"
+	errAlterSchema        = "ALTER must be followed by SCHEMA"
+	errAlterAction        = "Unknown action passed to ALTER SCHEMA"
 	errASArgument         = "AS requires an argument"
 	errSeparatorArg       = "SEPARATOR requires an argument"
 	errSyntaxAt           = "Syntax error at offset %d near %s"

@@ -271,9 +271,27 @@ func (ix *Index) Delete(key string) {
 	}
 }
 
+// AddFields adds fields (from Schema.ParseAlter) to the index's schema.
+// The documents already indexed keep what they had: the caller indexes
+// them again (Put) for the new fields to count.
+func (ix *Index) AddFields(fields []*Field) {
+	for _, f := range fields {
+		f.textID, f.sortID, f.slot = -1, -1, -1
+		ix.Schema.add(f)
+		switch {
+		case f.Type == Tag:
+			ix.tags = append(ix.tags, map[string][]uint32{})
+		case f.Type == Numeric:
+			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
+		}
+	}
+}
+
 // Clear removes every document.
 func (ix *Index) Clear() {
+	next := ix.nextID
 	*ix = *NewIndex(ix.Name, ix.Schema)
+	ix.nextID = next
 }
 
 func cmpU32(a, b uint32) int {

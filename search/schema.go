@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -330,4 +331,33 @@ func (s *Schema) SortedStopwords() []string {
 	out := slices.Clone(s.Stopwords)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// ErrAlterNoFields is ParseAlter's error for SCHEMA ADD without fields,
+// which RediSearch answers with its arity error.
+var ErrAlterNoFields = errors.New("no fields to add")
+
+// ParseAlter parses FT.ALTER's arguments after the index name:
+// [SKIPINITIALSCAN] SCHEMA ADD field [AS alias] type [options] ... It
+// returns the fields to add (checked against the schema's names) and
+// whether SKIPINITIALSCAN was given.
+func (s *Schema) ParseAlter(args [][]byte) (fields []*Field, skipScan bool, err error) {
+	if len(args) > 0 && strings.EqualFold(string(args[0]), "SKIPINITIALSCAN") {
+		skipScan = true
+		args = args[1:]
+	}
+	if len(args) == 0 || !strings.EqualFold(string(args[0]), "SCHEMA") {
+		return nil, false, Error(errAlterSchema)
+	}
+	if len(args) < 2 || !strings.EqualFold(string(args[1]), "ADD") {
+		return nil, false, Error(errAlterAction)
+	}
+	if len(args) == 2 {
+		return nil, false, ErrAlterNoFields
+	}
+	tmp := &Schema{Fields: slices.Clone(s.Fields), textFields: s.textFields, sortables: s.sortables, tags: s.tags, nums: s.nums}
+	if err := tmp.parseFields(args[2:]); err != nil {
+		return nil, false, err
+	}
+	return tmp.Fields[len(s.Fields):], skipScan, nil
 }

@@ -283,7 +283,10 @@ func restrictMask(n *node, mask uint64) {
 // else loaded.
 func (ix *Index) sortValue(d *document, f *Field, load func(key, field string) ([]byte, bool)) sortValue {
 	if f.sortID >= 0 {
-		return d.sortv[f.sortID]
+		if f.sortID < len(d.sortv) { // else added by FT.ALTER since
+			return d.sortv[f.sortID]
+		}
+		return sortValue{}
 	}
 	v, ok := load(d.key, f.Name)
 	if !ok {

@@ -23,6 +23,7 @@ var commandTableDifferences = map[string]string{
 	"ft.search missing":       "RediSearch 2.10's (a module command)",
 	"ft.info missing":         "RediSearch 2.10's (a module command)",
 	"ft.dropindex missing":    "RediSearch 2.10's (a module command)",
+	"ft.alter missing":        "RediSearch 2.10's (a module command)",
 	"ft._list missing":        "RediSearch 2.10's (a module command)",
 	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",

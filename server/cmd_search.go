@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,7 +15,7 @@ import (
 // joins it to the executor). As RediSearch declares them, the index name
 // is the commands' key (first key 1): FT.SEARCH and FT.INFO lock it
 // shared, which is the index's lock. FT.CREATE and FT.DROPINDEX take the
-// global lock: they scan or delete keys. Their arity is checked by the
+// global lock: they scan or delete keys, as FT.ALTER does. Their arity is checked by the
 // handlers, to reply RediSearch's error text (the name in upper case).
 //
 // Index definitions are not persisted or replicated yet: FT.CREATE and
@@ -27,6 +28,7 @@ func searchCommands() []*Command {
 		{Name: "ft.search", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSearch},
 		{Name: "ft.info", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTInfo},
 		{Name: "ft.dropindex", Arity: -1, Flags: Write | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTDropIndex},
+		{Name: "ft.alter", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAlter},
 		{Name: "ft._list", Arity: -1, Flags: Readonly, Handler: cmdFTList},
 	}
 }
@@ -354,6 +356,41 @@ func (c *Client) propagateDB0(args ...[]byte) {
 	if c.srv.propagating() {
 		c.prop.AddTo(0, args, c.srv.propagationTargets())
 	}
+}
+
+// FT.ALTER index [SKIPINITIALSCAN] SCHEMA ADD field [AS alias] type
+// [options] ...
+//
+// The new fields count for every document once it is indexed again: at
+// once (the matching hashes of database 0 are indexed again, under the
+// global lock), or, with SKIPINITIALSCAN, when each is next written.
+func cmdFTAlter(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALTER", 5, -1) {
+		return
+	}
+	c.propagateNothing()
+	s := c.srv
+	fi := s.searchFind(string(args[1]))
+	if fi == nil {
+		c.errorReply(errFTUnknownIndex)
+		return
+	}
+	fields, skipScan, err := fi.ix.Schema.ParseAlter(args[2:])
+	if errors.Is(err, search.ErrAlterNoFields) {
+		c.errorReply(fmt.Sprintf(errArity, "FT.ALTER"))
+		return
+	}
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	fi.mu.Lock()
+	fi.ix.AddFields(fields)
+	fi.mu.Unlock()
+	if !skipScan {
+		s.searchRescan(fi)
+	}
+	c.w.OK()
 }
 
 // FT._LIST

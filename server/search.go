@@ -197,6 +197,33 @@ func (s *Server) searchFlushed() {
 	s.search.dirtyMu.Unlock()
 }
 
+// searchRescan indexes again the documents fi holds, in the order they
+// were indexed, then the other hashes of database 0 it matches (FT.ALTER:
+// the new fields count for all). The caller holds the global lock
+// exclusively.
+func (s *Server) searchRescan(fi *ftIndex) {
+	fi.mu.Lock()
+	keys := fi.ix.Keys()
+	for _, k := range keys {
+		if e := s.dbs[0].Peek([]byte(k)); e != nil && e.Kind == keyspace.KindHash {
+			h := e.Obj.(*hash.Hash)
+			fi.ix.Put(k, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+		} else {
+			fi.ix.Delete(k)
+		}
+	}
+	fi.mu.Unlock()
+	s.dbs[0].ForEach(func(key string, e *keyspace.Entry) bool {
+		if e.Kind == keyspace.KindHash && fi.ix.Schema.Matches(key) && !fi.ix.Has(key) {
+			h := e.Obj.(*hash.Hash)
+			fi.mu.Lock()
+			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+			fi.mu.Unlock()
+		}
+		return true
+	})
+}
+
 // searchReset rebuilds every index from database 0 after SWAPDB replaced
 // it wholesale (RediSearch does not follow SWAPDB; HotKV's indexes keep
 // following database 0). The caller holds the global lock exclusively.
