@@ -14,6 +14,18 @@
 //
 // # Where RediSearch's numbers come from
 //
+// A query is evaluated as RediSearch evaluates it, with iterators that
+// step through document ids (iter.go): the records its TFIDF scorer walks
+// depend on how they stepped (a union inside an intersection may hold one
+// of its matching children, not all), and so do the scores. Intersections
+// order their children by estimated counts as RediSearch does.
+//
+// Known differences, each seen against RediSearch 2.10.5: a NUMERIC
+// filter is one list here, where RediSearch's range tree of several
+// leaves makes it a union whose stepping can change a score's "slop"; a
+// union of more than 20 children (a wide prefix) steps with a heap there;
+// the garbage described below.
+//
 // RediSearch keeps a deleted document's entries in its inverted indexes
 // until its garbage collector runs, and counts them in a term's document
 // frequency (the IDF) meanwhile. This package removes them at once, so

@@ -13,6 +13,7 @@ import (
 // a numeric one (a frequency of 1). Tag values are terms without
 // positions.
 type result struct {
+	doc  uint32
 	kind resultKind
 	freq uint32
 	idf  float64
@@ -48,12 +49,6 @@ func (r *result) hasOffsets() bool {
 	return false
 }
 
-// hit is a document a node matched and its record.
-type hit struct {
-	doc uint32
-	r   *result
-}
-
 // evaluator evaluates query nodes over an index.
 type evaluator struct {
 	ix       *Index
@@ -69,39 +64,6 @@ func (e *evaluator) idf(df int) float64 {
 	return math.Logb(1 + e.n/float64(df))
 }
 
-// estimate is how many results RediSearch's iterator for n expects; an
-// intersection orders its children by it (stably), which decides the
-// pairs its slop is computed over.
-func (e *evaluator) estimate(n *node) int {
-	switch n.op {
-	case opTerm:
-		if n.expand && !e.verbatim {
-			t := 0
-			for _, w := range e.expansions(n.word) {
-				t += len(e.ix.terms[w])
-			}
-			return t
-		}
-		return len(e.ix.terms[n.word])
-	case opAnd, opPhrase:
-		if len(n.kids) > 1 {
-			return 0
-		}
-	case opOr:
-		t := 0
-		for _, k := range n.kids {
-			t += e.estimate(k)
-		}
-		return t
-	case opTag:
-		if n.field != nil {
-			return len(e.ix.tags[n.field.slot][n.word])
-		}
-		return 0
-	}
-	return int(e.ix.MaxDocID())
-}
-
 // expansions are the terms a word matches: itself, its stem marked as a
 // stem, and the stem as a word when it differs.
 func (e *evaluator) expansions(w string) []string {
@@ -113,68 +75,94 @@ func (e *evaluator) expansions(w string) []string {
 	return out
 }
 
-// eval returns the documents n matches, by ascending id, with their
-// records.
-func (e *evaluator) eval(n *node) []hit {
+// build returns the iterator of n, or nil when n matches nothing (a term
+// not in the index: RediSearch's NULL iterator, which a union drops and
+// which empties an intersection).
+func (e *evaluator) build(n *node) iterator {
 	if n == nil {
 		return nil
 	}
 	switch n.op {
 	case opTerm:
 		if n.expand && !e.verbatim {
-			var lists [][]hit
+			var kids []iterator
 			for _, w := range e.expansions(n.word) {
-				lists = append(lists, e.term(w, n.mask))
+				if it := e.term(w, n.mask); it != nil {
+					kids = append(kids, it)
+				}
 			}
-			return union(lists, false)
+			return e.unionOf(kids, false)
 		}
 		return e.term(n.word, n.mask)
 	case opPrefix:
-		var words []string
-		for w := range e.ix.terms {
-			if strings.HasPrefix(w, n.word) && !strings.HasPrefix(w, stemPrefix) {
-				words = append(words, w)
+		var kids []iterator
+		for _, w := range e.prefixTerms(n.word) {
+			if it := e.term(w, n.mask); it != nil {
+				kids = append(kids, it)
 			}
 		}
-		slices.Sort(words)
-		var lists [][]hit
-		for _, w := range words {
-			lists = append(lists, e.term(w, n.mask))
+		if len(kids) == 0 {
+			return nil
 		}
-		return union(lists, true)
-	case opPhrase:
-		var lists [][]hit
+		return newUnion(kids, true)
+	case opPhrase, opAnd:
+		var kids []iterator
 		for _, k := range n.kids {
-			lists = append(lists, e.eval(k))
-		}
-		hits := intersect(lists)
-		out := hits[:0]
-		for _, h := range hits {
-			if phraseMatches(h.r.kids) {
-				out = append(out, h)
+			it := e.build(k)
+			if it == nil {
+				return nil
 			}
+			kids = append(kids, it)
 		}
-		return out
-	case opAnd:
-		kids := slices.Clone(n.kids)
-		slices.SortStableFunc(kids, func(a, b *node) int { return e.estimate(a) - e.estimate(b) })
-		var lists [][]hit
-		for _, k := range kids {
-			lists = append(lists, e.eval(k))
+		if len(kids) == 1 {
+			return kids[0]
 		}
-		return intersect(lists)
+		return newIntersect(kids, n.op == opPhrase)
 	case opOr:
-		var lists [][]hit
+		var kids []iterator
 		for _, k := range n.kids {
-			lists = append(lists, e.eval(k))
+			if it := e.build(k); it != nil {
+				kids = append(kids, it)
+			}
 		}
-		return union(lists, false)
+		return e.unionOf(kids, false)
 	case opNot:
-		return e.not(e.eval(n.kids[0]))
+		child := e.build(n.kids[0])
+		if child == nil {
+			child = &emptyIter{}
+		}
+		it := &notIter{child: child, max: e.ix.MaxDocID()}
+		it.rec.kind = resVirtual
+		return it
 	case opWildcard:
-		return e.all(1)
+		it := &wildcardIter{top: e.ix.MaxDocID(), n: len(e.ix.docs)}
+		it.rec.kind, it.rec.freq = resVirtual, 1
+		return it
 	case opNumeric:
-		return e.numeric(n)
+		var ids []uint32
+		e.ix.nums[n.field.slot].Ascend(numEntry{n.min, 0}, func(x numEntry) bool {
+			if x.v > n.max || n.maxEx && x.v == n.max {
+				return false
+			}
+			if !(n.minEx && x.v == n.min) {
+				ids = append(ids, x.doc)
+			}
+			return true
+		})
+		if len(ids) == 0 {
+			return nil
+		}
+		slices.Sort(ids)
+		it := &listIter{ids: ids, count: len(ids)}
+		it.rec.kind, it.rec.freq = resNumeric, 1
+		return it
+	case opIDs:
+		if len(n.ids) == 0 {
+			return nil
+		}
+		it := &listIter{ids: n.ids, count: len(n.ids)}
+		it.rec.kind = resVirtual
+		return it
 	case opTag:
 		return e.tag(n.field, n.word)
 	case opTagPrefix:
@@ -185,156 +173,74 @@ func (e *evaluator) eval(n *node) []hit {
 			}
 		}
 		slices.Sort(vals)
-		var lists [][]hit
+		var kids []iterator
 		for _, v := range vals {
-			lists = append(lists, e.tag(n.field, v))
+			if it := e.tag(n.field, v); it != nil {
+				kids = append(kids, it)
+			}
 		}
-		return union(lists, true)
+		if len(kids) == 0 {
+			return nil
+		}
+		return newUnion(kids, true)
 	}
 	return nil
 }
 
-// term returns the postings of word whose fields intersect mask.
-func (e *evaluator) term(word string, mask uint64) []hit {
+// unionOf is a union of kids, the only one itself, nil for none.
+func (e *evaluator) unionOf(kids []iterator, quickExit bool) iterator {
+	switch len(kids) {
+	case 0:
+		return nil
+	case 1:
+		return kids[0]
+	}
+	return newUnion(kids, quickExit)
+}
+
+// prefixTerms returns the words (not stems) that start with prefix, in
+// the order RediSearch's term trie walks them: bytewise (a word before
+// the longer words it begins).
+func (e *evaluator) prefixTerms(prefix string) []string {
+	var words []string
+	for w := range e.ix.terms {
+		if strings.HasPrefix(w, prefix) && !strings.HasPrefix(w, stemPrefix) {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	return words
+}
+
+// term returns a reader of word's postings whose fields intersect mask.
+func (e *evaluator) term(word string, mask uint64) iterator {
 	ps := e.ix.terms[word]
 	if len(ps) == 0 {
 		return nil
 	}
-	idf := e.idf(len(ps))
-	out := make([]hit, 0, len(ps))
+	ids := make([]uint32, len(ps))
 	for i := range ps {
-		p := &ps[i]
-		if p.mask&mask == 0 {
-			continue
-		}
-		out = append(out, hit{p.doc, &result{kind: resTerm, freq: p.freq, idf: idf, pos: p.pos}})
+		ids[i] = ps[i].doc
 	}
-	return out
+	idf := e.idf(len(ps))
+	it := &listIter{ids: ids, count: len(ps)}
+	it.rec.kind, it.rec.idf = resTerm, idf
+	if mask != allFields {
+		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }
+	}
+	it.fill = func(i int, r *result) { r.freq, r.pos = ps[i].freq, ps[i].pos }
+	return it
 }
 
-func (e *evaluator) tag(f *Field, v string) []hit {
+// tag returns a reader of the documents with tag value v of field f.
+func (e *evaluator) tag(f *Field, v string) iterator {
 	ids := e.ix.tags[f.slot][v]
-	idf := e.idf(len(ids))
-	out := make([]hit, len(ids))
-	for i, id := range ids {
-		out[i] = hit{id, &result{kind: resTerm, freq: 1, idf: idf}}
-	}
-	return out
-}
-
-// all returns every document with a virtual record of frequency freq.
-func (e *evaluator) all(freq uint32) []hit {
-	out := make([]hit, 0, len(e.ix.byID))
-	for id := range e.ix.byID {
-		out = append(out, hit{id, &result{kind: resVirtual, freq: freq}})
-	}
-	slices.SortFunc(out, func(a, b hit) int { return cmpU32(a.doc, b.doc) })
-	return out
-}
-
-func (e *evaluator) not(excl []hit) []hit {
-	all := e.all(0)
-	out := all[:0]
-	j := 0
-	for _, h := range all {
-		for j < len(excl) && excl[j].doc < h.doc {
-			j++
-		}
-		if j < len(excl) && excl[j].doc == h.doc {
-			continue
-		}
-		out = append(out, h)
-	}
-	return out
-}
-
-func (e *evaluator) numeric(n *node) []hit {
-	var out []hit
-	e.ix.nums[n.field.slot].Ascend(numEntry{n.min, 0}, func(x numEntry) bool {
-		if x.v > n.max || n.maxEx && x.v == n.max {
-			return false
-		}
-		if n.minEx && x.v == n.min {
-			return true
-		}
-		out = append(out, hit{x.doc, &result{kind: resNumeric, freq: 1}})
-		return true
-	})
-	slices.SortFunc(out, func(a, b hit) int { return cmpU32(a.doc, b.doc) })
-	return out
-}
-
-// intersect returns the documents in every list, with an aggregate record
-// of their records in list order. An empty list empties it.
-func intersect(lists [][]hit) []hit {
-	if len(lists) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	for _, l := range lists {
-		if len(l) == 0 {
-			return nil
-		}
-	}
-	idx := make([]int, len(lists))
-	var out []hit
-	for _, h := range lists[0] {
-		kids := make([]*result, len(lists))
-		kids[0] = h.r
-		ok := true
-		for i := 1; i < len(lists) && ok; i++ {
-			l := lists[i]
-			for idx[i] < len(l) && l[idx[i]].doc < h.doc {
-				idx[i]++
-			}
-			if idx[i] == len(l) || l[idx[i]].doc != h.doc {
-				ok = false
-				break
-			}
-			kids[i] = l[idx[i]].r
-		}
-		if ok {
-			out = append(out, hit{h.doc, aggregate(resIntersect, kids)})
-		}
-	}
-	return out
-}
-
-// union returns the documents in any list, with an aggregate record of the
-// records of the lists that have it (only the first such list's when
-// quickExit, as RediSearch's prefix unions).
-func union(lists [][]hit, quickExit bool) []hit {
-	idx := make([]int, len(lists))
-	var out []hit
-	for {
-		min := uint32(math.MaxUint32)
-		found := false
-		for i, l := range lists {
-			if idx[i] < len(l) && (!found || l[idx[i]].doc < min) {
-				min, found = l[idx[i]].doc, true
-			}
-		}
-		if !found {
-			return out
-		}
-		var kids []*result
-		for i, l := range lists {
-			if idx[i] < len(l) && l[idx[i]].doc == min {
-				if !quickExit || len(kids) == 0 {
-					kids = append(kids, l[idx[i]].r)
-				}
-				idx[i]++
-			}
-		}
-		out = append(out, hit{min, aggregate(resUnion, kids)})
-	}
-}
-
-func aggregate(kind resultKind, kids []*result) *result {
-	r := &result{kind: kind, kids: kids}
-	for _, k := range kids {
-		r.mask |= k.kind
-	}
-	return r
+	it := &listIter{ids: ids, count: len(ids)}
+	it.rec.kind, it.rec.freq, it.rec.idf = resTerm, 1, e.idf(len(ids))
+	return it
 }
 
 // positions returns r's positions, ascending (an aggregate's merge its

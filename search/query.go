@@ -20,6 +20,7 @@ const (
 	opTag                     // one tag value of a TAG field
 	opTagPrefix               // a tag prefix
 	opWildcard                // *: every document
+	opIDs                     // INKEYS: the documents of ids
 )
 
 // node is a node of a parsed query.
@@ -35,6 +36,7 @@ type node struct {
 	minEx  bool
 	maxEx  bool
 	kids   []*node
+	ids    []uint32 // opIDs, ascending
 }
 
 const allFields = ^uint64(0)

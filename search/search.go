@@ -203,6 +203,9 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 		restrictMask(root, mask)
 	}
+	// FILTER and INKEYS join the root intersection as more children (a
+	// new intersection when the root is something else), as RediSearch's
+	// global filters do.
 	var filters []*node
 	for _, f := range r.Filters {
 		fd := ix.Schema.Field(f.Field)
@@ -211,29 +214,40 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 		filters = append(filters, &node{op: opNumeric, field: fd, min: f.Min, max: f.Max, minEx: f.MinEx, maxEx: f.MaxEx})
 	}
-	if len(filters) > 0 {
-		root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
-	}
-	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
-	hits := e.eval(root)
 	if r.InKeys != nil {
-		keep := map[uint32]bool{}
+		var ids []uint32
 		for _, k := range r.InKeys {
 			if d := ix.docs[k]; d != nil {
-				keep[d.id] = true
+				ids = append(ids, d.id)
 			}
 		}
-		hits = slices.DeleteFunc(hits, func(h hit) bool { return !keep[h.doc] })
+		slices.Sort(ids)
+		filters = append(filters, &node{op: opIDs, ids: slices.Compact(ids)})
 	}
+	if len(filters) > 0 {
+		if root.op == opAnd {
+			root.kids = append(root.kids, filters...)
+		} else {
+			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
+		}
+	}
+	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
 	type scored struct {
 		d     *document
 		score float64
 		sv    sortValue
 	}
-	res := make([]scored, len(hits))
-	for i, h := range hits {
-		d := ix.byID[h.doc]
-		res[i] = scored{d: d, score: score(d, h.r)}
+	var res []scored
+	if it := e.build(root); it != nil {
+		for {
+			rc, rec := it.read()
+			if rc == rcEOF {
+				break
+			}
+			if d := ix.byID[rec.doc]; d != nil { // else deleted (the wildcard reads every id)
+				res = append(res, scored{d: d, score: score(d, rec)})
+			}
+		}
 	}
 	if r.SortBy != "" {
 		f := ix.Schema.Field(r.SortBy)
