@@ -20,11 +20,17 @@
 // of its matching children, not all), and so do the scores. Intersections
 // order their children by estimated counts as RediSearch does.
 //
+// The two dialects' grammars differ (query.go for DIALECT 2, query1.go
+// for DIALECT 1's precedence rules), and so does what they build.
+//
 // Known differences, each seen against RediSearch 2.10.5: a NUMERIC
 // filter is one list here, where RediSearch's range tree of several
 // leaves makes it a union whose stepping can change a score's "slop"; a
 // union of more than 20 children (a wide prefix) steps with a heap there;
-// the garbage described below.
+// phrases with a stop word (DIALECT 2) or a repeated word match
+// differently; at DIALECT 2 a prefix right after another operand of an
+// intersection is grouped with it there ("@b:quick ap*" restricts ap* to
+// b too); the garbage described below.
 //
 // RediSearch keeps a deleted document's entries in its inverted indexes
 // until its garbage collector runs, and counts them in a term's document

@@ -106,16 +106,18 @@ func (e *evaluator) build(n *node) iterator {
 		}
 		return newUnion(kids, true)
 	case opPhrase, opAnd:
+		if len(n.kids) == 1 {
+			return e.build(n.kids[0])
+		}
 		var kids []iterator
 		for _, k := range n.kids {
 			it := e.build(k)
 			if it == nil {
-				return nil
+				// RediSearch still makes the intersection, which
+				// ends at once: a union keeps it as a child.
+				return &intersectIter{eof: true, dead: true}
 			}
 			kids = append(kids, it)
-		}
-		if len(kids) == 1 {
-			return kids[0]
 		}
 		return newIntersect(kids, n.op == opPhrase)
 	case opOr:
@@ -124,6 +126,9 @@ func (e *evaluator) build(n *node) iterator {
 			if it := e.build(k); it != nil {
 				kids = append(kids, it)
 			}
+		}
+		if n.tagSet && len(kids) > 0 {
+			return newUnion(kids, false)
 		}
 		return e.unionOf(kids, false)
 	case opNot:
@@ -223,7 +228,7 @@ func (e *evaluator) term(word string, mask uint64) iterator {
 		ids[i] = ps[i].doc
 	}
 	idf := e.idf(len(ps))
-	it := &listIter{ids: ids, count: len(ps)}
+	it := &listIter{ids: ids, count: len(ps), seeker: true}
 	it.rec.kind, it.rec.idf = resTerm, idf
 	if mask != allFields {
 		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }

@@ -60,6 +60,11 @@ type listIter struct {
 	eof   bool
 	rec   result
 	count int
+	// seeker marks a term's reader: RediSearch's skip over a term's
+	// postings (its "seeker") that runs off the end reports the end
+	// without marking the reader done, and leaves the last entry it
+	// decoded — even one of another field — as its last read.
+	seeker bool
 }
 
 func (it *listIter) state() *iterState { return &it.st }
@@ -72,11 +77,14 @@ func (it *listIter) read() (readRC, *result) {
 	for it.n < len(it.ids) {
 		i := it.n
 		it.n++
+		// RediSearch decodes an entry into its record, and counts it as
+		// the last read, before its field mask filters it out: a
+		// negation sees it (NI_SkipTo's anti-match).
+		it.rec.doc = it.ids[i]
+		it.last = it.ids[i]
 		if it.keep != nil && !it.keep(i) {
 			continue
 		}
-		it.rec.doc = it.ids[i]
-		it.last = it.ids[i]
 		if it.fill != nil {
 			it.fill(i, &it.rec)
 		}
@@ -89,6 +97,28 @@ func (it *listIter) read() (readRC, *result) {
 func (it *listIter) skipTo(id uint32) (readRC, *result) {
 	if it.eof {
 		return rcEOF, nil
+	}
+	if it.seeker {
+		if len(it.ids) == 0 || id > it.ids[len(it.ids)-1] {
+			it.eof = true
+			return rcEOF, nil
+		}
+		for it.n < len(it.ids) {
+			i := it.n
+			it.n++
+			it.rec.doc, it.last = it.ids[i], it.ids[i]
+			if it.ids[i] < id || it.keep != nil && !it.keep(i) {
+				continue
+			}
+			if it.fill != nil {
+				it.fill(i, &it.rec)
+			}
+			if it.ids[i] == id {
+				return rcOK, &it.rec
+			}
+			return rcNotFound, &it.rec
+		}
+		return rcEOF, nil // not marked done
 	}
 	for {
 		rc, r := it.read()
@@ -384,6 +414,7 @@ type intersectIter struct {
 	lastFound uint32
 	phrase    bool
 	eof       bool
+	dead      bool // a child matches nothing: no documents
 	rec       result
 }
 
@@ -401,7 +432,7 @@ func newIntersect(kids []iterator, phrase bool) *intersectIter {
 // as 0), keeping ties in query order.
 func sortByEstimate(its []iterator) {
 	key := func(it iterator) int {
-		if ii, ok := it.(*intersectIter); ok && len(ii.its) > 1 {
+		if ii, ok := it.(*intersectIter); ok && (len(ii.its) > 1 || ii.dead) {
 			return 0
 		}
 		return it.est()
@@ -419,6 +450,9 @@ func (ii *intersectIter) lastID() uint32    { return ii.lastFound }
 func (ii *intersectIter) atEnd() bool       { return ii.eof }
 
 func (ii *intersectIter) est() int {
+	if ii.dead {
+		return math.MaxInt32 // RediSearch's "invalid" estimate
+	}
 	n := math.MaxInt
 	for _, it := range ii.its {
 		n = min(n, it.est())
@@ -428,6 +462,7 @@ func (ii *intersectIter) est() int {
 
 func (ii *intersectIter) read() (readRC, *result) {
 	if len(ii.its) == 0 {
+		ii.eof = true
 		return rcEOF, nil
 	}
 	for {
@@ -471,7 +506,7 @@ func (ii *intersectIter) read() (readRC, *result) {
 }
 
 func (ii *intersectIter) skipTo(id uint32) (readRC, *result) {
-	if id == 0 {
+	if id == 0 || len(ii.its) == 0 {
 		return ii.read()
 	}
 	ii.rec.reset(resIntersect)

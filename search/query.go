@@ -21,6 +21,7 @@ const (
 	opTagPrefix               // a tag prefix
 	opWildcard                // *: every document
 	opIDs                     // INKEYS: the documents of ids
+	opNone                    // matches nothing (a prefix too short, a range on a field that is not NUMERIC)
 )
 
 // node is a node of a parsed query.
@@ -37,9 +38,16 @@ type node struct {
 	maxEx  bool
 	kids   []*node
 	ids    []uint32 // opIDs, ascending
+	// tagSet marks the union of a tag set's alternatives: RediSearch
+	// keeps it a union even when only one alternative has documents.
+	tagSet bool
 }
 
 const allFields = ^uint64(0)
+
+// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to no
+// term.
+const minPrefix = 2
 
 // parser parses the query language of DIALECT 1 and 2.
 type parser struct {
@@ -56,7 +64,10 @@ type parser struct {
 // returns nil for a query that matches nothing (only stop words).
 func parseQuery(s *Schema, stop stopwordSet, q string, dialect int) (*node, error) {
 	p := &parser{s: s, stop: stop, q: q, dialect: dialect}
-	n, err := p.union(false)
+	if dialect == 1 {
+		return p.parse1()
+	}
+	n, err := p.union()
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +103,21 @@ func (p *parser) peek() byte {
 	return 0
 }
 
-// union: inter ('|' inter)*. stopMinus ends its intersections at a
-// negation (DIALECT 1's operand of a modifier, see operand).
-func (p *parser) union(stopMinus bool) (*node, error) {
+// union: inter ('|' inter)* (DIALECT 2).
+func (p *parser) union() (*node, error) {
 	var kids []*node
 	for {
-		n, err := p.inter(stopMinus)
+		n, err := p.inter()
 		if err != nil {
 			return nil, err
 		}
-		if n != nil {
+		switch {
+		case n == nil:
+		case len(kids) == 0 && n.op == opOr && !n.masked && !n.tagSet:
+			// "(a | b) | c" is one union of a, b and c, as
+			// RediSearch's grammar builds it.
+			kids = append(kids, n.kids...)
+		default:
 			kids = append(kids, n)
 		}
 		if p.peek() != '|' {
@@ -118,20 +134,25 @@ func (p *parser) union(stopMinus bool) (*node, error) {
 	return &node{op: opOr, kids: kids}, nil
 }
 
-// inter: unary+ up to '|', ')' or the end (or a negation, when
-// stopMinus).
-func (p *parser) inter(stopMinus bool) (*node, error) {
+// inter: unary+ up to '|', ')' or the end (DIALECT 2).
+func (p *parser) inter() (*node, error) {
 	var kids []*node
 	for {
 		c := p.peek()
-		if c == 0 || c == '|' || c == ')' || stopMinus && c == '-' {
+		if c == 0 || c == '|' || c == ')' {
 			break
 		}
 		n, err := p.unary()
 		if err != nil {
 			return nil, err
 		}
-		if n != nil {
+		switch {
+		case n == nil:
+		case len(kids) == 0 && n.op == opAnd && !n.masked:
+			// "(a b) c" is one intersection of a, b and c, as
+			// RediSearch's grammar builds it ("a (b c)" is not).
+			kids = append(kids, n.kids...)
+		default:
 			kids = append(kids, n)
 		}
 	}
@@ -145,15 +166,8 @@ func (p *parser) inter(stopMinus bool) (*node, error) {
 }
 
 // operand parses what a negation or a field modifier applies to: the next
-// unary at DIALECT 2; at DIALECT 1 the rest of the group, unions
-// included, up to the next negation ("a -b c|d" is a AND NOT((b c)|d),
-// "-a -b" is NOT a AND NOT b), as RediSearch's DIALECT 1 grammar binds.
-func (p *parser) operand() (*node, error) {
-	if p.dialect == 1 {
-		return p.union(true)
-	}
-	return p.unary()
-}
+// unary (DIALECT 2; DIALECT 1 is parse1's).
+func (p *parser) operand() (*node, error) { return p.unary() }
 
 // unary parses one operand.
 func (p *parser) unary() (*node, error) {
@@ -173,7 +187,7 @@ func (p *parser) unary() (*node, error) {
 	case c == '(':
 		p.i++
 		p.tok(start, "(")
-		n, err := p.union(false)
+		n, err := p.union()
 		if err != nil {
 			return nil, err
 		}
@@ -192,6 +206,9 @@ func (p *parser) unary() (*node, error) {
 		w := p.word()
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
+			if len(w) < minPrefix {
+				return &node{op: opNone}, nil
+			}
 			return &node{op: opPrefix, word: w, mask: allFields}, nil
 		}
 		if w == "" || p.stop.has(w) {
@@ -239,10 +256,15 @@ func (p *parser) phrase() (*node, error) {
 	p.i += end + 1
 	p.tok(start, "\"")
 	n := &node{op: opPhrase}
-	for _, raw := range splitQueryWords(text) {
-		w := normalize(raw)
+	for _, wd := range splitQueryWords(text) {
+		w := normalize(wd.text)
 		if w == "" {
 			continue
+		}
+		if p.dialect == 1 && p.stop.has(w) {
+			// RediSearch's DIALECT 1 grammar has no place for a
+			// stop word in a phrase.
+			return nil, errf(errSyntaxAt, start+1+wd.at, wd.text)
 		}
 		n.kids = append(n.kids, &node{op: opTerm, word: w, mask: allFields})
 	}
@@ -255,14 +277,20 @@ func (p *parser) phrase() (*node, error) {
 	return n, nil
 }
 
+// queryWord is a word of a phrase and its offset in the phrase.
+type queryWord struct {
+	text string
+	at   int
+}
+
 // splitQueryWords splits a phrase's text at separators (escapes kept).
-func splitQueryWords(text string) []string {
-	var out []string
+func splitQueryWords(text string) []queryWord {
+	var out []queryWord
 	start, escaped := 0, false
 	for i := 0; i <= len(text); i++ {
 		if i == len(text) || separators[text[i]] && !escaped {
 			if i > start {
-				out = append(out, text[start:i])
+				out = append(out, queryWord{text[start:i], start})
 			}
 			start = i + 1
 			escaped = false
@@ -276,41 +304,15 @@ func splitQueryWords(text string) []string {
 // modifier parses @field[|field...]: followed by a numeric range, a tag
 // set or the operand the field mask applies to.
 func (p *parser) modifier() (*node, error) {
-	start := p.i
-	p.i++
-	var names []string
-	for {
-		s := p.i
-		for p.i < len(p.q) && (isTermByte(p.q[p.i]) || p.q[p.i] == '\\') {
-			p.i++
-		}
-		if p.i == s {
-			return nil, p.errAt(p.i)
-		}
-		names = append(names, unescape(p.q[s:p.i]))
-		if p.i < len(p.q) && p.q[p.i] == '|' {
-			p.i++
-			continue
-		}
-		break
+	names, mask, err := p.modifierHead()
+	if err != nil {
+		return nil, err
 	}
-	if p.i >= len(p.q) || p.q[p.i] != ':' {
-		return nil, p.errAt(p.i)
-	}
-	p.i++
-	p.tok(start, "@"+strings.Join(names, "|")+":")
-	c := p.peek()
-	switch c {
+	switch p.peek() {
 	case '[':
 		return p.numeric(names[0])
 	case '{':
 		return p.tagSet(names[0])
-	}
-	var mask uint64
-	for _, name := range names {
-		if f := p.s.Field(name); f != nil && f.Type == Text && f.textID >= 0 {
-			mask |= 1 << f.textID
-		}
 	}
 	n, err := p.operand()
 	if err != nil || n == nil {
@@ -332,6 +334,41 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// modifierHead reads "@field[|field...]:" and returns the names and the
+// mask of the TEXT fields among them.
+func (p *parser) modifierHead() ([]string, uint64, error) {
+	start := p.i
+	p.i++
+	var names []string
+	for {
+		s := p.i
+		for p.i < len(p.q) && (isTermByte(p.q[p.i]) || p.q[p.i] == '\\') {
+			p.i++
+		}
+		if p.i == s {
+			return nil, 0, p.errAt(p.i)
+		}
+		names = append(names, unescape(p.q[s:p.i]))
+		if p.i < len(p.q) && p.q[p.i] == '|' {
+			p.i++
+			continue
+		}
+		break
+	}
+	if p.i >= len(p.q) || p.q[p.i] != ':' {
+		return nil, 0, p.errAt(p.i)
+	}
+	p.i++
+	p.tok(start, "@"+strings.Join(names, "|")+":")
+	var mask uint64
+	for _, name := range names {
+		if f := p.s.Field(name); f != nil && f.Type == Text && f.textID >= 0 {
+			mask |= 1 << f.textID
+		}
+	}
+	return names, mask, nil
 }
 
 // setMask restricts the text terms under n to mask, where no inner
@@ -396,7 +433,7 @@ func (p *parser) numeric(name string) (*node, error) {
 	p.i++
 	f := p.s.Field(name)
 	if f == nil || f.Type != Numeric || f.NoIndex {
-		return &node{op: opOr}, nil // matches nothing
+		return &node{op: opNone}, nil
 	}
 	return &node{op: opNumeric, field: f, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
 }
@@ -442,12 +479,12 @@ func (p *parser) tagSet(name string) (*node, error) {
 			p.i++
 			flush()
 			if f == nil || f.Type != Tag || f.NoIndex {
-				return &node{op: opOr}, nil
+				return &node{op: opNone}, nil
 			}
 			if len(alts) == 1 {
 				return alts[0], nil
 			}
-			return &node{op: opOr, kids: alts}, nil
+			return &node{op: opOr, kids: alts, tagSet: true}, nil
 		case c == '|':
 			p.i++
 			flush()
