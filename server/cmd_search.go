@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hotkv/hotkv/hash"
-	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/search"
 )
 
@@ -97,14 +95,13 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	var total int
 	var hits []search.Hit
 	if err == nil {
-		total, hits, err = fi.ix.Search(req, searchLoad(c.srv.dbs[0]))
+		total, hits, err = fi.ix.Search(req, c.srv.searchLoad)
 	}
 	fi.mu.RUnlock()
 	if err != nil {
 		c.errorReply(err.Error())
 		return
 	}
-	db := c.srv.dbs[0]
 	// RediSearch replies a document's fields in the order of its lookup
 	// table, whose keys are made as the page's documents are loaded, in
 	// result order (the SORTBY field first): a field keeps the place of
@@ -114,11 +111,10 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		order = append(order, req.SortBy)
 	}
 	fields := func(key string, each func(f, v []byte)) {
-		e := db.Peek([]byte(key))
-		if e == nil || e.Kind != keyspace.KindHash {
+		h := c.srv.searchHash(key)
+		if h == nil {
 			return
 		}
-		h := e.Obj.(*hash.Hash)
 		if req.Return != nil {
 			for _, rf := range req.Return {
 				if v, ok := h.Get([]byte(rf.Field)); ok {
@@ -206,18 +202,14 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	}
 }
 
-// searchLoad returns a function that reads a field of a hash of db, for
-// SORTBY on a field that is not SORTABLE. The search holds the index's
-// lock, and the documents' keys are only changed by writers that hold it
-// exclusively.
-func searchLoad(db *keyspace.DB) func(key, field string) ([]byte, bool) {
-	return func(key, field string) ([]byte, bool) {
-		e := db.Peek([]byte(key))
-		if e == nil || e.Kind != keyspace.KindHash {
-			return nil, false
-		}
-		return e.Obj.(*hash.Hash).Get([]byte(field))
+// searchLoad reads a field of a document, for SORTBY on a field that is
+// not SORTABLE (see searchHash for why no key lock is needed).
+func (s *Server) searchLoad(key, field string) ([]byte, bool) {
+	h := s.searchHash(key)
+	if h == nil {
+		return nil, false
 	}
+	return h.Get([]byte(field))
 }
 
 // FT.INFO index

@@ -579,3 +579,65 @@ func TestFTWritersLockTheirIndexes(t *testing.T) {
 		t.Errorf("FT.SEARCH ia: %q", r)
 	}
 }
+
+// TestFTConcurrentWritersAndSearches: writers of one index's keys, of
+// another index's and searches run together (under -race); the indexes
+// end up holding exactly the keys written.
+func TestFTConcurrentWritersAndSearches(t *testing.T) {
+	_, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	c.Do("FT.CREATE", "ia", "PREFIX", "1", "a:", "SCHEMA", "f", "TEXT", "n", "NUMERIC")
+	c.Do("FT.CREATE", "ib", "PREFIX", "1", "b:", "SCHEMA", "f", "TEXT")
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cw := difftest.Dial(t, addr)
+			defer cw.Close()
+			prefix := []string{"a:", "b:"}[w%2]
+			for i := range 200 {
+				key := fmt.Sprintf("%s%d", prefix, (w*1000+i)%150)
+				var r string
+				if i%7 == 3 {
+					r = cw.Do("DEL", key)
+				} else {
+					r = cw.Do("HSET", key, "f", fmt.Sprintf("word%d common", i%13), "n", fmt.Sprint(i))
+				}
+				if strings.HasPrefix(r, "-") {
+					errs <- r
+					return
+				}
+			}
+		}()
+	}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs := difftest.Dial(t, addr)
+			defer cs.Close()
+			for i := range 100 {
+				r := cs.Do("FT.SEARCH", []string{"ia", "ib"}[i%2], "common word3|word5", "LIMIT", "0", "5")
+				if strings.HasPrefix(r, "-") {
+					errs <- r
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	for _, ix := range []string{"ia", "ib"} {
+		prefix := ix[1:] + ":*"
+		keys := replyStrings(c.Do("KEYS", prefix))
+		got := c.Do("FT.SEARCH", ix, "*", "NOCONTENT", "LIMIT", "0", "0")
+		if want := fmt.Sprintf("*1\r\n:%d\r\n", len(keys)); got != want {
+			t.Errorf("%s: %q documents, %d keys", ix, got, len(keys))
+		}
+	}
+}

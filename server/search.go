@@ -150,13 +150,26 @@ func (s *Server) searchSync(g *lock.Guard) {
 	}
 }
 
+// searchHash returns the hash stored under key in database 0, or nil
+// (none, another type, or expired). It changes nothing — no lazy expiry,
+// no snapshot capture — so that FT.SEARCH, which holds the index's lock
+// but not its documents' keys' locks, may call it: every command that
+// writes those keys holds the index's lock exclusively.
+func (s *Server) searchHash(key string) *hash.Hash {
+	db := s.dbs[0]
+	if stored, expired := db.Stored([]byte(key)); !stored || expired {
+		return nil
+	}
+	if e := db.StoredEntry([]byte(key)); e != nil && e.Kind == keyspace.KindHash {
+		return e.Obj.(*hash.Hash)
+	}
+	return nil
+}
+
 // searchReindex updates every index key matches from database 0's value
 // of key. The caller holds key's lock.
 func (s *Server) searchReindex(key string) {
-	var h *hash.Hash
-	if e := s.dbs[0].Peek([]byte(key)); e != nil && e.Kind == keyspace.KindHash {
-		h = e.Obj.(*hash.Hash)
-	}
+	h := s.searchHash(key)
 	for _, fi := range s.searchIndexes() {
 		if !fi.ix.Schema.Matches(key) {
 			continue
@@ -205,8 +218,7 @@ func (s *Server) searchRescan(fi *ftIndex) {
 	fi.mu.Lock()
 	keys := fi.ix.Keys()
 	for _, k := range keys {
-		if e := s.dbs[0].Peek([]byte(k)); e != nil && e.Kind == keyspace.KindHash {
-			h := e.Obj.(*hash.Hash)
+		if h := s.searchHash(k); h != nil {
 			fi.ix.Put(k, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
 		} else {
 			fi.ix.Delete(k)
