@@ -58,6 +58,7 @@ type parser struct {
 	dialect int
 	lastTok int // offset of the last token read, for errors
 	lastTxt string
+	inMod   int // DIALECT 2: operands of field modifiers being read
 }
 
 // parseQuery parses q against schema s at the given dialect (1 or 2). It
@@ -183,6 +184,14 @@ func (p *parser) unary() (*node, error) {
 		noExpand(n)
 		return &node{op: opNot, kids: []*node{n}}, nil
 	case c == '@':
+		if p.inMod > 0 {
+			// DIALECT 2 has no field modifier inside another's operand.
+			e := p.i + 1
+			for e < len(p.q) && isTermByte(p.q[e]) {
+				e++
+			}
+			return nil, errf(errSyntaxAt, p.i, p.q[p.i+1:e])
+		}
 		return p.modifier()
 	case c == '(':
 		p.i++
@@ -314,7 +323,9 @@ func (p *parser) modifier() (*node, error) {
 	case '{':
 		return p.tagSet(names[0])
 	}
+	p.inMod++
 	n, err := p.operand()
+	p.inMod--
 	if err != nil || n == nil {
 		return nil, err
 	}

@@ -177,6 +177,12 @@ func TestFTSearchScoresAfterInsertsLikeRediSearch(t *testing.T) {
 		p.DoArgs("FT.SEARCH", "gen", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "200")
 		p.DoArgs("FT.SEARCH", "gen", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "200", "DIALECT", "2")
 	}
+	for _, q := range []string{"@a:(@b:quick)", "@a|b:(@b:quick alpha)", "@a:(@t:{x} quick)",
+		"@a:(quick -@b:alpha)", "-(@b:quick)", "(@b:quick) @a:(alpha)", "@a:(quick @b:alpha)"} {
+		for _, d := range []string{"1", "2"} {
+			p.DoArgs("FT.SEARCH", "gen", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "200", "DIALECT", d)
+		}
+	}
 	compareFTInfo(t, p, "gen")
 	// Known difference: RediSearch's numeric filter over a range tree of
 	// several leaves is a union of them, whose stepping can leave it an
