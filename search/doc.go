@@ -28,9 +28,7 @@
 // leaves makes it a union whose stepping can change a score's "slop"; a
 // union of more than 20 children (a wide prefix) steps with a heap there;
 // phrases with a stop word (DIALECT 2) or a repeated word match
-// differently; at DIALECT 2 a prefix right after another operand of an
-// intersection is grouped with it there ("@b:quick ap*" restricts ap* to
-// b too); the garbage described below.
+// differently; the garbage described below.
 //
 // RediSearch keeps a deleted document's entries in its inverted indexes
 // until its garbage collector runs, and counts them in a term's document

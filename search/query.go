@@ -147,6 +147,9 @@ func (p *parser) inter() (*node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n, err = p.prefixesAfter(n); err != nil {
+			return nil, err
+		}
 		switch {
 		case n == nil:
 		case len(kids) == 0 && n.op == opAnd && !n.masked:
@@ -167,8 +170,59 @@ func (p *parser) inter() (*node, error) {
 }
 
 // operand parses what a negation or a field modifier applies to: the next
-// unary (DIALECT 2; DIALECT 1 is parse1's).
-func (p *parser) operand() (*node, error) { return p.unary() }
+// unary and the prefixes right after it (DIALECT 2; DIALECT 1 is
+// parse1's).
+func (p *parser) operand() (*node, error) {
+	n, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	return p.prefixesAfter(n)
+}
+
+// prefixesAfter groups n with the prefixes ("ap*") that follow it, as
+// DIALECT 2's grammar binds them (a prefix binds tighter than
+// juxtaposition): "x p1" is the intersection of x and p1, "x p1 p2 p3"
+// that of x and (p1 and (p2 and p3)).
+func (p *parser) prefixesAfter(n *node) (*node, error) {
+	var chain []*node
+	for p.nextIsPrefix() {
+		k, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, k)
+	}
+	if len(chain) == 0 {
+		return n, nil
+	}
+	g := chain[len(chain)-1]
+	for i := len(chain) - 2; i >= 0; i-- {
+		g = and1(chain[i], g)
+	}
+	return and1(n, g), nil
+}
+
+// nextIsPrefix reports whether the next token is a prefix (a word and a
+// '*').
+func (p *parser) nextIsPrefix() bool {
+	c := p.peek()
+	if !isTermByte(c) {
+		return false
+	}
+	i := p.i
+	for i < len(p.q) {
+		if p.q[i] == '\\' && i+1 < len(p.q) {
+			i += 2
+			continue
+		}
+		if !isTermByte(p.q[i]) {
+			break
+		}
+		i++
+	}
+	return i < len(p.q) && p.q[i] == '*'
+}
 
 // unary parses one operand.
 func (p *parser) unary() (*node, error) {
