@@ -59,7 +59,13 @@ type parser struct {
 	lastTok int // offset of the last token read, for errors
 	lastTxt string
 	inMod   int // DIALECT 2: operands of field modifiers being read
+	depth   int // DIALECT 2: nested groups, negations and modifiers being read
 }
+
+// maxDepth bounds the nesting of a query (groups, negations, modifiers),
+// so that a hostile query cannot exhaust the stack. RediSearch's parsers
+// stop at a depth of their own (about 100).
+const maxDepth = 1000
 
 // parseQuery parses q against schema s at the given dialect (1 or 2). It
 // returns nil for a query that matches nothing (only stop words).
@@ -226,6 +232,13 @@ func (p *parser) nextIsPrefix() bool {
 
 // unary parses one operand.
 func (p *parser) unary() (*node, error) {
+	if p.peek() == 0 {
+		return nil, errf(errSyntaxAt, p.lastTok, p.lastTxt) // an operator at the end
+	}
+	if p.depth++; p.depth > maxDepth {
+		return nil, Error(errStackOverflow)
+	}
+	defer func() { p.depth-- }()
 	start := p.i
 	switch c := p.q[p.i]; {
 	case c == '-':

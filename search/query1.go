@@ -115,6 +115,9 @@ func (p *parser) parse1() (*node, error) {
 			return nil, err
 		}
 		reduce(t)
+		if len(stack) > maxDepth {
+			return nil, Error(errStackOverflow)
+		}
 		top := len(stack) - 1
 		switch t.kind {
 		case k1End:

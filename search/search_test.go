@@ -127,3 +127,20 @@ func TestTokenize(t *testing.T) {
 		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestDeepQueries: nesting past maxDepth is refused, not a stack overflow.
+func TestDeepQueries(t *testing.T) {
+	ix := newTestIndex(t, "SCHEMA t TEXT", "d:1 t hello")
+	for _, q := range []string{strings.Repeat("(", 5000) + "hello" + strings.Repeat(")", 5000),
+		strings.Repeat("-", 5000) + "hello", strings.Repeat("@t:", 3000) + "hello"} {
+		for _, d := range []string{"1", "2"} {
+			got := search(t, ix, q, "DIALECT", d)
+			if !strings.HasPrefix(got, "ERR ") {
+				t.Errorf("depth %d at DIALECT %s: %q", len(q), d, got[:min(len(got), 40)])
+			}
+		}
+	}
+	if got := search(t, ix, strings.Repeat("(", 50)+"hello"+strings.Repeat(")", 50), "DIALECT", "2"); got != "1 d:1 1" {
+		t.Errorf("50 groups: %q", got)
+	}
+}
