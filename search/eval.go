@@ -3,7 +3,6 @@ package search
 import (
 	"math"
 	"slices"
-	"strings"
 )
 
 // result is the scoring record of one document under one query node, the
@@ -171,15 +170,8 @@ func (e *evaluator) build(n *node) iterator {
 	case opTag:
 		return e.tag(n.field, n.word)
 	case opTagPrefix:
-		var vals []string
-		for v := range e.ix.tags[n.field.slot] {
-			if strings.HasPrefix(v, n.word) {
-				vals = append(vals, v)
-			}
-		}
-		slices.Sort(vals)
 		var kids []iterator
-		for _, v := range vals {
+		for _, v := range withPrefix(e.ix.tagSets[n.field.slot], n.word, false) {
 			if it := e.tag(n.field, v); it != nil {
 				kids = append(kids, it)
 			}
@@ -204,17 +196,10 @@ func (e *evaluator) unionOf(kids []iterator, quickExit bool) iterator {
 }
 
 // prefixTerms returns the words (not stems) that start with prefix, in
-// the order RediSearch's term trie walks them: bytewise (a word before
-// the longer words it begins).
+// the order RediSearch's term trie walks them (bytewise: a word before
+// the longer words it begins), at most maxExpansions of them.
 func (e *evaluator) prefixTerms(prefix string) []string {
-	var words []string
-	for w := range e.ix.terms {
-		if strings.HasPrefix(w, prefix) && !strings.HasPrefix(w, stemPrefix) {
-			words = append(words, w)
-		}
-	}
-	slices.Sort(words)
-	return words
+	return withPrefix(e.ix.termSet, prefix, true)
 }
 
 // term returns a reader of word's postings whose fields intersect mask.

@@ -19,11 +19,14 @@ type Index struct {
 
 	stop   stopwordSet
 	nextID uint32
-	docs   map[string]*document      // by key
-	byID   map[uint32]*document      // by id
-	terms  map[string][]posting      // term -> postings by ascending doc id
-	tags   []map[string][]uint32     // per TAG field: value -> doc ids, ascending
-	nums   []*btree.BTreeG[numEntry] // per NUMERIC field
+	docs   map[string]*document  // by key
+	byID   map[uint32]*document  // by id
+	terms  map[string][]posting  // term -> postings by ascending doc id
+	tags   []map[string][]uint32 // per TAG field: value -> doc ids, ascending
+	// The terms and each TAG field's values in order, for prefixes.
+	termSet *btree.BTreeG[string]
+	tagSets []*btree.BTreeG[string]
+	nums    []*btree.BTreeG[numEntry] // per NUMERIC field
 
 	// Statistics for FT.INFO.
 	records  int // postings in the inverted index
@@ -78,9 +81,12 @@ type sortValue struct {
 func NewIndex(name string, s *Schema) *Index {
 	ix := &Index{Name: name, Schema: s, stop: newStopwords(s.Stopwords), nextID: 1,
 		docs: map[string]*document{}, byID: map[uint32]*document{}, terms: map[string][]posting{}}
+	ix.termSet = newStringSet()
 	ix.tags = make([]map[string][]uint32, s.tags)
+	ix.tagSets = make([]*btree.BTreeG[string], s.tags)
 	for i := range ix.tags {
 		ix.tags[i] = map[string][]uint32{}
+		ix.tagSets[i] = newStringSet()
 	}
 	ix.nums = make([]*btree.BTreeG[numEntry], s.nums)
 	for i := range ix.nums {
@@ -200,11 +206,17 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for term, h := range hits {
 		d.terms = append(d.terms, term)
 		// Ids only grow: the new posting goes last.
+		if len(ix.terms[term]) == 0 {
+			ix.termSet.Set(term)
+		}
 		ix.terms[term] = append(ix.terms[term], posting{doc: d.id, freq: h.freq, mask: h.mask, pos: h.pos})
 		ix.records++
 	}
 	for slot, vals := range d.tagVals {
 		for _, v := range vals {
+			if len(ix.tags[slot][v]) == 0 {
+				ix.tagSets[slot].Set(v)
+			}
 			ix.tags[slot][v] = append(ix.tags[slot][v], d.id)
 			ix.tagRecs++
 		}
@@ -246,6 +258,7 @@ func (ix *Index) Delete(key string) {
 		}
 		if len(ps) == 0 {
 			delete(ix.terms, term)
+			ix.termSet.Delete(term)
 		} else {
 			ix.terms[term] = ps
 		}
@@ -259,6 +272,7 @@ func (ix *Index) Delete(key string) {
 			}
 			if len(ids) == 0 {
 				delete(ix.tags[slot], v)
+				ix.tagSets[slot].Delete(v)
 			} else {
 				ix.tags[slot][v] = ids
 			}
@@ -281,6 +295,7 @@ func (ix *Index) AddFields(fields []*Field) {
 		switch {
 		case f.Type == Tag:
 			ix.tags = append(ix.tags, map[string][]uint32{})
+			ix.tagSets = append(ix.tagSets, newStringSet())
 		case f.Type == Numeric:
 			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
 		}
@@ -352,5 +367,30 @@ func (ix *Index) Keys() []string {
 	for i, id := range ids {
 		out[i] = ix.byID[id].key
 	}
+	return out
+}
+
+func newStringSet() *btree.BTreeG[string] {
+	return btree.NewBTreeGOptions(func(a, b string) bool { return a < b }, btree.Options{NoLocks: true})
+}
+
+// maxExpansions is RediSearch's MAXEXPANSIONS: a prefix matches its first
+// 200 terms (or tag values) in order.
+const maxExpansions = 200
+
+// withPrefix returns the first maxExpansions members of set that start
+// with prefix, in order, leaving out stems ("+...") when noStems (the
+// term dictionary's).
+func withPrefix(set *btree.BTreeG[string], prefix string, noStems bool) []string {
+	var out []string
+	set.Ascend(prefix, func(w string) bool {
+		if !strings.HasPrefix(w, prefix) || len(out) == maxExpansions {
+			return false
+		}
+		if !noStems || !strings.HasPrefix(w, stemPrefix) {
+			out = append(out, w)
+		}
+		return true
+	})
 	return out
 }

@@ -589,6 +589,10 @@ func (p *parser) tagSet(name string) (*node, error) {
 			if f != nil && !f.CaseSensitive {
 				v = strings.ToLower(v)
 			}
+			if op == opTagPrefix && len(v) < minPrefix {
+				cur = append(cur, &node{op: opNone})
+				continue
+			}
 			cur = append(cur, &node{op: op, word: v, field: f})
 		}
 	}

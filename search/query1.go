@@ -323,7 +323,11 @@ func (p *parser) tagsContinued(field string, n *node) (*node, error) {
 			if f != nil && !f.CaseSensitive {
 				v = strings.ToLower(v)
 			}
-			words = append(words, &node{op: op, word: v, field: f})
+			if op == opTagPrefix && len(v) < minPrefix {
+				words = append(words, &node{op: opNone})
+			} else {
+				words = append(words, &node{op: op, word: v, field: f})
+			}
 			if op == opTagPrefix {
 				break
 			}

@@ -284,6 +284,24 @@ func TestFTSearchRandomQueriesLikeRediSearch(t *testing.T) {
 	}
 }
 
+// TestFTPrefixExpansionsLikeRediSearch: a prefix matches its first 200
+// terms in order (RediSearch's MAXEXPANSIONS), over a union of more than
+// 20 readers.
+func TestFTPrefixExpansionsLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run("FT.CREATE ex PREFIX 1 ex: SCHEMA t TEXT g TAG")
+	for i := range 260 {
+		p.DoArgs("HSET", fmt.Sprintf("ex:%d", i), "t", fmt.Sprintf("pre%03d zz", 259-i), "g", fmt.Sprintf("v%03d", i))
+	}
+	p.Run(`
+FT.SEARCH ex pre* NOCONTENT LIMIT 0 0
+FT.SEARCH ex "pre* zz" WITHSCORES NOCONTENT LIMIT 0 300
+FT.SEARCH ex "zz pre1*" WITHSCORES NOCONTENT LIMIT 0 300 DIALECT 2
+FT.SEARCH ex "@g:{v1*}" NOCONTENT LIMIT 0 300
+FT.SEARCH ex "@g:{v*}" NOCONTENT LIMIT 0 0
+`)
+}
+
 // TestFTCreateLikeRediSearch: FT.CREATE's errors, FT.INFO's fields that
 // clients read, FT._LIST and FT.DROPINDEX.
 func TestFTCreateLikeRediSearch(t *testing.T) {
