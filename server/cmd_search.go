@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
+	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/search"
 )
 
@@ -159,7 +159,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			c.w.BulkString(h.Key)
 			if req.WithScores {
 				c.w.Simple("score")
-				c.w.Double(h.Score)
+				ftFloat(&c.w, h.Score)
 			}
 			if content {
 				var kv [][]byte
@@ -251,19 +251,15 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		w.Simple(p)
 	}
 	w.Simple("default_score")
-	w.BulkString(strconv.FormatFloat(s.Score, 'g', -1, 64))
+	ftFloat(w, s.Score)
 	w.Simple("attributes")
 	w.Array(len(s.Fields))
 	for _, f := range s.Fields {
+		// RESP2: a flat array, the type's option and the flags after the
+		// type; RESP3: a map, the flags in an array of their own.
 		var flags []string
-		switch f.Type {
-		case search.Text:
-			flags = append(flags, "WEIGHT", "")
-		case search.Tag:
-			flags = append(flags, "SEPARATOR", string(f.Separator))
-			if f.CaseSensitive {
-				flags = append(flags, "CASESENSITIVE")
-			}
+		if f.Type == search.Tag && f.CaseSensitive {
+			flags = append(flags, "CASESENSITIVE")
 		}
 		if f.Sortable {
 			flags = append(flags, "SORTABLE")
@@ -277,18 +273,34 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		if f.NoIndex {
 			flags = append(flags, "NOINDEX")
 		}
-		w.Array(6 + len(flags))
+		opt := 0
+		if f.Type != search.Numeric {
+			opt = 2
+		}
+		if w.Proto == 3 {
+			w.Map(4 + opt/2)
+		} else {
+			w.Array(6 + opt + len(flags))
+		}
 		w.Simple("identifier")
 		w.Simple(f.Name)
 		w.Simple("attribute")
 		w.Simple(f.Alias)
 		w.Simple("type")
 		w.Simple(f.Type.String())
-		for i, fl := range flags {
-			if f.Type == search.Text && i == 1 {
-				w.BulkString(strconv.FormatFloat(f.Weight, 'g', -1, 64))
-				continue
-			}
+		switch f.Type {
+		case search.Text:
+			w.Simple("WEIGHT")
+			ftFloat(w, f.Weight)
+		case search.Tag:
+			w.Simple("SEPARATOR")
+			w.Simple(string(f.Separator))
+		}
+		if w.Proto == 3 {
+			w.Simple("flags")
+			w.Array(len(flags))
+		}
+		for _, fl := range flags {
 			w.Simple(fl)
 		}
 	}
@@ -303,7 +315,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	w.Simple("indexing")
 	w.Int(0)
 	w.Simple("percent_indexed")
-	w.BulkString("1")
+	ftFloat(w, 1)
 	if s.CustomStopwords {
 		w.Simple("stopwords_list")
 		sw := s.SortedStopwords()
@@ -312,6 +324,18 @@ func cmdFTInfo(c *Client, args [][]byte) {
 			w.BulkString(x)
 		}
 	}
+}
+
+// ftFloat writes a number of an FT.* reply: a bulk string in RESP2, a
+// double in RESP3, either as the shortest text that reads back (Redis
+// 7.4's, under RediSearch 2.10; HotKV's other doubles are Redis 7.0's
+// %.17g).
+func ftFloat(w *resp.Writer, f float64) {
+	if w.Proto == 3 {
+		w.Raw([]byte("," + search.FormatScore(f) + "\r\n"))
+		return
+	}
+	w.BulkString(search.FormatScore(f))
 }
 
 // FT.DROPINDEX index [DD]

@@ -358,12 +358,35 @@ FT.SEARCH rich @g:{Y} NOCONTENT
 FT.SEARCH rich @uu:text NOCONTENT
 FT.SEARCH rich foo NOCONTENT
 FT.SEARCH rich hello NOCONTENT
+`)
+	resp3(p)
+	for _, name := range []string{"idx", "rich", "p0"} {
+		compareFTInfo(t, p, name)
+	}
+	p.Redis.Do("HELLO", "2")
+	p.HotKV.Do("HELLO", "2")
+	p.Run(`
 FT.DROPINDEX rich
 FT.SEARCH rich hello
 EXISTS r:1
 FT.DROPINDEX idx DD
 `)
 	p.DoUnordered("FT._LIST")
+}
+
+// TestFTSearchRESP3LikeRediSearch: RESP3's map replies, scores as doubles
+// (Redis 7.4's shortest form, as RediSearch replies them).
+func TestFTSearchRESP3LikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	loadSearchCorpus(p)
+	resp3(p)
+	p.Run(`
+FT.SEARCH gen house WITHSCORES NOCONTENT LIMIT 40 10
+FT.SEARCH gen "running -alpha" WITHSCORES LIMIT 0 5
+FT.SEARCH gen @n:[1 5] WITHSCORES RETURN 2 n a SORTBY n DESC LIMIT 0 5
+FT.SEARCH gen nosuchword
+FT.INFO nosuch
+`)
 }
 
 // waitIndexed waits until RediSearch's initial scan of index name is done.
@@ -388,6 +411,9 @@ func compareFTInfo(t *testing.T, p *difftest.Pair, name string) {
 		head, _ := r.ReadString('\n')
 		var n int
 		fmt.Sscanf(head[1:], "%d", &n)
+		if head[0] == '%' { // RESP3: n pairs
+			n *= 2
+		}
 		m := map[string]string{}
 		for i := 0; i < n/2; i++ {
 			k, err1 := difftest.ReadReply(r)
