@@ -25,8 +25,7 @@
 //
 // Known differences, each seen against RediSearch 2.10.5: a NUMERIC
 // filter is one list here, where RediSearch's range tree of several
-// leaves makes it a union whose stepping can change a score's "slop"; a
-// union of more than 20 children (a wide prefix) steps with a heap there;
+// leaves makes it a union whose stepping can change a score's "slop";
 // phrases with a stop word (DIALECT 2) or a repeated word match
 // differently; the garbage described below.
 //

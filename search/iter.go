@@ -269,13 +269,27 @@ type unionIter struct {
 	eof       bool
 	rec       result
 	expected  int
+	// heap, for more than minUnionHeap children (RediSearch's "high"
+	// union): the children not exhausted, a heap of their minID kept
+	// with the same moves as RediSearch's (util/heap.c), so that ties
+	// fall the same way.
+	heap []int
 }
+
+// minUnionHeap is RediSearch's MIN_UNION_ITERATOR_HEAP: a union of more
+// children steps with a heap.
+const minUnionHeap = 20
 
 func newUnion(kids []iterator, quickExit bool) *unionIter {
 	u := &unionIter{orig: kids, its: append([]iterator(nil), kids...), quickExit: quickExit}
 	u.rec.kind = resUnion
 	for _, k := range kids {
 		u.expected += k.est()
+	}
+	if len(kids) > minUnionHeap {
+		for i := range kids {
+			u.offer(i)
+		}
 	}
 	return u
 }
@@ -292,6 +306,9 @@ func (u *unionIter) remove(i int) int {
 }
 
 func (u *unionIter) read() (readRC, *result) {
+	if u.heap != nil {
+		return u.readHigh()
+	}
 	if len(u.its) == 0 || u.eof {
 		u.eof = true
 		return rcEOF, nil
@@ -344,6 +361,9 @@ func (u *unionIter) skipTo(id uint32) (readRC, *result) {
 	}
 	if u.eof {
 		return rcEOF, nil
+	}
+	if u.heap != nil {
+		return u.skipToHigh(id)
 	}
 	u.rec.reset(resUnion)
 	active, found := 0, 0
@@ -401,6 +421,163 @@ func (u *unionIter) skipTo(id uint32) (readRC, *result) {
 	}
 	u.minDoc = minDoc
 	return rcNotFound, hit
+}
+
+// The heap union (RediSearch's UI_ReadSortedHigh and UI_SkipToHigh): only
+// the children at the top of the heap move, to the id asked for.
+
+// cmp is RediSearch's cmpMinId: the child with the smaller minID is the
+// greater, the one the heap puts on top.
+func (u *unionIter) cmp(a, b int) int {
+	ma, mb := u.orig[a].state().minID, u.orig[b].state().minID
+	switch {
+	case ma < mb:
+		return 1
+	case ma > mb:
+		return -1
+	}
+	return 0
+}
+
+// offer adds child i at the bottom and moves it up past every node not
+// greater than it (ties too).
+func (u *unionIter) offer(i int) {
+	u.heap = append(u.heap, i)
+	for idx := len(u.heap) - 1; idx != 0; {
+		parent := (idx - 1) / 2
+		if u.cmp(u.heap[idx], u.heap[parent]) < 0 {
+			return
+		}
+		u.heap[idx], u.heap[parent] = u.heap[parent], u.heap[idx]
+		idx = parent
+	}
+}
+
+// down moves node idx down while a child is greater (the greater child;
+// on a tie the left one).
+func (u *unionIter) down(idx int) {
+	h := u.heap
+	for {
+		l, r := 2*idx+1, 2*idx+2
+		var child int
+		switch {
+		case r >= len(h):
+			if l >= len(h) {
+				return
+			}
+			child = l
+		case u.cmp(h[l], h[r]) < 0:
+			child = r
+		default:
+			child = l
+		}
+		if u.cmp(h[idx], h[child]) >= 0 {
+			return
+		}
+		h[idx], h[child] = h[child], h[idx]
+		idx = child
+	}
+}
+
+// pop removes the top child (exhausted).
+func (u *unionIter) pop() {
+	n := len(u.heap) - 1
+	u.heap[0] = u.heap[n]
+	u.heap = u.heap[:n]
+	if n > 1 {
+		u.down(0)
+	}
+}
+
+// collect adds to the record every child standing where the top one
+// does, the heap's nodes in preorder.
+func (u *unionIter) collect() {
+	top := u.orig[u.heap[0]].state().minID
+	var visit func(i int)
+	visit = func(i int) {
+		if i >= len(u.heap) || u.orig[u.heap[i]].state().minID != top {
+			return
+		}
+		u.rec.add(u.orig[u.heap[i]].current())
+		visit(2*i + 1)
+		visit(2*i + 2)
+	}
+	visit(0)
+}
+
+func (u *unionIter) readHigh() (readRC, *result) {
+	if u.eof {
+		return rcEOF, nil
+	}
+	u.rec.reset(resUnion)
+	next := u.minDoc + 1
+	var it iterator
+	var res *result
+	for len(u.heap) > 0 {
+		it = u.orig[u.heap[0]]
+		res = it.current()
+		if m := it.state().minID; m >= next && m != 0 {
+			break
+		}
+		rc, r := it.skipTo(next)
+		if rc == rcEOF {
+			u.pop()
+			continue
+		}
+		res = r
+		it.state().minID = r.doc
+		u.down(0)
+		if u.quickExit && it.state().minID == next {
+			break
+		}
+	}
+	if len(u.heap) == 0 {
+		u.eof = true
+		return rcEOF, nil
+	}
+	u.minDoc = it.state().minID
+	if u.quickExit {
+		u.rec.add(res)
+	} else {
+		u.collect()
+	}
+	return rcOK, &u.rec
+}
+
+func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
+	u.rec.reset(resUnion)
+	var it iterator
+	for len(u.heap) > 0 {
+		it = u.orig[u.heap[0]]
+		if it.state().minID >= id {
+			break
+		}
+		rc, r := it.skipTo(id)
+		if rc == rcEOF {
+			u.pop()
+			continue
+		}
+		it.state().minID = r.doc
+		u.down(0)
+		if u.quickExit && it.state().minID == id {
+			break
+		}
+	}
+	if len(u.heap) == 0 {
+		u.eof = true
+		return rcEOF, nil
+	}
+	rc := rcNotFound
+	if it.state().minID == id {
+		rc = rcOK
+	}
+	if u.quickExit {
+		u.rec.add(it.current())
+	} else {
+		u.collect()
+	}
+	u.minDoc = it.state().minID
+	return rc, &u.rec
 }
 
 // intersectIter reads the documents every child has; a phrase's also

@@ -300,6 +300,24 @@ FT.SEARCH ex "zz pre1*" WITHSCORES NOCONTENT LIMIT 0 300 DIALECT 2
 FT.SEARCH ex "@g:{v1*}" NOCONTENT LIMIT 0 300
 FT.SEARCH ex "@g:{v*}" NOCONTENT LIMIT 0 0
 `)
+	// Documents with several terms of one prefix: which one a quick-exit
+	// union of more than 20 readers keeps decides the score.
+	p.Run("FT.CREATE mx PREFIX 1 mx: SCHEMA t TEXT g TAG")
+	r := rand.New(rand.NewPCG(5, 5))
+	for i := range 60 {
+		var ws, gs []string
+		for range 1 + r.IntN(4) {
+			ws = append(ws, fmt.Sprintf("qq%02d", r.IntN(30)))
+			gs = append(gs, fmt.Sprintf("h%02d", r.IntN(30)))
+		}
+		p.DoArgs("HSET", fmt.Sprintf("mx:%d", i), "t", strings.Join(ws, " ")+" yy", "g", strings.Join(gs, ","))
+	}
+	for _, q := range []string{"qq*", "qq0* yy", "yy qq*", "qq1* qq2*", "-qq0* yy", "@g:{h0*|h1*} yy", "@g:{h*}",
+		"@g:{h00|h01|h02|h03|h04|h05|h06|h07|h08|h09|h10|h11|h12|h13|h14|h15|h16|h17|h18|h19|h20|h21} yy"} {
+		for _, d := range []string{"1", "2"} {
+			p.DoArgs("FT.SEARCH", "mx", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "100", "DIALECT", d)
+		}
+	}
 }
 
 // TestFTCreateLikeRediSearch: FT.CREATE's errors, FT.INFO's fields that
