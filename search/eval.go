@@ -208,12 +208,8 @@ func (e *evaluator) term(word string, mask uint64) iterator {
 	if len(ps) == 0 {
 		return nil
 	}
-	ids := make([]uint32, len(ps))
-	for i := range ps {
-		ids[i] = ps[i].doc
-	}
 	idf := e.idf(len(ps))
-	it := &listIter{ids: ids, count: len(ps), seeker: true}
+	it := &listIter{ps: ps, count: len(ps), seeker: true}
 	it.rec.kind, it.rec.idf = resTerm, idf
 	if mask != allFields {
 		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }

@@ -53,6 +53,7 @@ type iterState struct {
 type listIter struct {
 	st    iterState
 	ids   []uint32
+	ps    []posting              // a term's postings, read in place (instead of ids)
 	fill  func(i int, r *result) // sets the record for entry i
 	keep  func(i int) bool       // entries a field mask excludes are skipped
 	n     int                    // the next entry
@@ -73,15 +74,30 @@ func (it *listIter) lastID() uint32    { return it.last }
 func (it *listIter) atEnd() bool       { return it.eof }
 func (it *listIter) est() int          { return it.count }
 
+// size is the number of entries; id the document of entry i.
+func (it *listIter) size() int {
+	if it.ps != nil {
+		return len(it.ps)
+	}
+	return len(it.ids)
+}
+
+func (it *listIter) id(i int) uint32 {
+	if it.ps != nil {
+		return it.ps[i].doc
+	}
+	return it.ids[i]
+}
+
 func (it *listIter) read() (readRC, *result) {
-	for it.n < len(it.ids) {
+	for it.n < it.size() {
 		i := it.n
 		it.n++
 		// RediSearch decodes an entry into its record, and counts it as
 		// the last read, before its field mask filters it out: a
 		// negation sees it (NI_SkipTo's anti-match).
-		it.rec.doc = it.ids[i]
-		it.last = it.ids[i]
+		it.rec.doc = it.id(i)
+		it.last = it.id(i)
 		if it.keep != nil && !it.keep(i) {
 			continue
 		}
@@ -99,21 +115,21 @@ func (it *listIter) skipTo(id uint32) (readRC, *result) {
 		return rcEOF, nil
 	}
 	if it.seeker {
-		if len(it.ids) == 0 || id > it.ids[len(it.ids)-1] {
+		if it.size() == 0 || id > it.id(it.size()-1) {
 			it.eof = true
 			return rcEOF, nil
 		}
-		for it.n < len(it.ids) {
+		for it.n < it.size() {
 			i := it.n
 			it.n++
-			it.rec.doc, it.last = it.ids[i], it.ids[i]
-			if it.ids[i] < id || it.keep != nil && !it.keep(i) {
+			it.rec.doc, it.last = it.id(i), it.id(i)
+			if it.id(i) < id || it.keep != nil && !it.keep(i) {
 				continue
 			}
 			if it.fill != nil {
 				it.fill(i, &it.rec)
 			}
-			if it.ids[i] == id {
+			if it.id(i) == id {
 				return rcOK, &it.rec
 			}
 			return rcNotFound, &it.rec
