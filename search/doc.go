@@ -27,7 +27,9 @@
 // filter is one list here, where RediSearch's range tree of several
 // leaves makes it a union whose stepping can change a score's "slop";
 // phrases with a stop word (DIALECT 2) or a repeated word match
-// differently; the garbage described below.
+// differently; unions of more than 20 children (wide prefixes and tag
+// sets) score differently from one RediSearch run to the next, so not
+// always as here; the garbage described below.
 //
 // RediSearch keeps a deleted document's entries in its inverted indexes
 // until its garbage collector runs, and counts them in a term's document

@@ -300,8 +300,11 @@ FT.SEARCH ex "zz pre1*" WITHSCORES NOCONTENT LIMIT 0 300 DIALECT 2
 FT.SEARCH ex "@g:{v1*}" NOCONTENT LIMIT 0 300
 FT.SEARCH ex "@g:{v*}" NOCONTENT LIMIT 0 0
 `)
-	// Documents with several terms of one prefix: which one a quick-exit
-	// union of more than 20 readers keeps decides the score.
+	// Documents with several terms of one prefix, and tag sets of more
+	// than 20 values. RediSearch's scores here change from one of its
+	// runs to the next (which of a wide prefix's terms a quick-exit union
+	// keeps; the slop of a wide tag union), so only the documents found
+	// are compared.
 	p.Run("FT.CREATE mx PREFIX 1 mx: SCHEMA t TEXT g TAG")
 	r := rand.New(rand.NewPCG(5, 5))
 	for i := range 60 {
@@ -312,11 +315,14 @@ FT.SEARCH ex "@g:{v*}" NOCONTENT LIMIT 0 0
 		}
 		p.DoArgs("HSET", fmt.Sprintf("mx:%d", i), "t", strings.Join(ws, " ")+" yy", "g", strings.Join(gs, ","))
 	}
-	for _, q := range []string{"qq*", "qq0* yy", "yy qq*", "qq1* qq2*", "-qq0* yy", "@g:{h0*|h1*} yy", "@g:{h*}",
-		"@g:{h00|h01|h02|h03|h04|h05|h06|h07|h08|h09|h10|h11|h12|h13|h14|h15|h16|h17|h18|h19|h20|h21} yy"} {
+	for _, q := range []string{"qq*", "qq0* yy", "yy qq*", "qq1* qq2*", "-qq0* yy", "@g:{h0*|h1*} yy", "@g:{h*}"} {
 		for _, d := range []string{"1", "2"} {
-			p.DoArgs("FT.SEARCH", "mx", q, "WITHSCORES", "NOCONTENT", "LIMIT", "0", "100", "DIALECT", d)
+			p.DoUnordered(fmt.Sprintf("FT.SEARCH mx %q NOCONTENT LIMIT 0 100 DIALECT %s", q, d))
 		}
+	}
+	tags := "@g:{h00|h01|h02|h03|h04|h05|h06|h07|h08|h09|h10|h11|h12|h13|h14|h15|h16|h17|h18|h19|h20|h21} yy"
+	for _, d := range []string{"1", "2"} {
+		p.DoUnordered(fmt.Sprintf("FT.SEARCH mx %q NOCONTENT LIMIT 0 100 DIALECT %s", tags, d))
 	}
 }
 
