@@ -21,7 +21,7 @@ run: build
 	./$(BIN)
 
 # deps installs what the tests need: redis-server (the oracle of the
-# differential tests) and redis-benchmark.
+# differential tests), redis-benchmark, and the search oracle.
 deps:
 	@command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/null 2>&1 || \
 	  { echo "installing redis-server and redis-tools"; \
@@ -30,6 +30,11 @@ deps:
 	@# Debian starts a redis-server service on 6379; the tests never use it,
 	@# but it would clash with `make run`.
 	@-service redis-server stop >/dev/null 2>&1 || true
+	@# The search oracle (Redis 7.4.1 with RediSearch 2.10.5, from PyPI) for
+	@# the FT.* differential tests, into a cache outside the repository.
+	@# Without it those tests fail, unless HOTKV_SKIP_SEARCH_ORACLE=1.
+	@./scripts/search-oracle.sh >/dev/null || [ "$$HOTKV_SKIP_SEARCH_ORACLE" = 1 ] || \
+	  { echo "ERROR: could not fetch the search oracle (scripts/search-oracle.sh); set HOTKV_SKIP_SEARCH_ORACLE=1 to skip its tests"; exit 1; }
 
 test: deps
 	$(GO) vet ./...
@@ -52,6 +57,7 @@ fuzz:
 	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzRestore$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	$(GO) test ./aof/ -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	$(GO) test ./hll/ -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
+	$(GO) test ./search/ -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)
 
 bench: deps build
 	./scripts/bench.sh

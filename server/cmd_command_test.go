@@ -19,6 +19,12 @@ var commandTableDifferences = map[string]string{
 	"client|no-touch missing": "Redis 7.2 command, implemented with 7.2 semantics",
 	"client|setinfo missing":  "Redis 7.2 command, implemented with 7.2 semantics (client libraries send it)",
 	"script|flags missing":    "HotKV's own: sets the flags of a cached script",
+	"ft.create missing":       "RediSearch 2.10's (a module command)",
+	"ft.search missing":       "RediSearch 2.10's (a module command)",
+	"ft.info missing":         "RediSearch 2.10's (a module command)",
+	"ft.dropindex missing":    "RediSearch 2.10's (a module command)",
+	"ft.alter missing":        "RediSearch 2.10's (a module command)",
+	"ft._list missing":        "RediSearch 2.10's (a module command)",
 	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 }

@@ -693,6 +693,9 @@ func cmdSwapDB(c *Client, args [][]byte) {
 		c.srv.touchWatchedInDB(int(a), int(b))
 		c.srv.touchWatchedInDB(int(b), int(a))
 		c.srv.dbs[a].Swap(c.srv.dbs[b])
+		if a == 0 || b == 0 {
+			c.srv.searchReset()
+		}
 		c.srv.readyWaited(int(a), int(b))
 	}
 	c.w.OK()
@@ -724,6 +727,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 	c.dirty(c.db.Len())  // the keys removed, as Redis counts them
 	c.propagate(args...) // even when there were none
 	c.db.Flush()
+	c.srv.searchFlushed()
 	c.srv.trackingFlush()
 	c.srv.readyWaited(int(c.dbIndex.Load()))
 	c.w.OK()
@@ -751,6 +755,7 @@ func cmdFlushAll(c *Client, args [][]byte) {
 		db.Flush()
 		all[i] = i
 	}
+	s.searchFlushed()
 	s.trackingFlush()
 	s.readyWaited(all...)
 	c.propagate(args...) // even when there were no keys

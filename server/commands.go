@@ -33,6 +33,7 @@ func (s *Server) registerCommands() {
 		replicationCommands(),
 		moduleCommands(),
 		aclCommands(),
+		searchCommands(),
 	} {
 		s.table.add(group...)
 	}

@@ -117,9 +117,17 @@ const (
 	errRestoreIdle = "ERR Invalid IDLETIME value, must be >= 0"
 	errRestoreFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 	// HotKV's own (allow-key-locking, SCRIPT FLAGS).
-	errDynamicKey        = "ERR Dynamic keys are not allowed in Lua scripts when 'allow-key-locking' flag is set. Key was: "
-	errScriptGlobal      = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
-	errScriptUnknownFlag = "ERR Unexpected flag: %s"
+	errDynamicKey = "ERR Dynamic keys are not allowed in Lua scripts when 'allow-key-locking' flag is set. Key was: "
+
+	// FT.* (RediSearch 2.10's texts: no ERR code). The search package
+	// keeps those of schemas and queries (search/errors.go).
+	errFTIndexExists      = "Index already exists"
+	errFTNoQuery          = "No query string provided"
+	errFTNoSuchIndex      = ": no such index" // after the index name
+	errFTUnknownIndex     = "Unknown index name"
+	errFTUnknownIndexName = "Unknown Index name"
+	errScriptGlobal       = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
+	errScriptUnknownFlag  = "ERR Unexpected flag: %s"
 )
 
 // keys

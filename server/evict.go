@@ -198,6 +198,7 @@ func (s *Server) performEvictions(fresh int) evictResult {
 			break
 		}
 		freed += s.evictKey(dbi, key, lazy)
+		s.searchSync(ev.guard)
 		ev.guard.Unlock()
 		evicted++
 		if evicted%16 == 0 && time.Since(start) > limit {

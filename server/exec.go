@@ -126,6 +126,9 @@ func (s *Server) lockFor(c *Client, g *lock.Guard, global bool, keys [][]byte, w
 	for _, prepare := range s.hooks.Prepare {
 		prepare(c, keys)
 	}
+	if write && !global {
+		keys = s.searchLocks(keys) // the indexes the keys match (search.go)
+	}
 	return s.acquire(c, g, global, keys, write)
 }
 
@@ -136,6 +139,7 @@ func (s *Server) lockFor(c *Client, g *lock.Guard, global bool, keys [][]byte, w
 // once, before any other command can take the data, as in Redis; the
 // others after, with locks of their own — and the locks are released.
 func (s *Server) complete(c *Client) {
+	s.searchSync(c.guard) // the indexes of the keys it changed
 	s.emit(c)
 	if s.blocking.ready.Load() {
 		s.serveReady(c, true)

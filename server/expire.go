@@ -165,6 +165,7 @@ func (s *Server) expireSample(dbi int, cursor *int, n int) (sampled, expired int
 				s.propagateDel(dbi, string(st.key))
 				s.notifyDB(dbi, evExpired, "expired", st.key)
 				s.trackingClaim(nil, st.guard)
+				s.searchSync(st.guard)
 			}
 			st.guard.Unlock()
 		}

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "WARNING: differential tests will be SKIPPED:", shared.redisErr)
 	}
 	code := m.Run()
+	stopSearchOracle()
 	if shared.stopRedis != nil {
 		shared.stopRedis()
 	}

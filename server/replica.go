@@ -143,6 +143,7 @@ func (s *Server) expireReplicaKeys() {
 			forget = true
 			s.stats.expiredKeys.Add(1)
 			s.notifyDB(k.db, evExpired, "expired", st.key)
+			s.searchSync(st.guard)
 		}
 		st.guard.Unlock()
 		if forget {

@@ -108,6 +108,7 @@ type Server struct {
 	loadingAtStart atomic.Bool
 	pubsub         pubsubState
 	tracking       trackingState // client-side caching (tracking.go)
+	search         searchState   // FT.* indexes (search.go)
 	// notifyEvents is notify-keyspace-events (notify.go).
 	notifyEvents   *config.Param
 	snaps          keyspace.Snapshots      // copy-on-write snapshots (cow.go)
@@ -190,6 +191,7 @@ func New(cfg *config.Config) *Server {
 			s.trackingTouched(key, true)
 			s.keyChanged(i, key)
 			s.countExpired(key)
+			s.searchKeyChanged(i, key)
 			s.propagateDel(i, key)
 			s.notifyDB(i, evExpired, "expired", []byte(key))
 		}
@@ -203,6 +205,7 @@ func New(cfg *config.Config) *Server {
 			s.touchWatched(i, key)
 			s.trackingTouched(key, false)
 			s.keyChanged(i, key)
+			s.searchKeyChanged(i, key)
 		}
 		s.dbs[i].Snapshots = &s.snaps
 		s.dbs[i].Frozen = &s.frozenTime

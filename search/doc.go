@@ -1,0 +1,40 @@
+// Package search is HotKV's full-text and secondary index engine, the part
+// of RediSearch 2.10 that FT.CREATE and FT.SEARCH need: index schemas
+// parsed from FT.CREATE's arguments, documents indexed from a hash's
+// fields, TEXT fields in an inverted index (term frequencies, positions,
+// field masks, snowball English stems), TAG and NUMERIC fields, the query
+// language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
+// results and scores as RediSearch.
+//
+// The package knows nothing of connections, locks or the keyspace: an
+// Index is not safe for concurrent use, its caller serialises access to it
+// (the server's index locks, LOCKING.md). Documents are given to it as
+// field/value pairs, and a search returns keys and scores; loading the
+// fields to return is the caller's.
+//
+// # Where RediSearch's numbers come from
+//
+// A query is evaluated as RediSearch evaluates it, with iterators that
+// step through document ids (iter.go): the records its TFIDF scorer walks
+// depend on how they stepped (a union inside an intersection may hold one
+// of its matching children, not all), and so do the scores. Intersections
+// order their children by estimated counts as RediSearch does.
+//
+// The two dialects' grammars differ (query.go for DIALECT 2, query1.go
+// for DIALECT 1's precedence rules), and so does what they build.
+//
+// Known differences, each seen against RediSearch 2.10.5: a NUMERIC
+// filter is one list here, where RediSearch's range tree of several
+// leaves makes it a union whose stepping can change a score's "slop";
+// phrases with a stop word (DIALECT 2) or a repeated word match
+// differently; unions of more than 20 children (wide prefixes and tag
+// sets) score differently from one RediSearch run to the next, so not
+// always as here; the garbage described below.
+//
+// RediSearch keeps a deleted document's entries in its inverted indexes
+// until its garbage collector runs, and counts them in a term's document
+// frequency (the IDF) meanwhile. This package removes them at once, so
+// scores can differ from RediSearch's after deletions or updates until
+// its collector has run; on an index that only received new documents
+// they are the same.
+package search

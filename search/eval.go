@@ -1,0 +1,356 @@
+package search
+
+import (
+	"math"
+	"slices"
+)
+
+// result is the scoring record of one document under one query node, the
+// shape RediSearch's TFIDF scorer walks: a term (weighted frequency, IDF,
+// positions), an aggregate (intersection or union of its children's
+// records), a virtual record (wildcard: a frequency of 1; negation: 0) or
+// a numeric one (a frequency of 1). Tag values are terms without
+// positions.
+type result struct {
+	doc  uint32
+	kind resultKind
+	freq uint32
+	idf  float64
+	pos  []uint32
+	kids []*result
+	mask resultKind // an aggregate's: its children's kinds, or-ed
+}
+
+// resultKind is RediSearch's RSResultType: bits, so that an aggregate's
+// children's kinds can be or-ed.
+type resultKind uint8
+
+const (
+	resUnion     resultKind = 1
+	resIntersect resultKind = 2
+	resTerm      resultKind = 4
+	resVirtual   resultKind = 8
+	resNumeric   resultKind = 16
+)
+
+func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resIntersect }
+
+// hasOffsets is RediSearch's RSIndexResult_HasOffsets: a term with
+// positions, or an aggregate not made only of virtual or only of numeric
+// records (a union of tags counts, though its tags have no positions).
+func (r *result) hasOffsets() bool {
+	switch {
+	case r.kind == resTerm:
+		return len(r.pos) > 0
+	case r.isAgg():
+		return r.mask != resVirtual && r.mask != resNumeric
+	}
+	return false
+}
+
+// evaluator evaluates query nodes over an index.
+type evaluator struct {
+	ix       *Index
+	n        float64 // documents in the index
+	verbatim bool
+}
+
+// idf is RediSearch's IDF: logb(1 + N/df), the binary exponent.
+func (e *evaluator) idf(df int) float64 {
+	if df == 0 {
+		df = 1
+	}
+	return math.Logb(1 + e.n/float64(df))
+}
+
+// expansions are the terms a word matches: itself, its stem marked as a
+// stem, and the stem as a word when it differs.
+func (e *evaluator) expansions(w string) []string {
+	s := stem(w)
+	out := []string{w, stemPrefix + s}
+	if s != w {
+		out = append(out, s)
+	}
+	return out
+}
+
+// build returns the iterator of n, or nil when n matches nothing (a term
+// not in the index: RediSearch's NULL iterator, which a union drops and
+// which empties an intersection).
+func (e *evaluator) build(n *node) iterator {
+	if n == nil {
+		return nil
+	}
+	switch n.op {
+	case opTerm:
+		if n.expand && !e.verbatim {
+			var kids []iterator
+			for _, w := range e.expansions(n.word) {
+				if it := e.term(w, n.mask); it != nil {
+					kids = append(kids, it)
+				}
+			}
+			return e.unionOf(kids, false)
+		}
+		return e.term(n.word, n.mask)
+	case opPrefix:
+		var kids []iterator
+		for _, w := range e.prefixTerms(n.word) {
+			if it := e.term(w, n.mask); it != nil {
+				kids = append(kids, it)
+			}
+		}
+		if len(kids) == 0 {
+			return nil
+		}
+		return newUnion(kids, true)
+	case opPhrase, opAnd:
+		if len(n.kids) == 1 {
+			return e.build(n.kids[0])
+		}
+		var kids []iterator
+		for _, k := range n.kids {
+			it := e.build(k)
+			if it == nil {
+				// RediSearch still makes the intersection, which
+				// ends at once: a union keeps it as a child.
+				return &intersectIter{eof: true, dead: true}
+			}
+			kids = append(kids, it)
+		}
+		return newIntersect(kids, n.op == opPhrase)
+	case opOr:
+		var kids []iterator
+		for _, k := range n.kids {
+			if it := e.build(k); it != nil {
+				kids = append(kids, it)
+			}
+		}
+		if n.tagSet && len(kids) > 0 {
+			return newUnion(kids, false)
+		}
+		return e.unionOf(kids, false)
+	case opNot:
+		child := e.build(n.kids[0])
+		if child == nil {
+			child = &emptyIter{}
+		}
+		it := &notIter{child: child, max: e.ix.MaxDocID()}
+		it.rec.kind = resVirtual
+		return it
+	case opWildcard:
+		it := &wildcardIter{top: e.ix.MaxDocID(), n: len(e.ix.docs)}
+		it.rec.kind, it.rec.freq = resVirtual, 1
+		return it
+	case opNumeric:
+		var ids []uint32
+		e.ix.nums[n.field.slot].Ascend(numEntry{n.min, 0}, func(x numEntry) bool {
+			if x.v > n.max || n.maxEx && x.v == n.max {
+				return false
+			}
+			if !(n.minEx && x.v == n.min) {
+				ids = append(ids, x.doc)
+			}
+			return true
+		})
+		if len(ids) == 0 {
+			return nil
+		}
+		slices.Sort(ids)
+		it := &listIter{ids: ids, count: len(ids)}
+		it.rec.kind, it.rec.freq = resNumeric, 1
+		return it
+	case opIDs:
+		if len(n.ids) == 0 {
+			return nil
+		}
+		it := &listIter{ids: n.ids, count: len(n.ids)}
+		it.rec.kind = resVirtual
+		return it
+	case opTag:
+		return e.tag(n.field, n.word)
+	case opTagPrefix:
+		var kids []iterator
+		for _, v := range withPrefix(e.ix.tagSets[n.field.slot], n.word, false) {
+			if it := e.tag(n.field, v); it != nil {
+				kids = append(kids, it)
+			}
+		}
+		if len(kids) == 0 {
+			return nil
+		}
+		return newUnion(kids, true)
+	}
+	return nil
+}
+
+// unionOf is a union of kids, the only one itself, nil for none.
+func (e *evaluator) unionOf(kids []iterator, quickExit bool) iterator {
+	switch len(kids) {
+	case 0:
+		return nil
+	case 1:
+		return kids[0]
+	}
+	return newUnion(kids, quickExit)
+}
+
+// prefixTerms returns the words (not stems) that start with prefix, in
+// the order RediSearch's term trie walks them (bytewise: a word before
+// the longer words it begins), at most maxExpansions of them.
+func (e *evaluator) prefixTerms(prefix string) []string {
+	return withPrefix(e.ix.termSet, prefix, true)
+}
+
+// term returns a reader of word's postings whose fields intersect mask.
+func (e *evaluator) term(word string, mask uint64) iterator {
+	ps := e.ix.terms[word]
+	if len(ps) == 0 {
+		return nil
+	}
+	idf := e.idf(len(ps))
+	it := &listIter{ps: ps, count: len(ps), seeker: true}
+	it.rec.kind, it.rec.idf = resTerm, idf
+	if mask != allFields {
+		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }
+	}
+	it.fill = func(i int, r *result) { r.freq, r.pos = ps[i].freq, ps[i].pos }
+	return it
+}
+
+// tag returns a reader of the documents with tag value v of field f.
+func (e *evaluator) tag(f *Field, v string) iterator {
+	ids := e.ix.tags[f.slot][v]
+	if len(ids) == 0 {
+		return nil
+	}
+	it := &listIter{ids: ids, count: len(ids)}
+	it.rec.kind, it.rec.freq, it.rec.idf = resTerm, 1, e.idf(len(ids))
+	return it
+}
+
+// positions returns r's positions, ascending (an aggregate's merge its
+// children's).
+func (r *result) positions() []uint32 {
+	if r.kind == resTerm {
+		return r.pos
+	}
+	var out []uint32
+	for _, k := range r.kids {
+		out = append(out, k.positions()...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// phraseMatches reports whether the terms' positions hold consecutive
+// positions, in order.
+func phraseMatches(kids []*result) bool {
+	first := kids[0].positions()
+	rest := make([][]uint32, len(kids)-1)
+	for i := range rest {
+		rest[i] = kids[i+1].positions()
+	}
+	for _, p := range first {
+		ok := true
+		for i, ps := range rest {
+			if _, found := slices.BinarySearch(ps, p+uint32(i)+1); !found {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// tfidf is the raw TFIDF of a record (all query weights are 1).
+func tfidf(r *result) float64 {
+	switch {
+	case r.kind == resTerm:
+		return float64(r.freq) * r.idf
+	case r.isAgg():
+		s := 0.0
+		for _, k := range r.kids {
+			s += tfidf(k)
+		}
+		return s
+	}
+	return float64(r.freq)
+}
+
+// slop is RediSearch's "minimal offset delta" of an aggregate: over
+// consecutive pairs of its children that have offsets, the square root
+// (truncated) of the sum of the squares of each pair's smallest distance,
+// as its two-cursor walk finds it; when that sum is 0, the number of
+// children less one; 1 for anything else. Its arithmetic is RediSearch's
+// 32-bit one: a child that "has offsets" but none (a union of tags) meets
+// the end-of-offsets marker, 2^32-1, whose distance wraps.
+func slop(r *result) float64 {
+	if !r.isAgg() || len(r.kids) <= 1 {
+		return 1
+	}
+	var dist int32
+	var prev []uint32
+	havePrev := false
+	for _, k := range r.kids {
+		if !k.hasOffsets() {
+			continue
+		}
+		cur := k.positions()
+		if havePrev {
+			dist += pairDelta(prev, cur)
+		}
+		prev, havePrev = cur, true
+	}
+	if dist == 0 {
+		return float64(len(r.kids) - 1)
+	}
+	return float64(int32(math.Sqrt(float64(dist))))
+}
+
+// endOfOffsets is RediSearch's RS_OFFSETVECTOR_EOF.
+const endOfOffsets = math.MaxUint32
+
+// pairDelta is the squared smallest distance RediSearch's walk over two
+// position lists finds: it starts with the first positions' distance and,
+// while that is over 1 and neither list is done, advances the lower one.
+func pairDelta(a, b []uint32) int32 {
+	at := func(l []uint32, i int) uint32 {
+		if i < len(l) {
+			return l[i]
+		}
+		return endOfOffsets
+	}
+	absdelta := func(x, y uint32) uint32 {
+		if x > y {
+			return x - y
+		}
+		return y - x
+	}
+	i, j := 0, 0
+	p1, p2 := at(a, 0), at(b, 0)
+	cd := int32(absdelta(p2, p1))
+	for cd > 1 && p1 != endOfOffsets && p2 != endOfOffsets {
+		cd = min(int32(absdelta(p2, p1)), cd)
+		if p2 > p1 {
+			i++
+			p1 = at(a, i)
+		} else {
+			j++
+			p2 = at(b, j)
+		}
+	}
+	return cd * cd
+}
+
+// score is the TFIDF score of a document with record r.
+func score(d *document, r *result) float64 {
+	if d.score == 0 {
+		return 0
+	}
+	s := d.score * tfidf(r) / float64(d.maxFreq)
+	return s / slop(r)
+}

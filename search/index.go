@@ -1,0 +1,396 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/btree"
+)
+
+// Index is one index: its schema and the documents it holds, with their
+// inverted (TEXT), tag and numeric indexes. It is not safe for concurrent
+// use: its caller serialises access (a search reads it, Put and Delete
+// write it).
+type Index struct {
+	Name   string
+	Schema *Schema
+
+	stop   stopwordSet
+	nextID uint32
+	docs   map[string]*document  // by key
+	byID   map[uint32]*document  // by id
+	terms  map[string][]posting  // term -> postings by ascending doc id
+	tags   []map[string][]uint32 // per TAG field: value -> doc ids, ascending
+	// The terms and each TAG field's values in order, for prefixes.
+	termSet *btree.BTreeG[string]
+	tagSets []*btree.BTreeG[string]
+	nums    []*btree.BTreeG[numEntry] // per NUMERIC field
+
+	// Statistics for FT.INFO.
+	records  int // postings in the inverted index
+	tagRecs  int
+	failures int // documents whose fields could not be indexed
+}
+
+// posting is one document's entry in a term's inverted index.
+type posting struct {
+	doc  uint32
+	freq uint32   // the term's weighted frequency in the document
+	mask uint64   // the TEXT fields it occurs in (textID bits)
+	pos  []uint32 // its positions, ascending
+}
+
+type numEntry struct {
+	v   float64
+	doc uint32
+}
+
+func numLess(a, b numEntry) bool {
+	if a.v != b.v {
+		return a.v < b.v
+	}
+	return a.doc < b.doc
+}
+
+// document is what the index remembers of an indexed key.
+type document struct {
+	id      uint32
+	key     string
+	score   float64
+	maxFreq uint32
+	length  uint32 // the sum of its tokens' frequencies
+	terms   []string
+	tagVals [][]string // per TAG field
+	numVals []float64  // per NUMERIC field (NaN: none)
+	hasNum  []bool
+	sortv   []sortValue
+}
+
+// sortValue is a document's value of a SORTABLE field (or of any field
+// SORTBY names, loaded by the caller).
+type sortValue struct {
+	set bool
+	num bool
+	f   float64
+	s   string
+}
+
+// NewIndex returns an empty index named name with schema s.
+func NewIndex(name string, s *Schema) *Index {
+	ix := &Index{Name: name, Schema: s, stop: newStopwords(s.Stopwords), nextID: 1,
+		docs: map[string]*document{}, byID: map[uint32]*document{}, terms: map[string][]posting{}}
+	ix.termSet = newStringSet()
+	ix.tags = make([]map[string][]uint32, s.tags)
+	ix.tagSets = make([]*btree.BTreeG[string], s.tags)
+	for i := range ix.tags {
+		ix.tags[i] = map[string][]uint32{}
+		ix.tagSets[i] = newStringSet()
+	}
+	ix.nums = make([]*btree.BTreeG[numEntry], s.nums)
+	for i := range ix.nums {
+		ix.nums[i] = btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true})
+	}
+	return ix
+}
+
+// NumDocs is the number of documents in the index.
+func (ix *Index) NumDocs() int { return len(ix.docs) }
+
+// NumTerms is the number of distinct terms (words and stems).
+func (ix *Index) NumTerms() int { return len(ix.terms) }
+
+// NumRecords is the number of postings in the inverted index.
+func (ix *Index) NumRecords() int { return ix.records }
+
+// MaxDocID is the last document id given.
+func (ix *Index) MaxDocID() uint32 { return ix.nextID - 1 }
+
+// Failures is the number of documents that could not be indexed (a
+// NUMERIC field whose value is not a number).
+func (ix *Index) Failures() int { return ix.failures }
+
+// Has reports whether key is indexed.
+func (ix *Index) Has(key string) bool { _, ok := ix.docs[key]; return ok }
+
+// Put indexes the hash at key, whose fields are given by get (nil when the
+// hash has no such field), replacing what the index had for key: the
+// document gets a new id, as in RediSearch. A hash none of whose schema
+// fields is present is still a document. It reports false when the hash
+// cannot be indexed (a NUMERIC field that does not parse): the key is then
+// not in the index.
+func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
+	ix.Delete(key)
+	d := &document{key: key, score: ix.Schema.Score}
+	d.tagVals = make([][]string, ix.Schema.tags)
+	d.numVals = make([]float64, ix.Schema.nums)
+	d.hasNum = make([]bool, ix.Schema.nums)
+	d.sortv = make([]sortValue, ix.Schema.sortables)
+	type hit struct {
+		freq uint32
+		mask uint64
+		pos  []uint32
+	}
+	hits := map[string]*hit{}
+	var pos uint32
+	add := func(term string, freq uint32, mask uint64, p uint32) {
+		h := hits[term]
+		if h == nil {
+			h = &hit{}
+			hits[term] = h
+		}
+		h.freq += freq
+		h.mask |= mask
+		h.pos = append(h.pos, p)
+		d.maxFreq = max(d.maxFreq, h.freq)
+	}
+	for _, f := range ix.Schema.Fields {
+		v, ok := get(f.Name)
+		if !ok {
+			continue
+		}
+		switch f.Type {
+		case Text:
+			if f.Sortable {
+				s := string(v)
+				if !f.UNF {
+					s = strings.ToLower(s)
+				}
+				d.sortv[f.sortID] = sortValue{set: true, s: s}
+			}
+			if f.NoIndex {
+				continue
+			}
+			w := uint32(max(1, uint32OfFloat(f.Weight)))
+			sw := uint32(max(1, uint32OfFloat(f.Weight*0.2)))
+			mask := uint64(1) << f.textID
+			tokenize(string(v), ix.stop, f.NoStem, &pos, func(t token) {
+				add(t.word, w, mask, t.pos)
+				d.length += w
+				if t.stem != "" {
+					add(stemPrefix+t.stem, sw, mask, t.pos)
+				}
+			})
+		case Tag:
+			vals := splitTags(string(v), f.Separator, f.CaseSensitive)
+			if f.Sortable {
+				s := string(v)
+				if !f.UNF {
+					s = strings.ToLower(s)
+				}
+				d.sortv[f.sortID] = sortValue{set: true, s: s}
+			}
+			if !f.NoIndex {
+				d.tagVals[f.slot] = vals
+			}
+		case Numeric:
+			n, err := parseNumber(string(v))
+			if err != nil {
+				ix.failures++
+				return false
+			}
+			if f.Sortable {
+				d.sortv[f.sortID] = sortValue{set: true, num: true, f: n}
+			}
+			if !f.NoIndex {
+				d.numVals[f.slot], d.hasNum[f.slot] = n, true
+			}
+		}
+	}
+	d.id = ix.nextID
+	ix.nextID++
+	ix.docs[key] = d
+	ix.byID[d.id] = d
+	d.terms = make([]string, 0, len(hits))
+	for term, h := range hits {
+		d.terms = append(d.terms, term)
+		// Ids only grow: the new posting goes last.
+		if len(ix.terms[term]) == 0 {
+			ix.termSet.Set(term)
+		}
+		ix.terms[term] = append(ix.terms[term], posting{doc: d.id, freq: h.freq, mask: h.mask, pos: h.pos})
+		ix.records++
+	}
+	for slot, vals := range d.tagVals {
+		for _, v := range vals {
+			if len(ix.tags[slot][v]) == 0 {
+				ix.tagSets[slot].Set(v)
+			}
+			ix.tags[slot][v] = append(ix.tags[slot][v], d.id)
+			ix.tagRecs++
+		}
+	}
+	for slot, ok := range d.hasNum {
+		if ok {
+			ix.nums[slot].Set(numEntry{d.numVals[slot], d.id})
+		}
+	}
+	return true
+}
+
+// uint32OfFloat converts as C's (uint32_t) cast of a float does for the
+// values a weight takes (negative and NaN give 0).
+func uint32OfFloat(f float64) uint32 {
+	f32 := float64(float32(f))
+	if !(f32 > 0) {
+		return 0
+	}
+	if f32 >= math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(f32)
+}
+
+// Delete removes key's document from the index, if there.
+func (ix *Index) Delete(key string) {
+	d := ix.docs[key]
+	if d == nil {
+		return
+	}
+	delete(ix.docs, key)
+	delete(ix.byID, d.id)
+	for _, term := range d.terms {
+		ps := ix.terms[term]
+		if i, ok := slices.BinarySearchFunc(ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
+			ps = slices.Delete(ps, i, i+1)
+			ix.records--
+		}
+		if len(ps) == 0 {
+			delete(ix.terms, term)
+			ix.termSet.Delete(term)
+		} else {
+			ix.terms[term] = ps
+		}
+	}
+	for slot, vals := range d.tagVals {
+		for _, v := range vals {
+			ids := ix.tags[slot][v]
+			if i, ok := slices.BinarySearch(ids, d.id); ok {
+				ids = slices.Delete(ids, i, i+1)
+				ix.tagRecs--
+			}
+			if len(ids) == 0 {
+				delete(ix.tags[slot], v)
+				ix.tagSets[slot].Delete(v)
+			} else {
+				ix.tags[slot][v] = ids
+			}
+		}
+	}
+	for slot, ok := range d.hasNum {
+		if ok {
+			ix.nums[slot].Delete(numEntry{d.numVals[slot], d.id})
+		}
+	}
+}
+
+// AddFields adds fields (from Schema.ParseAlter) to the index's schema.
+// The documents already indexed keep what they had: the caller indexes
+// them again (Put) for the new fields to count.
+func (ix *Index) AddFields(fields []*Field) {
+	for _, f := range fields {
+		f.textID, f.sortID, f.slot = -1, -1, -1
+		ix.Schema.add(f)
+		switch {
+		case f.Type == Tag:
+			ix.tags = append(ix.tags, map[string][]uint32{})
+			ix.tagSets = append(ix.tagSets, newStringSet())
+		case f.Type == Numeric:
+			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
+		}
+	}
+}
+
+// Clear removes every document.
+func (ix *Index) Clear() {
+	next := ix.nextID
+	*ix = *NewIndex(ix.Name, ix.Schema)
+	ix.nextID = next
+}
+
+func cmpU32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// splitTags splits a TAG value at sep, trims the spaces around each tag,
+// drops empty ones and lowercases them unless caseSensitive.
+func splitTags(v string, sep byte, caseSensitive bool) []string {
+	var out []string
+	for _, t := range strings.Split(v, string(sep)) {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if !caseSensitive {
+			t = strings.ToLower(t)
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// parseNumber parses a NUMERIC value as RediSearch does (strtod, the whole
+// string).
+func parseNumber(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, nil
+		}
+		switch strings.ToLower(s) {
+		case "inf", "+inf", "infinity", "+infinity":
+			return math.Inf(1), nil
+		case "-inf", "-infinity":
+			return math.Inf(-1), nil
+		}
+	}
+	return f, err
+}
+
+// Keys returns the keys of the indexed documents, in id order.
+func (ix *Index) Keys() []string {
+	ids := make([]uint32, 0, len(ix.byID))
+	for id := range ix.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = ix.byID[id].key
+	}
+	return out
+}
+
+func newStringSet() *btree.BTreeG[string] {
+	return btree.NewBTreeGOptions(func(a, b string) bool { return a < b }, btree.Options{NoLocks: true})
+}
+
+// maxExpansions is RediSearch's MAXEXPANSIONS: a prefix matches its first
+// 200 terms (or tag values) in order.
+const maxExpansions = 200
+
+// withPrefix returns the first maxExpansions members of set that start
+// with prefix, in order, leaving out stems ("+...") when noStems (the
+// term dictionary's).
+func withPrefix(set *btree.BTreeG[string], prefix string, noStems bool) []string {
+	var out []string
+	set.Ascend(prefix, func(w string) bool {
+		if !strings.HasPrefix(w, prefix) || len(out) == maxExpansions {
+			return false
+		}
+		if !noStems || !strings.HasPrefix(w, stemPrefix) {
+			out = append(out, w)
+		}
+		return true
+	})
+	return out
+}

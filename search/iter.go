@@ -1,0 +1,756 @@
+package search
+
+import (
+	"math"
+)
+
+// RediSearch evaluates a query with a tree of iterators that step through
+// document ids, and its scores depend on how they step: a union inside an
+// intersection that was moved past a document and is then found standing
+// on the intersection's next candidate holds only the one child it
+// stopped on, not every child that has that document. This file models
+// those iterators' stepping rules — term, tag and numeric readers,
+// unions (with quick exit for prefixes), intersections (children ordered
+// by their estimated counts), negations, the wildcard and id lists — so
+// that the records the scorer walks are RediSearch's. Each iterator owns
+// one record, changed in place as it moves, and aggregates point at their
+// children's records, as RediSearch's do.
+
+// readRC is an iterator step's outcome.
+type readRC uint8
+
+const (
+	rcOK       readRC = iota // at the document asked for (or the next one, for a read)
+	rcNotFound               // moved past the document asked for
+	rcEOF                    // no more documents
+)
+
+// iterator is one node of the evaluation tree.
+type iterator interface {
+	// read moves to the next document and returns its record.
+	read() (readRC, *result)
+	// skipTo moves to the first document at or after id. On rcNotFound
+	// the record returned is where it stopped.
+	skipTo(id uint32) (readRC, *result)
+	// current is the iterator's record (where it stands).
+	current() *result
+	// lastID is the last document it read (RediSearch's LastDocId).
+	lastID() uint32
+	// atEnd reports that it has no more documents.
+	atEnd() bool
+	// est is RediSearch's NumEstimated.
+	est() int
+	// state gives the bookkeeping a union keeps per child.
+	state() *iterState
+}
+
+type iterState struct {
+	minID uint32 // RediSearch's IndexIterator.minId, kept by a parent union
+}
+
+// listIter reads a sorted list of entries: a term's or a tag value's
+// postings, a numeric filter's documents, an id list (INKEYS).
+type listIter struct {
+	st    iterState
+	ids   []uint32
+	ps    []posting              // a term's postings, read in place (instead of ids)
+	fill  func(i int, r *result) // sets the record for entry i
+	keep  func(i int) bool       // entries a field mask excludes are skipped
+	n     int                    // the next entry
+	last  uint32
+	eof   bool
+	rec   result
+	count int
+	// seeker marks a term's reader: RediSearch's skip over a term's
+	// postings (its "seeker") that runs off the end reports the end
+	// without marking the reader done, and leaves the last entry it
+	// decoded — even one of another field — as its last read.
+	seeker bool
+}
+
+func (it *listIter) state() *iterState { return &it.st }
+func (it *listIter) current() *result  { return &it.rec }
+func (it *listIter) lastID() uint32    { return it.last }
+func (it *listIter) atEnd() bool       { return it.eof }
+func (it *listIter) est() int          { return it.count }
+
+// size is the number of entries; id the document of entry i.
+func (it *listIter) size() int {
+	if it.ps != nil {
+		return len(it.ps)
+	}
+	return len(it.ids)
+}
+
+func (it *listIter) id(i int) uint32 {
+	if it.ps != nil {
+		return it.ps[i].doc
+	}
+	return it.ids[i]
+}
+
+func (it *listIter) read() (readRC, *result) {
+	for it.n < it.size() {
+		i := it.n
+		it.n++
+		// RediSearch decodes an entry into its record, and counts it as
+		// the last read, before its field mask filters it out: a
+		// negation sees it (NI_SkipTo's anti-match).
+		it.rec.doc = it.id(i)
+		it.last = it.id(i)
+		if it.keep != nil && !it.keep(i) {
+			continue
+		}
+		if it.fill != nil {
+			it.fill(i, &it.rec)
+		}
+		return rcOK, &it.rec
+	}
+	it.eof = true
+	return rcEOF, nil
+}
+
+func (it *listIter) skipTo(id uint32) (readRC, *result) {
+	if it.eof {
+		return rcEOF, nil
+	}
+	if it.seeker {
+		if it.size() == 0 || id > it.id(it.size()-1) {
+			it.eof = true
+			return rcEOF, nil
+		}
+		for it.n < it.size() {
+			i := it.n
+			it.n++
+			it.rec.doc, it.last = it.id(i), it.id(i)
+			if it.id(i) < id || it.keep != nil && !it.keep(i) {
+				continue
+			}
+			if it.fill != nil {
+				it.fill(i, &it.rec)
+			}
+			if it.id(i) == id {
+				return rcOK, &it.rec
+			}
+			return rcNotFound, &it.rec
+		}
+		return rcEOF, nil // not marked done
+	}
+	for {
+		rc, r := it.read()
+		if rc == rcEOF {
+			return rcEOF, nil
+		}
+		if r.doc < id {
+			continue
+		}
+		if r.doc == id {
+			return rcOK, r
+		}
+		return rcNotFound, r
+	}
+}
+
+// emptyIter is a term that is not in the index.
+type emptyIter struct {
+	st iterState
+}
+
+func (it *emptyIter) state() *iterState               { return &it.st }
+func (it *emptyIter) current() *result                { return nil }
+func (it *emptyIter) lastID() uint32                  { return 0 }
+func (it *emptyIter) atEnd() bool                     { return true }
+func (it *emptyIter) est() int                        { return 0 }
+func (it *emptyIter) read() (readRC, *result)         { return rcEOF, nil }
+func (it *emptyIter) skipTo(uint32) (readRC, *result) { return rcEOF, nil }
+
+// wildcardIter reads every id up to the index's last (a deleted
+// document's too: results that are no document are dropped at the end).
+type wildcardIter struct {
+	st       iterState
+	cur, top uint32
+	n        int
+	rec      result
+}
+
+func (it *wildcardIter) state() *iterState { return &it.st }
+func (it *wildcardIter) current() *result  { return &it.rec }
+func (it *wildcardIter) lastID() uint32    { return it.cur }
+func (it *wildcardIter) atEnd() bool       { return it.cur > it.top }
+func (it *wildcardIter) est() int          { return it.n }
+
+func (it *wildcardIter) read() (readRC, *result) {
+	it.cur++
+	it.rec.doc = it.cur
+	if it.cur > it.top {
+		return rcEOF, nil
+	}
+	return rcOK, &it.rec
+}
+
+func (it *wildcardIter) skipTo(id uint32) (readRC, *result) {
+	if it.cur > it.top {
+		return rcEOF, nil
+	}
+	if id == 0 {
+		return it.read()
+	}
+	it.cur = id
+	it.rec.doc = id
+	return rcOK, &it.rec
+}
+
+// notIter reads the ids up to the index's last that its child does not
+// have.
+type notIter struct {
+	st    iterState
+	child iterator
+	max   uint32
+	last  uint32
+	eof   bool
+	rec   result // virtual, frequency 0
+}
+
+func (it *notIter) state() *iterState { return &it.st }
+func (it *notIter) current() *result  { return &it.rec }
+func (it *notIter) lastID() uint32    { return it.last }
+func (it *notIter) atEnd() bool       { return it.eof }
+func (it *notIter) est() int          { return int(it.max) }
+
+func (it *notIter) read() (readRC, *result) {
+	if it.last > it.max {
+		it.eof = true
+		return rcEOF, nil
+	}
+	cr := it.child.current()
+	if cr == nil || cr.doc == 0 {
+		_, r := it.child.read()
+		if r != nil {
+			cr = r
+		} else {
+			cr = it.child.current()
+		}
+	}
+	it.rec.doc++
+	if !(cr == nil || cr.doc > it.rec.doc || it.child.atEnd()) {
+		for cr.doc == it.rec.doc {
+			it.rec.doc++
+			rc, r := it.child.read()
+			if rc == rcEOF {
+				break
+			}
+			cr = r
+		}
+	}
+	if it.rec.doc > it.max {
+		it.eof = true
+		return rcEOF, nil
+	}
+	it.last = it.rec.doc
+	return rcOK, &it.rec
+}
+
+func (it *notIter) skipTo(id uint32) (readRC, *result) {
+	if id > it.max {
+		it.eof = true
+		return rcEOF, nil
+	}
+	var childID uint32
+	if it.last != 0 {
+		childID = it.child.lastID()
+	}
+	if !(childID > id || it.child.atEnd()) {
+		if childID == id {
+			it.rec.doc, it.last = id, id
+			return rcNotFound, &it.rec
+		}
+		rc, r := it.child.skipTo(id)
+		if rc == rcOK {
+			return rcNotFound, r
+		}
+	}
+	it.rec.doc, it.last = id, id
+	return rcOK, &it.rec
+}
+
+// unionIter reads the documents any child has. Its record holds the
+// children that stand on its document — only the first found with
+// quickExit (prefix expansions).
+type unionIter struct {
+	st        iterState
+	orig      []iterator
+	its       []iterator // the children not exhausted, in order
+	quickExit bool
+	minDoc    uint32
+	eof       bool
+	rec       result
+	expected  int
+	// heap, for more than minUnionHeap children (RediSearch's "high"
+	// union): the children not exhausted, a heap of their minID kept
+	// with the same moves as RediSearch's (util/heap.c), so that ties
+	// fall the same way.
+	heap []int
+}
+
+// minUnionHeap is RediSearch's MIN_UNION_ITERATOR_HEAP: a union of more
+// children steps with a heap.
+const minUnionHeap = 20
+
+func newUnion(kids []iterator, quickExit bool) *unionIter {
+	u := &unionIter{orig: kids, its: append([]iterator(nil), kids...), quickExit: quickExit}
+	u.rec.kind = resUnion
+	for _, k := range kids {
+		u.expected += k.est()
+	}
+	if len(kids) > minUnionHeap {
+		for i := range kids {
+			u.offer(i)
+		}
+	}
+	return u
+}
+
+func (u *unionIter) state() *iterState { return &u.st }
+func (u *unionIter) current() *result  { return &u.rec }
+func (u *unionIter) lastID() uint32    { return u.minDoc }
+func (u *unionIter) atEnd() bool       { return u.eof }
+func (u *unionIter) est() int          { return u.expected }
+
+func (u *unionIter) remove(i int) int {
+	u.its = append(u.its[:i], u.its[i+1:]...)
+	return i - 1
+}
+
+func (u *unionIter) read() (readRC, *result) {
+	if u.heap != nil {
+		return u.readHigh()
+	}
+	if len(u.its) == 0 || u.eof {
+		u.eof = true
+		return rcEOF, nil
+	}
+	u.rec.reset(resUnion)
+	for {
+		minDoc := uint32(math.MaxUint32)
+		var minIt iterator
+		active := 0
+		for i := 0; i < len(u.its); i++ {
+			it := u.its[i]
+			res := it.current()
+			rc := rcOK
+			for it.state().minID <= u.minDoc && rc != rcEOF {
+				rc = rcNotFound
+				for rc == rcNotFound {
+					var r *result
+					rc, r = it.read()
+					if r != nil {
+						res = r
+						it.state().minID = r.doc
+					}
+				}
+			}
+			if rc == rcEOF {
+				i = u.remove(i)
+				continue
+			}
+			active++
+			if rc == rcOK && res.doc <= minDoc {
+				minDoc, minIt = res.doc, it
+			}
+		}
+		if minIt != nil {
+			u.skipTo(minIt.state().minID)
+			u.minDoc = minIt.state().minID
+			return rcOK, &u.rec
+		}
+		if active == 0 {
+			break
+		}
+	}
+	u.eof = true
+	return rcEOF, nil
+}
+
+func (u *unionIter) skipTo(id uint32) (readRC, *result) {
+	if id == 0 {
+		return u.read()
+	}
+	if u.eof {
+		return rcEOF, nil
+	}
+	if u.heap != nil {
+		return u.skipToHigh(id)
+	}
+	u.rec.reset(resUnion)
+	active, found := 0, 0
+	minDoc := uint32(math.MaxUint32)
+	var minRes *result
+	for i := 0; i < len(u.its); i++ {
+		it := u.its[i]
+		var res *result
+		var rc readRC
+		if it.state().minID < id {
+			rc, res = it.skipTo(id)
+			if rc == rcEOF {
+				i = u.remove(i)
+				continue
+			}
+			if res != nil {
+				it.state().minID = res.doc
+			}
+		} else {
+			rc = rcNotFound
+			if it.state().minID == id {
+				rc = rcOK
+			}
+			res = it.current()
+		}
+		if it.state().minID != 0 {
+			if it.state().minID < minDoc || minRes == nil {
+				minRes, minDoc = res, it.state().minID
+			}
+		}
+		if rc == rcOK {
+			if res == nil {
+				res = it.current()
+			}
+			u.rec.add(res)
+			u.minDoc = it.state().minID
+			found++
+		}
+		active++
+		if found > 0 && u.quickExit {
+			break
+		}
+	}
+	if active == 0 {
+		u.eof = true
+		return rcEOF, nil
+	}
+	if found > 0 {
+		return rcOK, &u.rec
+	}
+	hit := &u.rec
+	if minRes != nil {
+		hit = minRes
+		u.rec.add(minRes)
+	}
+	u.minDoc = minDoc
+	return rcNotFound, hit
+}
+
+// The heap union (RediSearch's UI_ReadSortedHigh and UI_SkipToHigh): only
+// the children at the top of the heap move, to the id asked for.
+
+// cmp is RediSearch's cmpMinId: the child with the smaller minID is the
+// greater, the one the heap puts on top.
+func (u *unionIter) cmp(a, b int) int {
+	ma, mb := u.orig[a].state().minID, u.orig[b].state().minID
+	switch {
+	case ma < mb:
+		return 1
+	case ma > mb:
+		return -1
+	}
+	return 0
+}
+
+// offer adds child i at the bottom and moves it up past every node not
+// greater than it (ties too).
+func (u *unionIter) offer(i int) {
+	u.heap = append(u.heap, i)
+	for idx := len(u.heap) - 1; idx != 0; {
+		parent := (idx - 1) / 2
+		if u.cmp(u.heap[idx], u.heap[parent]) < 0 {
+			return
+		}
+		u.heap[idx], u.heap[parent] = u.heap[parent], u.heap[idx]
+		idx = parent
+	}
+}
+
+// down moves node idx down while a child is greater (the greater child;
+// on a tie the left one).
+func (u *unionIter) down(idx int) {
+	h := u.heap
+	for {
+		l, r := 2*idx+1, 2*idx+2
+		var child int
+		switch {
+		case r >= len(h):
+			if l >= len(h) {
+				return
+			}
+			child = l
+		case u.cmp(h[l], h[r]) < 0:
+			child = r
+		default:
+			child = l
+		}
+		if u.cmp(h[idx], h[child]) >= 0 {
+			return
+		}
+		h[idx], h[child] = h[child], h[idx]
+		idx = child
+	}
+}
+
+// pop removes the top child (exhausted).
+func (u *unionIter) pop() {
+	n := len(u.heap) - 1
+	u.heap[0] = u.heap[n]
+	u.heap = u.heap[:n]
+	if n > 1 {
+		u.down(0)
+	}
+}
+
+// collect adds to the record every child standing where the top one
+// does, the heap's nodes in preorder.
+func (u *unionIter) collect() {
+	top := u.orig[u.heap[0]].state().minID
+	var visit func(i int)
+	visit = func(i int) {
+		if i >= len(u.heap) || u.orig[u.heap[i]].state().minID != top {
+			return
+		}
+		u.rec.add(u.orig[u.heap[i]].current())
+		visit(2*i + 1)
+		visit(2*i + 2)
+	}
+	visit(0)
+}
+
+func (u *unionIter) readHigh() (readRC, *result) {
+	if u.eof {
+		return rcEOF, nil
+	}
+	u.rec.reset(resUnion)
+	next := u.minDoc + 1
+	var it iterator
+	var res *result
+	for len(u.heap) > 0 {
+		it = u.orig[u.heap[0]]
+		res = it.current()
+		if m := it.state().minID; m >= next && m != 0 {
+			break
+		}
+		rc, r := it.skipTo(next)
+		if rc == rcEOF {
+			u.pop()
+			continue
+		}
+		res = r
+		it.state().minID = r.doc
+		u.down(0)
+		if u.quickExit && it.state().minID == next {
+			break
+		}
+	}
+	if len(u.heap) == 0 {
+		u.eof = true
+		return rcEOF, nil
+	}
+	u.minDoc = it.state().minID
+	if u.quickExit {
+		u.rec.add(res)
+	} else {
+		u.collect()
+	}
+	return rcOK, &u.rec
+}
+
+func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
+	u.rec.reset(resUnion)
+	var it iterator
+	for len(u.heap) > 0 {
+		it = u.orig[u.heap[0]]
+		if it.state().minID >= id {
+			break
+		}
+		rc, r := it.skipTo(id)
+		if rc == rcEOF {
+			u.pop()
+			continue
+		}
+		it.state().minID = r.doc
+		u.down(0)
+		if u.quickExit && it.state().minID == id {
+			break
+		}
+	}
+	if len(u.heap) == 0 {
+		u.eof = true
+		return rcEOF, nil
+	}
+	rc := rcNotFound
+	if it.state().minID == id {
+		rc = rcOK
+	}
+	if u.quickExit {
+		u.rec.add(it.current())
+	} else {
+		u.collect()
+	}
+	u.minDoc = it.state().minID
+	return rc, &u.rec
+}
+
+// intersectIter reads the documents every child has; a phrase's also
+// needs its terms at consecutive positions, in order. Its children are
+// ordered by their estimates, smallest first (a phrase's are not).
+type intersectIter struct {
+	st        iterState
+	its       []iterator
+	docIDs    []uint32
+	lastDoc   uint32
+	lastFound uint32
+	phrase    bool
+	eof       bool
+	dead      bool // a child matches nothing: no documents
+	rec       result
+}
+
+func newIntersect(kids []iterator, phrase bool) *intersectIter {
+	ii := &intersectIter{its: kids, docIDs: make([]uint32, len(kids)), phrase: phrase}
+	ii.rec.kind = resIntersect
+	if !phrase {
+		sortByEstimate(ii.its)
+	}
+	return ii
+}
+
+// sortByEstimate orders an intersection's children as RediSearch's qsort
+// of them by estimate does (an intersection of several children counts
+// as 0), keeping ties in query order.
+func sortByEstimate(its []iterator) {
+	key := func(it iterator) int {
+		if ii, ok := it.(*intersectIter); ok && (len(ii.its) > 1 || ii.dead) {
+			return 0
+		}
+		return it.est()
+	}
+	for i := 1; i < len(its); i++ {
+		for j := i; j > 0 && key(its[j]) < key(its[j-1]); j-- {
+			its[j], its[j-1] = its[j-1], its[j]
+		}
+	}
+}
+
+func (ii *intersectIter) state() *iterState { return &ii.st }
+func (ii *intersectIter) current() *result  { return &ii.rec }
+func (ii *intersectIter) lastID() uint32    { return ii.lastFound }
+func (ii *intersectIter) atEnd() bool       { return ii.eof }
+
+func (ii *intersectIter) est() int {
+	if ii.dead {
+		return math.MaxInt32 // RediSearch's "invalid" estimate
+	}
+	n := math.MaxInt
+	for _, it := range ii.its {
+		n = min(n, it.est())
+	}
+	return n
+}
+
+func (ii *intersectIter) read() (readRC, *result) {
+	if len(ii.its) == 0 {
+		ii.eof = true
+		return rcEOF, nil
+	}
+	for {
+		nh := 0
+		ii.rec.reset(resIntersect)
+		for i, it := range ii.its {
+			h := it.current()
+			rc := rcOK
+			if ii.docIDs[i] != ii.lastDoc || ii.lastDoc == 0 {
+				if i == 0 && ii.docIDs[i] >= ii.lastDoc {
+					rc, h = it.read()
+				} else {
+					rc, h = it.skipTo(ii.lastDoc)
+				}
+				if rc == rcEOF {
+					ii.eof = true
+					return rcEOF, nil
+				}
+				ii.docIDs[i] = h.doc
+			}
+			if ii.docIDs[i] > ii.lastDoc {
+				ii.lastDoc = ii.docIDs[i]
+				break
+			}
+			if rc == rcOK {
+				nh++
+				ii.rec.add(h)
+			} else {
+				ii.lastDoc++
+			}
+		}
+		if nh == len(ii.its) {
+			ii.lastFound = ii.rec.doc
+			ii.lastDoc++
+			if ii.phrase && !phraseMatches(ii.rec.kids) {
+				continue
+			}
+			return rcOK, &ii.rec
+		}
+	}
+}
+
+func (ii *intersectIter) skipTo(id uint32) (readRC, *result) {
+	if id == 0 || len(ii.its) == 0 {
+		return ii.read()
+	}
+	ii.rec.reset(resIntersect)
+	nfound := 0
+	for i, it := range ii.its {
+		if it.atEnd() {
+			return rcEOF, nil
+		}
+		res := it.current()
+		rc := rcOK
+		if ii.docIDs[i] != id {
+			rc, res = it.skipTo(id)
+			if rc != rcEOF && res != nil {
+				id = res.doc
+				ii.docIDs[i] = id
+			}
+		}
+		if rc == rcEOF {
+			ii.eof = true
+			return rcEOF, nil
+		} else if rc == rcOK {
+			if res != nil && res.doc == id {
+				ii.rec.add(res)
+			}
+			ii.lastDoc = id
+			nfound++
+		} else if ii.docIDs[i] > ii.lastDoc {
+			ii.lastDoc = ii.docIDs[i]
+			break
+		}
+	}
+	if nfound == len(ii.its) && (!ii.phrase || phraseMatches(ii.rec.kids)) {
+		ii.lastFound = ii.rec.doc
+		ii.lastDoc++
+		return rcOK, &ii.rec
+	}
+	rc, hit := ii.read()
+	if rc == rcEOF {
+		return rcEOF, nil
+	}
+	return rcNotFound, hit
+}
+
+// reset empties an aggregate record.
+func (r *result) reset(kind resultKind) {
+	r.kind, r.kids, r.mask, r.doc = kind, r.kids[:0], 0, 0
+}
+
+// add appends a child record to an aggregate, which takes its document.
+func (r *result) add(k *result) {
+	r.kids = append(r.kids, k)
+	r.mask |= k.kind
+	r.doc = k.doc
+}

@@ -1,0 +1,599 @@
+package search
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// opKind is the kind of a query node.
+type opKind uint8
+
+const (
+	opTerm      opKind = iota // word (expanded with its stems unless verbatim)
+	opPrefix                  // word*
+	opPhrase                  // "w1 w2 ...": kids are opTerm, consecutive and in order
+	opAnd                     // intersection
+	opOr                      // union
+	opNot                     // negation of kids[0]
+	opNumeric                 // @f:[min max]
+	opTag                     // one tag value of a TAG field
+	opTagPrefix               // a tag prefix
+	opWildcard                // *: every document
+	opIDs                     // INKEYS: the documents of ids
+	opNone                    // matches nothing (a prefix too short, a range on a field that is not NUMERIC)
+)
+
+// node is a node of a parsed query.
+type node struct {
+	op     opKind
+	word   string
+	mask   uint64 // TEXT fields a term may match (allFields: any)
+	masked bool   // an @field: modifier set mask
+	expand bool   // opTerm: add its stems (not under a negation or in a phrase)
+	field  *Field // opNumeric, opTag
+	min    float64
+	max    float64
+	minEx  bool
+	maxEx  bool
+	kids   []*node
+	ids    []uint32 // opIDs, ascending
+	// tagSet marks the union of a tag set's alternatives: RediSearch
+	// keeps it a union even when only one alternative has documents.
+	tagSet bool
+}
+
+const allFields = ^uint64(0)
+
+// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to no
+// term.
+const minPrefix = 2
+
+// parser parses the query language of DIALECT 1 and 2.
+type parser struct {
+	s       *Schema
+	stop    stopwordSet
+	q       string
+	i       int
+	dialect int
+	lastTok int // offset of the last token read, for errors
+	lastTxt string
+	inMod   int // DIALECT 2: operands of field modifiers being read
+	depth   int // DIALECT 2: nested groups, negations and modifiers being read
+}
+
+// maxDepth bounds the nesting of a query (groups, negations, modifiers),
+// so that a hostile query cannot exhaust the stack. RediSearch's parsers
+// stop at a depth of their own (about 100).
+const maxDepth = 1000
+
+// parseQuery parses q against schema s at the given dialect (1 or 2). It
+// returns nil for a query that matches nothing (only stop words).
+func parseQuery(s *Schema, stop stopwordSet, q string, dialect int) (*node, error) {
+	p := &parser{s: s, stop: stop, q: q, dialect: dialect}
+	if dialect == 1 {
+		return p.parse1()
+	}
+	n, err := p.union()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i < len(p.q) {
+		return nil, p.errAt(p.i)
+	}
+	return n, nil
+}
+
+func (p *parser) errAt(i int) error {
+	if i >= len(p.q) {
+		return errf(errSyntaxAt, p.lastTok, p.lastTxt)
+	}
+	end := i + 1
+	for end < len(p.q) && isTermByte(p.q[end]) && isTermByte(p.q[i]) {
+		end++
+	}
+	return errf(errSyntaxAt, i, p.q[i:end])
+}
+
+func (p *parser) space() {
+	for p.i < len(p.q) && (p.q[p.i] == ' ' || p.q[p.i] == '\t' || p.q[p.i] == '\n' || p.q[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *parser) peek() byte {
+	p.space()
+	if p.i < len(p.q) {
+		return p.q[p.i]
+	}
+	return 0
+}
+
+// union: inter ('|' inter)* (DIALECT 2).
+func (p *parser) union() (*node, error) {
+	var kids []*node
+	for {
+		n, err := p.inter()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case n == nil:
+		case len(kids) == 0 && n.op == opOr && !n.masked && !n.tagSet:
+			// "(a | b) | c" is one union of a, b and c, as
+			// RediSearch's grammar builds it.
+			kids = append(kids, n.kids...)
+		default:
+			kids = append(kids, n)
+		}
+		if p.peek() != '|' {
+			break
+		}
+		p.i++
+	}
+	switch len(kids) {
+	case 0:
+		return nil, nil
+	case 1:
+		return kids[0], nil
+	}
+	return &node{op: opOr, kids: kids}, nil
+}
+
+// inter: unary+ up to '|', ')' or the end (DIALECT 2).
+func (p *parser) inter() (*node, error) {
+	var kids []*node
+	for {
+		c := p.peek()
+		if c == 0 || c == '|' || c == ')' {
+			break
+		}
+		n, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		if n, err = p.prefixesAfter(n); err != nil {
+			return nil, err
+		}
+		switch {
+		case n == nil:
+		case len(kids) == 0 && n.op == opAnd && !n.masked:
+			// "(a b) c" is one intersection of a, b and c, as
+			// RediSearch's grammar builds it ("a (b c)" is not).
+			kids = append(kids, n.kids...)
+		default:
+			kids = append(kids, n)
+		}
+	}
+	switch len(kids) {
+	case 0:
+		return nil, nil
+	case 1:
+		return kids[0], nil
+	}
+	return &node{op: opAnd, kids: kids}, nil
+}
+
+// operand parses what a negation or a field modifier applies to: the next
+// unary and the prefixes right after it (DIALECT 2; DIALECT 1 is
+// parse1's).
+func (p *parser) operand() (*node, error) {
+	n, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	return p.prefixesAfter(n)
+}
+
+// prefixesAfter groups n with the prefixes ("ap*") that follow it, as
+// DIALECT 2's grammar binds them (a prefix binds tighter than
+// juxtaposition): "x p1" is the intersection of x and p1, "x p1 p2 p3"
+// that of x and (p1 and (p2 and p3)).
+func (p *parser) prefixesAfter(n *node) (*node, error) {
+	var chain []*node
+	for p.nextIsPrefix() {
+		k, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, k)
+	}
+	if len(chain) == 0 {
+		return n, nil
+	}
+	g := chain[len(chain)-1]
+	for i := len(chain) - 2; i >= 0; i-- {
+		g = and1(chain[i], g)
+	}
+	return and1(n, g), nil
+}
+
+// nextIsPrefix reports whether the next token is a prefix (a word and a
+// '*').
+func (p *parser) nextIsPrefix() bool {
+	c := p.peek()
+	if !isTermByte(c) {
+		return false
+	}
+	i := p.i
+	for i < len(p.q) {
+		if p.q[i] == '\\' && i+1 < len(p.q) {
+			i += 2
+			continue
+		}
+		if !isTermByte(p.q[i]) {
+			break
+		}
+		i++
+	}
+	return i < len(p.q) && p.q[i] == '*'
+}
+
+// unary parses one operand.
+func (p *parser) unary() (*node, error) {
+	if p.peek() == 0 {
+		return nil, errf(errSyntaxAt, p.lastTok, p.lastTxt) // an operator at the end
+	}
+	if p.depth++; p.depth > maxDepth {
+		return nil, Error(errStackOverflow)
+	}
+	defer func() { p.depth-- }()
+	start := p.i
+	switch c := p.q[p.i]; {
+	case c == '-':
+		p.i++
+		p.tok(start, "-")
+		n, err := p.operand()
+		if err != nil || n == nil {
+			return nil, err
+		}
+		noExpand(n)
+		return &node{op: opNot, kids: []*node{n}}, nil
+	case c == '@':
+		if p.inMod > 0 {
+			// DIALECT 2 has no field modifier inside another's operand.
+			e := p.i + 1
+			for e < len(p.q) && isTermByte(p.q[e]) {
+				e++
+			}
+			return nil, errf(errSyntaxAt, p.i, p.q[p.i+1:e])
+		}
+		return p.modifier()
+	case c == '(':
+		p.i++
+		p.tok(start, "(")
+		n, err := p.union()
+		if err != nil {
+			return nil, err
+		}
+		if p.peek() != ')' {
+			return nil, p.errAt(p.i)
+		}
+		p.i++
+		return n, nil
+	case c == '"':
+		return p.phrase()
+	case c == '*' && (p.i+1 == len(p.q) || !isTermByte(p.q[p.i+1])):
+		p.i++
+		p.tok(start, "*")
+		return &node{op: opWildcard}, nil
+	case isTermByte(c):
+		w := p.word()
+		if p.i < len(p.q) && p.q[p.i] == '*' {
+			p.i++
+			if len(w) < minPrefix {
+				return &node{op: opNone}, nil
+			}
+			return &node{op: opPrefix, word: w, mask: allFields}, nil
+		}
+		if w == "" || p.stop.has(w) {
+			return nil, nil
+		}
+		return &node{op: opTerm, word: w, mask: allFields, expand: true}, nil
+	}
+	return nil, p.errAt(p.i)
+}
+
+func (p *parser) tok(at int, txt string) { p.lastTok, p.lastTxt = at, txt }
+
+// word reads a term: term bytes and escaped bytes, normalised.
+func (p *parser) word() string {
+	start := p.i
+	for p.i < len(p.q) {
+		c := p.q[p.i]
+		if c == '\\' && p.i+1 < len(p.q) {
+			p.i += 2
+			continue
+		}
+		if !isTermByte(c) {
+			break
+		}
+		p.i++
+	}
+	p.tok(start, p.q[start:p.i])
+	return normalize(p.q[start:p.i])
+}
+
+// isTermByte reports whether c can be part of a query term.
+func isTermByte(c byte) bool {
+	return c == '_' || c >= 0x80 || c == '\\' || !separators[c] && c > ' '
+}
+
+// phrase parses "w1 w2 ...".
+func (p *parser) phrase() (*node, error) {
+	start := p.i
+	p.i++
+	end := strings.IndexByte(p.q[p.i:], '"')
+	if end < 0 {
+		return nil, errf(errSyntaxAt, start, p.q[start:start+1])
+	}
+	text := p.q[p.i : p.i+end]
+	p.i += end + 1
+	p.tok(start, "\"")
+	n := &node{op: opPhrase}
+	for _, wd := range splitQueryWords(text) {
+		w := normalize(wd.text)
+		if w == "" {
+			continue
+		}
+		if p.dialect == 1 && p.stop.has(w) {
+			// RediSearch's DIALECT 1 grammar has no place for a
+			// stop word in a phrase.
+			return nil, errf(errSyntaxAt, start+1+wd.at, wd.text)
+		}
+		n.kids = append(n.kids, &node{op: opTerm, word: w, mask: allFields})
+	}
+	switch len(n.kids) {
+	case 0:
+		return nil, nil
+	case 1:
+		return n.kids[0], nil
+	}
+	return n, nil
+}
+
+// queryWord is a word of a phrase and its offset in the phrase.
+type queryWord struct {
+	text string
+	at   int
+}
+
+// splitQueryWords splits a phrase's text at separators (escapes kept).
+func splitQueryWords(text string) []queryWord {
+	var out []queryWord
+	start, escaped := 0, false
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || separators[text[i]] && !escaped {
+			if i > start {
+				out = append(out, queryWord{text[start:i], start})
+			}
+			start = i + 1
+			escaped = false
+			continue
+		}
+		escaped = !escaped && text[i] == '\\'
+	}
+	return out
+}
+
+// modifier parses @field[|field...]: followed by a numeric range, a tag
+// set or the operand the field mask applies to.
+func (p *parser) modifier() (*node, error) {
+	names, mask, err := p.modifierHead()
+	if err != nil {
+		return nil, err
+	}
+	switch p.peek() {
+	case '[':
+		return p.numeric(names[0])
+	case '{':
+		return p.tagSet(names[0])
+	}
+	p.inMod++
+	n, err := p.operand()
+	p.inMod--
+	if err != nil || n == nil {
+		return nil, err
+	}
+	setMask(n, mask)
+	return n, nil
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// modifierHead reads "@field[|field...]:" and returns the names and the
+// mask of the TEXT fields among them.
+func (p *parser) modifierHead() ([]string, uint64, error) {
+	start := p.i
+	p.i++
+	var names []string
+	for {
+		s := p.i
+		for p.i < len(p.q) && (isTermByte(p.q[p.i]) || p.q[p.i] == '\\') {
+			p.i++
+		}
+		if p.i == s {
+			return nil, 0, p.errAt(p.i)
+		}
+		names = append(names, unescape(p.q[s:p.i]))
+		if p.i < len(p.q) && p.q[p.i] == '|' {
+			p.i++
+			continue
+		}
+		break
+	}
+	if p.i >= len(p.q) || p.q[p.i] != ':' {
+		return nil, 0, p.errAt(p.i)
+	}
+	p.i++
+	p.tok(start, "@"+strings.Join(names, "|")+":")
+	var mask uint64
+	for _, name := range names {
+		if f := p.s.Field(name); f != nil && f.Type == Text && f.textID >= 0 {
+			mask |= 1 << f.textID
+		}
+	}
+	return names, mask, nil
+}
+
+// setMask restricts the text terms under n to mask, where no inner
+// modifier did.
+func setMask(n *node, mask uint64) {
+	if n.masked {
+		return
+	}
+	switch n.op {
+	case opTerm, opPrefix:
+		n.mask, n.masked = mask, true
+	case opNumeric, opTag, opTagPrefix, opWildcard:
+	default:
+		for _, k := range n.kids {
+			setMask(k, mask)
+		}
+		n.masked = true
+	}
+}
+
+// noExpand turns stem expansion off under a negation.
+func noExpand(n *node) {
+	n.expand = false
+	for _, k := range n.kids {
+		noExpand(k)
+	}
+}
+
+// numeric parses [min max] (either bound may be exclusive with '(',
+// -inf/+inf/inf allowed) for the NUMERIC field name. A name that is not a
+// NUMERIC field matches nothing.
+func (p *parser) numeric(name string) (*node, error) {
+	p.i++ // '['
+	var vals [2]float64
+	var excl [2]bool
+	for k := 0; k < 2; k++ {
+		p.space()
+		s := p.i
+		if p.i < len(p.q) && p.q[p.i] == '(' {
+			excl[k] = true
+			p.i++
+		}
+		vs := p.i
+		for p.i < len(p.q) && p.q[p.i] != ' ' && p.q[p.i] != ']' && p.q[p.i] != '\t' {
+			p.i++
+		}
+		txt := p.q[vs:p.i]
+		v, ok := parseRangeNumber(txt)
+		if !ok {
+			if txt == "" {
+				return nil, errf(errSyntaxAt, p.i, p.lastTxt)
+			}
+			return nil, errf(errSyntaxAt, vs, txt)
+		}
+		_ = s
+		vals[k] = v
+		p.tok(vs, txt)
+	}
+	if p.peek() != ']' {
+		return nil, p.errAt(p.i)
+	}
+	p.i++
+	f := p.s.Field(name)
+	if f == nil || f.Type != Numeric || f.NoIndex {
+		return &node{op: opNone}, nil
+	}
+	return &node{op: opNumeric, field: f, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
+}
+
+func parseRangeNumber(s string) (float64, bool) {
+	switch strings.ToLower(s) {
+	case "inf", "+inf":
+		return math.Inf(1), true
+	case "-inf":
+		return math.Inf(-1), true
+	}
+	if s == "" || !(s[0] >= '0' && s[0] <= '9' || s[0] == '-' || s[0] == '+' || s[0] == '.') {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// tagSet parses {v1 | v2 w2 | pre* ...} for the TAG field name: a union
+// of its alternatives, each the intersection of its words. A name that is
+// not a TAG field matches nothing.
+func (p *parser) tagSet(name string) (*node, error) {
+	p.i++ // '{'
+	f := p.s.Field(name)
+	var alts []*node
+	var cur []*node
+	flush := func() {
+		switch len(cur) {
+		case 0:
+		case 1:
+			alts = append(alts, cur[0])
+		default:
+			alts = append(alts, &node{op: opAnd, kids: cur})
+		}
+		cur = nil
+	}
+	for {
+		c := p.peek()
+		switch {
+		case c == 0:
+			return nil, p.errAt(p.i)
+		case c == '}':
+			p.i++
+			flush()
+			if f == nil || f.Type != Tag || f.NoIndex {
+				return &node{op: opNone}, nil
+			}
+			if len(alts) == 1 {
+				return alts[0], nil
+			}
+			return &node{op: opOr, kids: alts, tagSet: true}, nil
+		case c == '|':
+			p.i++
+			flush()
+		default:
+			s := p.i
+			for p.i < len(p.q) {
+				ch := p.q[p.i]
+				if ch == '\\' && p.i+1 < len(p.q) {
+					p.i += 2
+					continue
+				}
+				if ch == ' ' || ch == '\t' || ch == '|' || ch == '}' {
+					break
+				}
+				p.i++
+			}
+			raw := p.q[s:p.i]
+			p.tok(s, raw)
+			op := opTag
+			if strings.HasSuffix(raw, "*") && !strings.HasSuffix(raw, "\\*") {
+				op, raw = opTagPrefix, raw[:len(raw)-1]
+			}
+			v := unescape(raw)
+			if f != nil && !f.CaseSensitive {
+				v = strings.ToLower(v)
+			}
+			if op == opTagPrefix && len(v) < minPrefix {
+				cur = append(cur, &node{op: opNone})
+				continue
+			}
+			cur = append(cur, &node{op: op, word: v, field: f})
+		}
+	}
+}

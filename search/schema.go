@@ -1,0 +1,363 @@
+package search
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// FieldType is the type of a schema field.
+type FieldType uint8
+
+// The field types this package indexes.
+const (
+	Text FieldType = iota
+	Tag
+	Numeric
+)
+
+func (t FieldType) String() string {
+	switch t {
+	case Text:
+		return "TEXT"
+	case Tag:
+		return "TAG"
+	}
+	return "NUMERIC"
+}
+
+// Field is one field of a schema. Name is the hash field it reads, Alias
+// the name queries use (Name when there is no AS).
+type Field struct {
+	Name, Alias   string
+	Type          FieldType
+	Weight        float64 // TEXT
+	NoStem        bool    // TEXT
+	Separator     byte    // TAG, ',' by default
+	CaseSensitive bool    // TAG
+	Sortable, UNF bool
+	NoIndex       bool
+
+	textID int // the bit of an indexed TEXT field in field masks, or -1
+	sortID int // the slot in a document's sort vector, or -1
+	slot   int // the TAG or NUMERIC index of the field
+}
+
+// Schema is an index definition: what FT.CREATE's arguments say.
+type Schema struct {
+	Prefixes        []string // the key prefixes it follows ("" follows all keys)
+	Language        string   // "english"
+	Score           float64  // the default document score, 0..1
+	Stopwords       []string // nil: the default English list
+	CustomStopwords bool
+	SkipInitialScan bool
+	Fields          []*Field
+
+	textFields int
+	sortables  int
+	tags, nums int
+}
+
+// ParseCreate parses FT.CREATE's arguments after the index name. Options
+// this package does not implement yet (FILTER, ON JSON, GEO and VECTOR
+// fields, ...) are refused with an error that says so, never ignored.
+func ParseCreate(args [][]byte) (*Schema, error) {
+	s := &Schema{Prefixes: []string{""}, Language: "english", Score: 1}
+	i := 0
+	for ; i < len(args); i++ {
+		opt := strings.ToUpper(string(args[i]))
+		switch opt {
+		case "SCHEMA":
+			return s, s.parseFields(args[i+1:])
+		case "ON":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "ON")
+			}
+			i++
+			switch t := strings.ToUpper(string(args[i])); t {
+			case "HASH":
+			case "JSON":
+				return nil, errf(errNotSupported, "ON JSON")
+			default:
+				return nil, errf(errRuleType, string(args[i]))
+			}
+		case "PREFIX":
+			n, ok := countArg(args, i+1)
+			if !ok {
+				return nil, errf(errBadArgsConvert, "PREFIX")
+			}
+			if i+1+n >= len(args) {
+				return nil, errf(errBadArgsMissing, "PREFIX")
+			}
+			if n > 0 {
+				s.Prefixes = s.Prefixes[:0]
+				for _, p := range args[i+2 : i+2+n] {
+					s.Prefixes = append(s.Prefixes, string(p))
+				}
+			}
+			i += 1 + n
+		case "LANGUAGE":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "LANGUAGE")
+			}
+			i++
+			l := strings.ToLower(string(args[i]))
+			if !knownLanguage(l) {
+				return nil, Error(errLanguage)
+			}
+			if l != "english" {
+				return nil, errf(errNotSupported, "LANGUAGE "+l)
+			}
+			s.Language = l
+		case "SCORE":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "SCORE")
+			}
+			i++
+			f, err := strconv.ParseFloat(string(args[i]), 64)
+			if err != nil || f < 0 || f > 1 {
+				return nil, Error(errScore)
+			}
+			s.Score = f
+		case "STOPWORDS":
+			n, ok := countArg(args, i+1)
+			if !ok {
+				return nil, errf(errBadArgsConvert, "STOPWORDS")
+			}
+			if i+1+n >= len(args) {
+				return nil, errf(errBadArgsMissing, "STOPWORDS")
+			}
+			s.Stopwords = []string{}
+			for _, w := range args[i+2 : i+2+n] {
+				s.Stopwords = append(s.Stopwords, strings.ToLower(string(w)))
+			}
+			s.CustomStopwords = true
+			i += 1 + n
+		case "SKIPINITIALSCAN":
+			s.SkipInitialScan = true
+		case "FILTER", "LANGUAGE_FIELD", "SCORE_FIELD", "PAYLOAD_FIELD", "MAXTEXTFIELDS", "TEMPORARY",
+			"NOOFFSETS", "NOHL", "NOFIELDS", "NOFREQS", "ASYNC", "NOSCOREIDX":
+			return nil, errf(errNotSupported, opt)
+		default:
+			return nil, errf(errUnknownArg, string(args[i]))
+		}
+	}
+	return nil, Error(errNoSchema)
+}
+
+// countArg reads the count of a sub-argument list at args[i].
+func countArg(args [][]byte, i int) (int, bool) {
+	if i >= len(args) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(args[i]), 10, 31)
+	return int(n), err == nil
+}
+
+var languages = []string{"arabic", "armenian", "basque", "catalan", "chinese", "danish", "dutch", "english",
+	"finnish", "french", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
+	"lithuanian", "nepali", "norwegian", "portuguese", "romanian", "russian", "serbian", "spanish",
+	"swedish", "tamil", "turkish", "yiddish"}
+
+func knownLanguage(l string) bool {
+	for _, k := range languages {
+		if k == l {
+			return true
+		}
+	}
+	return false
+}
+
+// parseFields parses the fields after SCHEMA.
+func (s *Schema) parseFields(args [][]byte) error {
+	if len(args) == 0 {
+		return Error(errFieldsMissing)
+	}
+	for i := 0; i < len(args); {
+		f := &Field{Name: string(args[i]), textID: -1, sortID: -1, slot: -1}
+		i++
+		f.Alias = f.Name
+		if i < len(args) && strings.EqualFold(string(args[i]), "AS") {
+			if i+1 >= len(args) {
+				return Error(errASArgument)
+			}
+			f.Alias = string(args[i+1])
+			i += 2
+		}
+		if s.Field(f.Alias) != nil {
+			return errf(errDuplicateField, f.Alias)
+		}
+		if i >= len(args) {
+			return errf(errFieldNoType, f.Alias)
+		}
+		n, err := f.parseType(args[i:])
+		if err != nil {
+			return err
+		}
+		i += n
+		s.add(f)
+	}
+	return nil
+}
+
+// parseType parses a field's type and options from args and returns how
+// many arguments it read.
+func (f *Field) parseType(args [][]byte) (int, error) {
+	i := 1
+	is := func(w string) bool { return i < len(args) && strings.EqualFold(string(args[i]), w) }
+	switch t := strings.ToUpper(string(args[0])); t {
+	case "TEXT":
+		f.Type, f.Weight = Text, 1
+		for i < len(args) {
+			switch {
+			case is("NOSTEM"):
+				f.NoStem = true
+				i++
+			case is("WEIGHT"):
+				if i+1 >= len(args) {
+					return 0, errf(errBadArgsConvert, "weight")
+				}
+				w, err := strconv.ParseFloat(string(args[i+1]), 64)
+				if err != nil || math.IsInf(w, 0) || math.IsNaN(w) {
+					return 0, errf(errBadArgsConvert, "weight")
+				}
+				f.Weight = w
+				i += 2
+			case is("PHONETIC"), is("WITHSUFFIXTRIE"), is("INDEXEMPTY"), is("INDEXMISSING"):
+				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
+			default:
+				goto common
+			}
+		}
+	case "TAG":
+		f.Type, f.Separator = Tag, ','
+		for i < len(args) {
+			switch {
+			case is("SEPARATOR"):
+				if i+1 >= len(args) {
+					return 0, Error(errSeparatorArg)
+				}
+				if len(args[i+1]) != 1 {
+					return 0, errf(errTagSeparator, string(args[i+1]))
+				}
+				f.Separator = args[i+1][0]
+				i += 2
+			case is("CASESENSITIVE"):
+				f.CaseSensitive = true
+				i++
+			case is("WITHSUFFIXTRIE"), is("INDEXEMPTY"), is("INDEXMISSING"):
+				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
+			default:
+				goto common
+			}
+		}
+	case "NUMERIC":
+		f.Type = Numeric
+		if is("INDEXMISSING") {
+			return 0, errf(errNotSupported, "INDEXMISSING")
+		}
+	case "GEO", "GEOSHAPE", "VECTOR":
+		return 0, errf(errNotSupported, t+" fields")
+	default:
+		return 0, errf(errFieldType, f.Alias)
+	}
+common:
+	for i < len(args) {
+		switch {
+		case is("SORTABLE"):
+			f.Sortable = true
+			i++
+			if is("UNF") {
+				f.UNF = true
+				i++
+			}
+			if f.Type == Numeric || f.Type == Tag && f.CaseSensitive {
+				f.UNF = true
+			}
+		case is("NOINDEX"):
+			f.NoIndex = true
+			i++
+		default:
+			return i, nil
+		}
+	}
+	return i, nil
+}
+
+// add appends f to the schema and gives it its ids.
+func (s *Schema) add(f *Field) {
+	switch {
+	case f.Type == Text && !f.NoIndex:
+		f.textID = s.textFields
+		s.textFields++
+	case f.Type == Tag:
+		f.slot = s.tags
+		s.tags++
+	case f.Type == Numeric:
+		f.slot = s.nums
+		s.nums++
+	}
+	if f.Sortable {
+		f.sortID = s.sortables
+		s.sortables++
+	}
+	s.Fields = append(s.Fields, f)
+}
+
+// Field returns the field queries call name (its alias), or nil.
+func (s *Schema) Field(name string) *Field {
+	for _, f := range s.Fields {
+		if f.Alias == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Matches reports whether key is one the index follows (its prefixes).
+func (s *Schema) Matches(key string) bool {
+	for _, p := range s.Prefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// SortedStopwords returns the custom stop words, sorted (FT.INFO).
+func (s *Schema) SortedStopwords() []string {
+	out := slices.Clone(s.Stopwords)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ErrAlterNoFields is ParseAlter's error for SCHEMA ADD without fields,
+// which RediSearch answers with its arity error.
+var ErrAlterNoFields = errors.New("no fields to add")
+
+// ParseAlter parses FT.ALTER's arguments after the index name:
+// [SKIPINITIALSCAN] SCHEMA ADD field [AS alias] type [options] ... It
+// returns the fields to add (checked against the schema's names) and
+// whether SKIPINITIALSCAN was given.
+func (s *Schema) ParseAlter(args [][]byte) (fields []*Field, skipScan bool, err error) {
+	if len(args) > 0 && strings.EqualFold(string(args[0]), "SKIPINITIALSCAN") {
+		skipScan = true
+		args = args[1:]
+	}
+	if len(args) == 0 || !strings.EqualFold(string(args[0]), "SCHEMA") {
+		return nil, false, Error(errAlterSchema)
+	}
+	if len(args) < 2 || !strings.EqualFold(string(args[1]), "ADD") {
+		return nil, false, Error(errAlterAction)
+	}
+	if len(args) == 2 {
+		return nil, false, ErrAlterNoFields
+	}
+	tmp := &Schema{Fields: slices.Clone(s.Fields), textFields: s.textFields, sortables: s.sortables, tags: s.tags, nums: s.nums}
+	if err := tmp.parseFields(args[2:]); err != nil {
+		return nil, false, err
+	}
+	return tmp.Fields[len(s.Fields):], skipScan, nil
+}

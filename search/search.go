@@ -1,0 +1,353 @@
+package search
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Request is a parsed FT.SEARCH.
+type Request struct {
+	Query      string
+	NoContent  bool
+	Verbatim   bool
+	WithScores bool
+	// Return lists the fields to return (nil: all of the hash's fields).
+	Return   []ReturnField
+	Offset   int
+	Num      int
+	SortBy   string // "" for the score order
+	SortDesc bool
+	InFields []string
+	InKeys   []string
+	Filters  []NumericFilter
+	Dialect  int
+}
+
+// ReturnField is one field of RETURN: the hash field to load and the name
+// to reply it under.
+type ReturnField struct{ Field, As string }
+
+// NumericFilter is FILTER field min max.
+type NumericFilter struct {
+	Field        string
+	Min, Max     float64
+	MinEx, MaxEx bool
+}
+
+// maxLimit is RediSearch's default MAXSEARCHRESULTS.
+const maxLimit = 1000000
+
+// ParseSearch parses FT.SEARCH's arguments after the index name against
+// the index's schema.
+func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
+	if len(args) == 0 {
+		return nil, Error(errNoQuery)
+	}
+	r := &Request{Query: string(args[0]), Num: 10, Dialect: 1}
+	opts := args[1:]
+	for i := 0; i < len(opts); i++ {
+		opt := strings.ToUpper(string(opts[i]))
+		switch opt {
+		case "NOCONTENT":
+			r.NoContent = true
+		case "VERBATIM":
+			r.Verbatim = true
+		case "WITHSCORES":
+			r.WithScores = true
+		case "LIMIT":
+			if i+2 >= len(opts) {
+				return nil, Error(errLimitArgs)
+			}
+			off, err1 := strconv.ParseInt(string(opts[i+1]), 10, 64)
+			num, err2 := strconv.ParseInt(string(opts[i+2]), 10, 64)
+			if err1 != nil || err2 != nil || off < 0 || num < 0 {
+				return nil, Error(errLimitNumeric)
+			}
+			if off+num > maxLimit {
+				return nil, Error(errLimitMax)
+			}
+			r.Offset, r.Num = int(off), int(num)
+			i += 2
+		case "RETURN":
+			n, ok := countArg(opts, i+1)
+			if !ok {
+				return nil, errf(errBadArgsConvert, "RETURN")
+			}
+			if i+1+n >= len(opts) {
+				return nil, errf(errBadArgsMissing, "RETURN")
+			}
+			list := opts[i+2 : i+2+n]
+			r.Return = []ReturnField{}
+			for j := 0; j < len(list); j++ {
+				name := string(list[j])
+				rf := ReturnField{Field: name, As: name}
+				if j+2 < len(list) && strings.EqualFold(string(list[j+1]), "AS") {
+					rf.As = string(list[j+2])
+					j += 2
+				}
+				if f := ix.Schema.Field(name); f != nil {
+					rf.Field = f.Name
+				}
+				r.Return = append(r.Return, rf)
+			}
+			i += 1 + n
+		case "SORTBY":
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, "SORTBY")
+			}
+			r.SortBy = string(opts[i+1])
+			if f := ix.Schema.Field(r.SortBy); f == nil {
+				return nil, errf(errPropertyNotLoaded, r.SortBy)
+			}
+			i++
+			if i+1 < len(opts) {
+				switch strings.ToUpper(string(opts[i+1])) {
+				case "ASC":
+					i++
+				case "DESC":
+					r.SortDesc = true
+					i++
+				}
+			}
+		case "INFIELDS", "INKEYS":
+			n, ok := countArg(opts, i+1)
+			if !ok {
+				return nil, errf(errBadArgsConvert, opt)
+			}
+			if i+1+n >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			list := []string{}
+			for _, a := range opts[i+2 : i+2+n] {
+				list = append(list, string(a))
+			}
+			if opt == "INFIELDS" {
+				r.InFields = list
+			} else {
+				r.InKeys = list
+			}
+			i += 1 + n
+		case "FILTER":
+			if i+3 >= len(opts) {
+				return nil, Error(errFilterArgs)
+			}
+			f := NumericFilter{Field: string(opts[i+1])}
+			var ok bool
+			if f.Min, f.MinEx, ok = parseBound(string(opts[i+2])); !ok {
+				return nil, errf(errNumericFilterLow, string(opts[i+2]))
+			}
+			if f.Max, f.MaxEx, ok = parseBound(string(opts[i+3])); !ok {
+				return nil, errf(errNumericFilter, string(opts[i+3]))
+			}
+			r.Filters = append(r.Filters, f)
+			i += 3
+		case "DIALECT":
+			n, ok := countArg(opts, i+1)
+			if !ok || n < 1 || n > 4 {
+				return nil, Error(errDialect)
+			}
+			if n > 2 {
+				return nil, errf(errNotSupported, "DIALECT "+strconv.Itoa(n))
+			}
+			r.Dialect = n
+			i++
+		case "NOSTOPWORDS", "WITHPAYLOADS", "WITHSORTKEYS", "GEOFILTER", "SUMMARIZE", "HIGHLIGHT",
+			"SLOP", "TIMEOUT", "INORDER", "LANGUAGE", "EXPANDER", "SCORER", "EXPLAINSCORE", "PAYLOAD",
+			"PARAMS", "WITHCOUNT", "FORMAT":
+			return nil, errf(errNotSupported, opt)
+		default:
+			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
+		}
+	}
+	return r, nil
+}
+
+// parseBound parses a FILTER bound: a number, "(" before it for an
+// exclusive one, -inf, +inf or inf.
+func parseBound(s string) (float64, bool, bool) {
+	ex := strings.HasPrefix(s, "(")
+	if ex {
+		s = s[1:]
+	}
+	v, ok := parseRangeNumber(s)
+	return v, ex, ok
+}
+
+// Hit is one document a search found.
+type Hit struct {
+	Key   string
+	Score float64
+}
+
+// Search runs r and returns the number of matching documents and the
+// page of them LIMIT asks for, in RediSearch's order: by score, highest
+// first (or by SORTBY's field), ties by document id. load returns a hash
+// field of a document (for SORTBY on a field that is not SORTABLE).
+func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool)) (int, []Hit, error) {
+	root, err := parseQuery(ix.Schema, ix.stop, r.Query, r.Dialect)
+	if err != nil {
+		return 0, nil, err
+	}
+	if root == nil {
+		return 0, nil, nil
+	}
+	if r.InFields != nil {
+		var mask uint64
+		for _, name := range r.InFields {
+			if f := ix.Schema.Field(name); f != nil && f.textID >= 0 {
+				mask |= 1 << f.textID
+			}
+		}
+		restrictMask(root, mask)
+	}
+	// FILTER and INKEYS join the root intersection as more children (a
+	// new intersection when the root is something else), as RediSearch's
+	// global filters do.
+	var filters []*node
+	for _, f := range r.Filters {
+		fd := ix.Schema.Field(f.Field)
+		if fd == nil || fd.Type != Numeric || fd.NoIndex {
+			return 0, nil, nil
+		}
+		filters = append(filters, &node{op: opNumeric, field: fd, min: f.Min, max: f.Max, minEx: f.MinEx, maxEx: f.MaxEx})
+	}
+	if r.InKeys != nil {
+		var ids []uint32
+		for _, k := range r.InKeys {
+			if d := ix.docs[k]; d != nil {
+				ids = append(ids, d.id)
+			}
+		}
+		slices.Sort(ids)
+		filters = append(filters, &node{op: opIDs, ids: slices.Compact(ids)})
+	}
+	if len(filters) > 0 {
+		if root.op == opAnd {
+			root.kids = append(root.kids, filters...)
+		} else {
+			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
+		}
+	}
+	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
+	type scored struct {
+		d     *document
+		score float64
+		sv    sortValue
+	}
+	var res []scored
+	if it := e.build(root); it != nil {
+		for {
+			rc, rec := it.read()
+			if rc == rcEOF {
+				break
+			}
+			if d := ix.byID[rec.doc]; d != nil { // else deleted (the wildcard reads every id)
+				res = append(res, scored{d: d, score: score(d, rec)})
+			}
+		}
+	}
+	if r.SortBy != "" {
+		f := ix.Schema.Field(r.SortBy)
+		for i := range res {
+			res[i].sv = ix.sortValue(res[i].d, f, load)
+		}
+		slices.SortStableFunc(res, func(a, b scored) int {
+			c := compareSort(a.sv, b.sv, r.SortDesc)
+			if c == 0 {
+				c = cmpU32(a.d.id, b.d.id)
+			}
+			return c
+		})
+	} else {
+		slices.SortStableFunc(res, func(a, b scored) int {
+			if a.score > b.score {
+				return -1
+			}
+			if a.score < b.score {
+				return 1
+			}
+			return cmpU32(a.d.id, b.d.id)
+		})
+	}
+	total := len(res)
+	lo := min(r.Offset, total)
+	hi := min(lo+r.Num, total)
+	out := make([]Hit, 0, hi-lo)
+	for _, s := range res[lo:hi] {
+		out = append(out, Hit{Key: s.d.key, Score: s.score})
+	}
+	return total, out, nil
+}
+
+// restrictMask limits every text term of the query to mask.
+func restrictMask(n *node, mask uint64) {
+	switch n.op {
+	case opTerm, opPrefix:
+		n.mask &= mask
+	}
+	for _, k := range n.kids {
+		restrictMask(k, mask)
+	}
+}
+
+// sortValue returns d's value of field f: the sort vector's when SORTABLE,
+// else loaded.
+func (ix *Index) sortValue(d *document, f *Field, load func(key, field string) ([]byte, bool)) sortValue {
+	if f.sortID >= 0 {
+		if f.sortID < len(d.sortv) { // else added by FT.ALTER since
+			return d.sortv[f.sortID]
+		}
+		return sortValue{}
+	}
+	v, ok := load(d.key, f.Name)
+	if !ok {
+		return sortValue{}
+	}
+	if f.Type == Numeric {
+		n, err := parseNumber(string(v))
+		if err != nil {
+			return sortValue{}
+		}
+		return sortValue{set: true, num: true, f: n}
+	}
+	return sortValue{set: true, s: string(v)} // compared as loaded
+}
+
+// compareSort orders two sort values; missing values go last either way.
+func compareSort(a, b sortValue, desc bool) int {
+	switch {
+	case !a.set && !b.set:
+		return 0
+	case !a.set:
+		return 1
+	case !b.set:
+		return -1
+	}
+	var c int
+	if a.num && b.num {
+		c = cmp.Compare(a.f, b.f)
+	} else {
+		c = strings.Compare(a.s, b.s)
+	}
+	if desc {
+		c = -c
+	}
+	return c
+}
+
+// FormatScore formats a score as RediSearch's replies do (the shortest
+// text that reads back as the same double; inf, -inf, nan).
+func FormatScore(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}

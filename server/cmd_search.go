@@ -1,0 +1,422 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hotkv/hotkv/resp"
+	"github.com/hotkv/hotkv/search"
+)
+
+// FT.*: RediSearch 2.10's commands, over the search package (search.go
+// joins it to the executor). As RediSearch declares them, the index name
+// is the commands' key (first key 1): FT.SEARCH and FT.INFO lock it
+// shared, which is the index's lock. FT.CREATE and FT.DROPINDEX take the
+// global lock: they scan or delete keys, as FT.ALTER does. Their arity is checked by the
+// handlers, to reply RediSearch's error text (the name in upper case).
+//
+// Index definitions are not persisted or replicated yet: FT.CREATE and
+// FT.DROPINDEX propagate nothing (DROPINDEX DD propagates the DELs of the
+// documents it deletes).
+
+func searchCommands() []*Command {
+	return []*Command{
+		{Name: "ft.create", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTCreate},
+		{Name: "ft.search", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSearch},
+		{Name: "ft.info", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTInfo},
+		{Name: "ft.dropindex", Arity: -1, Flags: Write | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTDropIndex},
+		{Name: "ft.alter", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAlter},
+		{Name: "ft._list", Arity: -1, Flags: Readonly, Handler: cmdFTList},
+	}
+}
+
+// ftArity replies RediSearch's arity error for cmd and reports false when
+// args has fewer than min or more than max (max < 0: no limit).
+func (c *Client) ftArity(args [][]byte, name string, min, max int) bool {
+	if len(args) < min || max >= 0 && len(args) > max {
+		c.errorReply(fmt.Sprintf(errArity, name))
+		return false
+	}
+	return true
+}
+
+// FT.CREATE index [ON HASH] [PREFIX count prefix ...] [LANGUAGE english]
+// [SCORE score] [STOPWORDS count word ...] [SKIPINITIALSCAN] SCHEMA field
+// [AS alias] TEXT|TAG|NUMERIC [options] ...
+func cmdFTCreate(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.CREATE", 5, -1) {
+		return
+	}
+	c.propagateNothing()
+	s := c.srv
+	name := string(args[1])
+	if s.searchFind(name) != nil {
+		c.errorReply(errFTIndexExists)
+		return
+	}
+	schema, err := search.ParseCreate(args[2:])
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	fi := &ftIndex{name: name, lockKey: []byte(name), ix: search.NewIndex(name, schema)}
+	if !schema.SkipInitialScan {
+		s.searchScan(fi)
+	}
+	s.searchAdd(fi)
+	c.w.OK()
+}
+
+// FT.SEARCH index query [NOCONTENT] [VERBATIM] [WITHSCORES] [INKEYS count
+// key ...] [INFIELDS count field ...] [RETURN count field [AS name] ...]
+// [FILTER field min max] [SORTBY field [ASC|DESC]] [LIMIT offset num]
+// [DIALECT 1|2]
+//
+// The reply (RESP2): the number of results, then each key with, as asked,
+// its score and its fields (all the hash's, or RETURN's that it has).
+// RESP3: RediSearch's map (attributes, total_results, format, results,
+// warning).
+func cmdFTSearch(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.SEARCH", 2, -1) {
+		return
+	}
+	if len(args) < 3 {
+		c.errorReply(errFTNoQuery)
+		return
+	}
+	fi := c.srv.searchFind(string(args[1]))
+	if fi == nil {
+		c.errorReply(string(args[1]) + errFTNoSuchIndex)
+		return
+	}
+	fi.mu.RLock()
+	req, err := fi.ix.ParseSearch(args[2:])
+	var total int
+	var hits []search.Hit
+	if err == nil {
+		total, hits, err = fi.ix.Search(req, c.srv.searchLoad)
+	}
+	fi.mu.RUnlock()
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	// RediSearch replies a document's fields in the order of its lookup
+	// table, whose keys are made as the page's documents are loaded, in
+	// result order (the SORTBY field first): a field keeps the place of
+	// its first appearance.
+	var order []string
+	if req.SortBy != "" {
+		order = append(order, req.SortBy)
+	}
+	fields := func(key string, each func(f, v []byte)) {
+		h := c.srv.searchHash(key)
+		if h == nil {
+			return
+		}
+		if req.Return != nil {
+			for _, rf := range req.Return {
+				if v, ok := h.Get([]byte(rf.Field)); ok {
+					each([]byte(rf.As), v)
+				}
+			}
+			return
+		}
+		h.Each(func(f, _ []byte) bool {
+			if !slices.Contains(order, string(f)) {
+				order = append(order, string(f))
+			}
+			return true
+		})
+		for _, f := range order {
+			if v, ok := h.Get([]byte(f)); ok {
+				each([]byte(f), v)
+			}
+		}
+	}
+	content := !req.NoContent && (req.Return == nil || len(req.Return) > 0)
+	if c.w.Proto == 3 {
+		c.w.Map(5)
+		c.w.Simple("attributes")
+		c.w.Array(0)
+		c.w.Simple("total_results")
+		c.w.Int(int64(total))
+		c.w.Simple("format")
+		c.w.Simple("STRING")
+		c.w.Simple("results")
+		c.w.Array(len(hits))
+		for _, h := range hits {
+			n := 2
+			if req.WithScores {
+				n++
+			}
+			if content {
+				n++
+			}
+			c.w.Map(n)
+			c.w.Simple("id")
+			c.w.BulkString(h.Key)
+			if req.WithScores {
+				c.w.Simple("score")
+				ftFloat(&c.w, h.Score)
+			}
+			if content {
+				var kv [][]byte
+				fields(h.Key, func(f, v []byte) { kv = append(kv, f, v) })
+				c.w.Simple("extra_attributes")
+				c.w.Map(len(kv) / 2)
+				for _, b := range kv {
+					c.w.Bulk(b)
+				}
+			}
+			c.w.Simple("values")
+			c.w.Array(0)
+		}
+		c.w.Simple("warning")
+		c.w.Array(0)
+		return
+	}
+	per := 1
+	if req.WithScores {
+		per++
+	}
+	if content {
+		per++
+	}
+	c.w.Array(1 + per*len(hits))
+	c.w.Int(int64(total))
+	for _, h := range hits {
+		c.w.BulkString(h.Key)
+		if req.WithScores {
+			c.w.BulkString(search.FormatScore(h.Score))
+		}
+		if content {
+			var kv [][]byte
+			fields(h.Key, func(f, v []byte) { kv = append(kv, f, v) })
+			c.w.Array(len(kv))
+			for _, b := range kv {
+				c.w.Bulk(b)
+			}
+		}
+	}
+}
+
+// searchLoad reads a field of a document, for SORTBY on a field that is
+// not SORTABLE (see searchHash for why no key lock is needed).
+func (s *Server) searchLoad(key, field string) ([]byte, bool) {
+	h := s.searchHash(key)
+	if h == nil {
+		return nil, false
+	}
+	return h.Get([]byte(field))
+}
+
+// FT.INFO index
+//
+// The fields clients read: the definition, the attributes, the numbers of
+// documents and terms, the indexing state. RediSearch's num_records (its
+// numeric and tag accounting differ), memory and garbage-collection
+// statistics are not reported.
+func cmdFTInfo(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.INFO", 2, -1) {
+		return
+	}
+	fi := c.srv.searchFind(string(args[1]))
+	if fi == nil {
+		c.errorReply(errFTUnknownIndex)
+		return
+	}
+	fi.mu.RLock()
+	defer fi.mu.RUnlock()
+	ix := fi.ix
+	s := ix.Schema
+	n := 10
+	if s.CustomStopwords {
+		n++
+	}
+	w := &c.w
+	w.Map(n)
+	w.Simple("index_name")
+	w.Simple(fi.name)
+	w.Simple("index_options")
+	w.Array(0)
+	w.Simple("index_definition")
+	w.Map(3)
+	w.Simple("key_type")
+	w.Simple("HASH")
+	w.Simple("prefixes")
+	w.Array(len(s.Prefixes))
+	for _, p := range s.Prefixes {
+		w.Simple(p)
+	}
+	w.Simple("default_score")
+	ftFloat(w, s.Score)
+	w.Simple("attributes")
+	w.Array(len(s.Fields))
+	for _, f := range s.Fields {
+		// RESP2: a flat array, the type's option and the flags after the
+		// type; RESP3: a map, the flags in an array of their own.
+		var flags []string
+		if f.Type == search.Tag && f.CaseSensitive {
+			flags = append(flags, "CASESENSITIVE")
+		}
+		if f.Sortable {
+			flags = append(flags, "SORTABLE")
+			if f.UNF {
+				flags = append(flags, "UNF")
+			}
+		}
+		if f.NoStem {
+			flags = append(flags, "NOSTEM")
+		}
+		if f.NoIndex {
+			flags = append(flags, "NOINDEX")
+		}
+		opt := 0
+		if f.Type != search.Numeric {
+			opt = 2
+		}
+		if w.Proto == 3 {
+			w.Map(4 + opt/2)
+		} else {
+			w.Array(6 + opt + len(flags))
+		}
+		w.Simple("identifier")
+		w.Simple(f.Name)
+		w.Simple("attribute")
+		w.Simple(f.Alias)
+		w.Simple("type")
+		w.Simple(f.Type.String())
+		switch f.Type {
+		case search.Text:
+			w.Simple("WEIGHT")
+			ftFloat(w, f.Weight)
+		case search.Tag:
+			w.Simple("SEPARATOR")
+			w.Simple(string(f.Separator))
+		}
+		if w.Proto == 3 {
+			w.Simple("flags")
+			w.Array(len(flags))
+		}
+		for _, fl := range flags {
+			w.Simple(fl)
+		}
+	}
+	w.Simple("num_docs")
+	w.Int(int64(ix.NumDocs()))
+	w.Simple("max_doc_id")
+	w.Int(int64(ix.MaxDocID()))
+	w.Simple("num_terms")
+	w.Int(int64(ix.NumTerms()))
+	w.Simple("hash_indexing_failures")
+	w.Int(int64(ix.Failures()))
+	w.Simple("indexing")
+	w.Int(0)
+	w.Simple("percent_indexed")
+	ftFloat(w, 1)
+	if s.CustomStopwords {
+		w.Simple("stopwords_list")
+		sw := s.SortedStopwords()
+		w.Array(len(sw))
+		for _, x := range sw {
+			w.BulkString(x)
+		}
+	}
+}
+
+// ftFloat writes a number of an FT.* reply: a bulk string in RESP2, a
+// double in RESP3, either as the shortest text that reads back (Redis
+// 7.4's, under RediSearch 2.10; HotKV's other doubles are Redis 7.0's
+// %.17g).
+func ftFloat(w *resp.Writer, f float64) {
+	if w.Proto == 3 {
+		w.Raw([]byte("," + search.FormatScore(f) + "\r\n"))
+		return
+	}
+	w.BulkString(search.FormatScore(f))
+}
+
+// FT.DROPINDEX index [DD]
+func cmdFTDropIndex(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DROPINDEX", 2, 3) {
+		return
+	}
+	c.propagateNothing()
+	s := c.srv
+	fi := s.searchFind(string(args[1]))
+	if fi == nil {
+		c.errorReply(errFTUnknownIndexName)
+		return
+	}
+	s.searchRemove(fi)
+	if len(args) == 3 && equalFold(args[2], "DD") {
+		fi.mu.RLock()
+		keys := fi.ix.Keys()
+		fi.mu.RUnlock()
+		for _, k := range keys {
+			if s.dbs[0].Delete([]byte(k)) {
+				c.dirty(1)
+				c.propagateDB0(argDEL, []byte(k))
+			}
+		}
+	}
+	c.w.OK()
+}
+
+// propagateDB0 records args, run on database 0 (where the indexes' keys
+// are, whatever c's database).
+func (c *Client) propagateDB0(args ...[]byte) {
+	c.prop.decided, c.prop.changed = true, true
+	if c.srv.propagating() {
+		c.prop.AddTo(0, args, c.srv.propagationTargets())
+	}
+}
+
+// FT.ALTER index [SKIPINITIALSCAN] SCHEMA ADD field [AS alias] type
+// [options] ...
+//
+// The new fields count for every document once it is indexed again: at
+// once (the matching hashes of database 0 are indexed again, under the
+// global lock), or, with SKIPINITIALSCAN, when each is next written.
+func cmdFTAlter(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALTER", 5, -1) {
+		return
+	}
+	c.propagateNothing()
+	s := c.srv
+	fi := s.searchFind(string(args[1]))
+	if fi == nil {
+		c.errorReply(errFTUnknownIndex)
+		return
+	}
+	fields, skipScan, err := fi.ix.Schema.ParseAlter(args[2:])
+	if errors.Is(err, search.ErrAlterNoFields) {
+		c.errorReply(fmt.Sprintf(errArity, "FT.ALTER"))
+		return
+	}
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	fi.mu.Lock()
+	fi.ix.AddFields(fields)
+	fi.mu.Unlock()
+	if !skipScan {
+		s.searchRescan(fi)
+	}
+	c.w.OK()
+}
+
+// FT._LIST
+func cmdFTList(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT._LIST", 1, 1) {
+		return
+	}
+	list := c.srv.searchIndexes()
+	c.w.Set(len(list))
+	for _, fi := range list {
+		c.w.Simple(fi.name)
+	}
+}

@@ -1,0 +1,279 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/hotkv/hotkv/hash"
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/lock"
+	"github.com/hotkv/hotkv/search"
+)
+
+// Search (FT.*) joins the executor here. Indexes follow the hashes of
+// database 0 whose keys start with one of their prefixes, as RediSearch's.
+//
+// Locking (LOCKING.md): an index's lock is the tag lock of its name —
+// RediSearch declares the index name as the key of FT.* commands (first
+// key 1), so FT.SEARCH and FT.INFO lock it shared through their key spec.
+// A write command also locks, exclusively, every index one of its keys
+// matches (lockFor adds the index names to the keys it locks), in the same
+// sorted pass as its keys. A script with allow-key-locking gets the
+// indexes of its declared keys; a dynamic key that needs another index is
+// refused. FT.CREATE, FT.DROPINDEX and FT.ALTER take the global lock.
+//
+// FLUSHALL and FLUSHDB drop every index, as in RediSearch.
+//
+// Indexing is synchronous: the keyspace's OnModify and OnExpire hooks
+// mark the keys that changed (searchState.dirty), and the command that
+// changed them, before it releases its locks (complete), re-reads each of
+// them and updates the indexes they match. Active expiry and eviction do
+// the same under the key's lock. Each index also has a mutex of its own,
+// which guards its data: a leaf, held only while it is read or updated.
+type searchState struct {
+	// mu serialises changes to the registry (FT.CREATE, FT.DROPINDEX;
+	// both under the global lock); readers load list without it.
+	mu   sync.Mutex
+	list atomic.Pointer[[]*ftIndex]
+
+	// dirty holds the keys of database 0 that changed and match an
+	// index, until a command holding their lock re-indexes them.
+	dirtyMu sync.Mutex
+	dirty   map[string]struct{}
+	pending atomic.Bool
+}
+
+// ftIndex is one index.
+type ftIndex struct {
+	name    string
+	lockKey []byte // the name, locked as a key is
+
+	mu sync.RWMutex // guards ix: shared to search, exclusive to update
+	ix *search.Index
+}
+
+// searchIndexes returns the indexes (an immutable list).
+func (s *Server) searchIndexes() []*ftIndex {
+	if p := s.search.list.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// searchFind returns the index called name, or nil.
+func (s *Server) searchFind(name string) *ftIndex {
+	for _, fi := range s.searchIndexes() {
+		if fi.name == name {
+			return fi
+		}
+	}
+	return nil
+}
+
+// searchKeyChanged is the OnModify and OnExpire hooks' part for search:
+// it marks key for re-indexing when it is in database 0 and matches an
+// index. It runs under a shard mutex or the key's lock: dirtyMu is a leaf.
+func (s *Server) searchKeyChanged(db int, key string) {
+	if db != 0 {
+		return
+	}
+	for _, fi := range s.searchIndexes() {
+		if fi.ix.Schema.Matches(key) {
+			s.search.dirtyMu.Lock()
+			if s.search.dirty == nil {
+				s.search.dirty = map[string]struct{}{}
+			}
+			s.search.dirty[key] = struct{}{}
+			s.search.pending.Store(true)
+			s.search.dirtyMu.Unlock()
+			return
+		}
+	}
+}
+
+// searchLocks returns keys with the names of the indexes they match added
+// (each once), for a write to lock them with its keys. keys is returned
+// unchanged when no index matches.
+func (s *Server) searchLocks(keys [][]byte) [][]byte {
+	list := s.searchIndexes()
+	if len(list) == 0 {
+		return keys
+	}
+	var out [][]byte
+	for _, fi := range list {
+		for _, k := range keys {
+			if fi.ix.Schema.Matches(string(k)) {
+				if out == nil {
+					out = append(make([][]byte, 0, len(keys)+1), keys...)
+				}
+				out = append(out, fi.lockKey)
+				break
+			}
+		}
+	}
+	if out == nil {
+		return keys
+	}
+	return out
+}
+
+// searchCovers reports whether g holds, exclusively, the locks of every
+// index key matches (a script's dynamic key must not need another).
+func (s *Server) searchCovers(g *lock.Guard, key []byte) bool {
+	for _, fi := range s.searchIndexes() {
+		if fi.ix.Schema.Matches(string(key)) && !g.Covers(fi.lockKey, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchSync re-indexes the changed keys whose locks g holds (all of them
+// under the exclusive global lock). The caller holds g's locks.
+func (s *Server) searchSync(g *lock.Guard) {
+	if !s.search.pending.Load() {
+		return
+	}
+	var keys []string
+	s.search.dirtyMu.Lock()
+	all := g.GlobalExclusive()
+	for k := range s.search.dirty {
+		if all || g.Covers([]byte(k), false) {
+			keys = append(keys, k)
+			delete(s.search.dirty, k)
+		}
+	}
+	s.search.pending.Store(len(s.search.dirty) > 0)
+	s.search.dirtyMu.Unlock()
+	for _, k := range keys {
+		s.searchReindex(k)
+	}
+}
+
+// searchHash returns the hash stored under key in database 0, or nil
+// (none, another type, or expired). It changes nothing — no lazy expiry,
+// no snapshot capture — so that FT.SEARCH, which holds the index's lock
+// but not its documents' keys' locks, may call it: every command that
+// writes those keys holds the index's lock exclusively.
+func (s *Server) searchHash(key string) *hash.Hash {
+	db := s.dbs[0]
+	if stored, expired := db.Stored([]byte(key)); !stored || expired {
+		return nil
+	}
+	if e := db.StoredEntry([]byte(key)); e != nil && e.Kind == keyspace.KindHash {
+		return e.Obj.(*hash.Hash)
+	}
+	return nil
+}
+
+// searchReindex updates every index key matches from database 0's value
+// of key. The caller holds key's lock.
+func (s *Server) searchReindex(key string) {
+	h := s.searchHash(key)
+	for _, fi := range s.searchIndexes() {
+		if !fi.ix.Schema.Matches(key) {
+			continue
+		}
+		fi.mu.Lock()
+		if h == nil {
+			fi.ix.Delete(key)
+		} else {
+			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+		}
+		fi.mu.Unlock()
+	}
+}
+
+// searchScan indexes every hash of database 0 that fi matches. The
+// caller holds the global lock exclusively.
+func (s *Server) searchScan(fi *ftIndex) {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	s.dbs[0].ForEach(func(key string, e *keyspace.Entry) bool {
+		if e.Kind == keyspace.KindHash && fi.ix.Schema.Matches(key) {
+			h := e.Obj.(*hash.Hash)
+			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+		}
+		return true
+	})
+}
+
+// searchFlushed drops every index, as RediSearch does on FLUSHALL and on
+// FLUSHDB of any database. The caller holds the global lock exclusively.
+func (s *Server) searchFlushed() {
+	s.search.mu.Lock()
+	s.search.list.Store(nil)
+	s.search.mu.Unlock()
+	s.search.dirtyMu.Lock()
+	clear(s.search.dirty)
+	s.search.pending.Store(false)
+	s.search.dirtyMu.Unlock()
+}
+
+// searchRescan indexes again the documents fi holds, in the order they
+// were indexed, then the other hashes of database 0 it matches (FT.ALTER:
+// the new fields count for all). The caller holds the global lock
+// exclusively.
+func (s *Server) searchRescan(fi *ftIndex) {
+	fi.mu.Lock()
+	keys := fi.ix.Keys()
+	for _, k := range keys {
+		if h := s.searchHash(k); h != nil {
+			fi.ix.Put(k, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+		} else {
+			fi.ix.Delete(k)
+		}
+	}
+	fi.mu.Unlock()
+	s.dbs[0].ForEach(func(key string, e *keyspace.Entry) bool {
+		if e.Kind == keyspace.KindHash && fi.ix.Schema.Matches(key) && !fi.ix.Has(key) {
+			h := e.Obj.(*hash.Hash)
+			fi.mu.Lock()
+			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+			fi.mu.Unlock()
+		}
+		return true
+	})
+}
+
+// searchReset rebuilds every index from database 0 after SWAPDB replaced
+// it wholesale (RediSearch does not follow SWAPDB; HotKV's indexes keep
+// following database 0). The caller holds the global lock exclusively.
+func (s *Server) searchReset() {
+	list := s.searchIndexes()
+	if len(list) == 0 {
+		return
+	}
+	s.search.dirtyMu.Lock()
+	clear(s.search.dirty)
+	s.search.pending.Store(false)
+	s.search.dirtyMu.Unlock()
+	for _, fi := range list {
+		fi.mu.Lock()
+		fi.ix.Clear()
+		fi.mu.Unlock()
+		s.searchScan(fi)
+	}
+}
+
+// searchAdd registers fi. The caller holds the global lock exclusively.
+func (s *Server) searchAdd(fi *ftIndex) {
+	s.search.mu.Lock()
+	defer s.search.mu.Unlock()
+	list := append(append([]*ftIndex(nil), s.searchIndexes()...), fi)
+	s.search.list.Store(&list)
+}
+
+// searchRemove unregisters fi. The caller holds the global lock
+// exclusively.
+func (s *Server) searchRemove(fi *ftIndex) {
+	s.search.mu.Lock()
+	defer s.search.mu.Unlock()
+	var list []*ftIndex
+	for _, x := range s.searchIndexes() {
+		if x != fi {
+			list = append(list, x)
+		}
+	}
+	s.search.list.Store(&list)
+}
