@@ -57,7 +57,7 @@ fuzz:
 	$(GO) test ./rdb/ -run '^$$' -fuzz '^FuzzRestore$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	$(GO) test ./aof/ -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	$(GO) test ./hll/ -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
-	$(GO) test ./search/ -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./search/ -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 
 bench: deps build
 	./scripts/bench.sh
