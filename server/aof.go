@@ -58,6 +58,8 @@ type aofState struct {
 	// timestamps is aof-timestamp-enabled, read at every write (CONFIG SET
 	// takes effect at once, as in Redis).
 	timestamps *config.Param
+	// closeLogged is set once the shutdown's close was logged (closeAOF).
+	closeLogged atomic.Bool
 	// fed is the AOF's own offset of the end of the stage (bytes staged
 	// since start-up, with its SELECTs and timestamps); written and synced
 	// how far the file has it.
@@ -772,13 +774,15 @@ func (s *Server) stopAOF() {
 }
 
 // closeAOF writes and fsyncs what is staged at shutdown, as Redis does
-// before it exits.
+// before it exits. Serve and Shutdown both call it: the second waits in
+// stopAOF (wmu) until the first has closed the file, so that neither
+// returns while the file is still being closed (its preallocated zeros
+// not yet trimmed: a process that exits then leaves them).
 func (s *Server) closeAOF() {
 	a := &s.aof
-	if !a.on.Load() {
-		return
+	if a.on.Load() && a.closeLogged.CompareAndSwap(false, true) {
+		s.logf("Calling fsync() on the AOF file.")
 	}
-	s.logf("Calling fsync() on the AOF file.")
 	s.stopAOF()
 }
 
