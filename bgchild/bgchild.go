@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -122,6 +123,7 @@ type Child struct {
 	state  *os.ProcessState
 
 	killOnce sync.Once
+	killed   atomic.Bool // Kill was called
 }
 
 // Start starts a child for j. It returns an error when the executable
@@ -169,6 +171,9 @@ func Start(j Job) (*Child, error) {
 	return c, nil
 }
 
+// Kind is the kind of the child's job.
+func (c *Child) Kind() Kind { return c.kind }
+
 // Pid is the child's process id.
 func (c *Child) Pid() int { return c.cmd.Process.Pid }
 
@@ -180,10 +185,13 @@ func (c *Child) Done() <-chan struct{} { return c.done }
 
 // Kill stops the child as Redis's killRDBChild and killAppendOnlyChild
 // do, with SIGUSR1: the child exits with ExitKilled, which Finish reports
-// as the signal SIGUSR1 (a job killed on purpose, not a failure). The
-// caller removes TempPath.
+// as the signal SIGUSR1 (a job killed on purpose, not a failure), as it
+// does any failure after Kill. The caller removes TempPath.
 func (c *Child) Kill() {
-	c.killOnce.Do(func() { c.cmd.Process.Signal(syscall.SIGUSR1) })
+	c.killOnce.Do(func() {
+		c.killed.Store(true)
+		c.cmd.Process.Signal(syscall.SIGUSR1)
+	})
 }
 
 // ExitKilled is the exit status of a child stopped with SIGUSR1 (Redis's
@@ -233,8 +241,10 @@ func (c *Child) Finish(ok bool) Status {
 	switch {
 	case ws.Signaled():
 		st.Signal = ws.Signal()
-	case ws.ExitStatus() == ExitKilled:
-		st.Signal, st.Code = syscall.SIGUSR1, 1 // as Redis's checkChildrenDone
+	case ws.ExitStatus() == ExitKilled, c.killed.Load() && ws.ExitStatus() != 0:
+		// As Redis's checkChildrenDone. A child told to stop may have
+		// seen the pipe close first (exit 1): stopped all the same.
+		st.Signal, st.Code = syscall.SIGUSR1, 1
 	default:
 		st.Code = ws.ExitStatus()
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/bgchild"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
@@ -76,6 +77,10 @@ type aofState struct {
 	// waitRewrite: AOF was turned on at run time and writes go to the
 	// temporary incremental file until the first rewrite is installed.
 	waitRewrite bool
+	// tempIncrGone: under waitRewrite, a failed rewrite removed the
+	// temporary incremental file (the appender writes to the unlinked
+	// file until the next rewrite opens a new one).
+	tempIncrGone bool
 
 	// curSize is aof_current_size, baseSize aof_base_size.
 	curSize, baseSize atomic.Int64
@@ -92,6 +97,8 @@ type aofState struct {
 	rwFailures   atomic.Int64 // consecutive
 	rwLastOK     atomic.Bool
 	rwKill       killSwitch // stops the running rewrite (appendonly no)
+	// child is the running rewrite's child process, nil without one.
+	child atomic.Pointer[bgchild.Child]
 }
 
 // exitProcess ends the process after a fatal error (tests replace it).
@@ -601,6 +608,20 @@ func (s *Server) rewriteAOF(held bool) error {
 		// (CONFIG SET aof-use-rdb-preamble applies to the next one).
 		d.RDBPreamble = s.cfg.Lookup("aof-use-rdb-preamble").Bool()
 	}
+	if err == nil && a.on.Load() && a.waitRewrite && a.tempIncrGone {
+		// The last rewrite failed and removed the temporary incremental
+		// file: a new one, as Redis's openNewIncrAofForAppend.
+		err = a.flushLocked(true)
+		var f *os.File
+		if err == nil {
+			f, err = d.CreateTempIncr()
+		}
+		if err == nil {
+			a.app.Load().Reopen(aof.OSFile(f, 0), 0)
+			a.journal.Do(func() { a.feeder.ForceSelect() })
+			a.tempIncrGone = false
+		}
+	}
 	if err == nil && a.on.Load() && !a.waitRewrite {
 		err = a.flushLocked(true)
 		var f *os.File
@@ -618,27 +639,78 @@ func (s *Server) rewriteAOF(held bool) error {
 		return err
 	}
 	a.rwCount.Add(1) // aof_rewrites counts the rewrites started, as Redis's
+	// The child that writes the base, in dir as Redis's (its working
+	// directory), then installed from there.
+	ch, err := s.startChild(bgchild.AOFRewrite, s.cfg.Lookup("dir").String(), "")
+	if err == nil {
+		err = d.MakeDir()
+		if err != nil {
+			ch.Finish(false)
+		}
+	} else {
+		s.warnf("Can't rewrite append only file in background: fork: %s", errnoText(err))
+		err = fmt.Errorf("%w: %w", errChildFailed, err)
+	}
+	if err != nil {
+		s.rewriteDone(err)
+		return err
+	}
 	// The snapshot starts at the same point as the new incremental file.
 	cs := s.startSnapshot()
 	opts := s.defaultEncodeOptions()
-	s.logf("Background append only file rewriting started")
+	s.logf("Background append only file rewriting started by pid %d", ch.Pid())
 	kill := a.rwKill.arm()
+	a.child.Store(ch)
 	go func() {
 		snap := cs.wait()
-		snap.kill = kill
-		tmp, err := d.WriteBase(func(w io.Writer) error {
+		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
+			snap.kill = stop
 			if !d.RDBPreamble {
 				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), s.keySaveDelay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
 		a.rwKill.disarm(kill)
-		if err == nil {
-			err = s.installRewrite(d, tmp)
+		a.child.Store(nil)
+		var err error
+		switch {
+		case st.OK():
+			s.logf("Background AOF rewrite terminated with success")
+			err = s.installRewrite(d, ch.TempPath())
+		case st.Signal == 0:
+			s.warnf("Background AOF rewrite terminated with error")
+			err = errChildFailed
+		default:
+			s.warnf("Background AOF rewrite terminated by signal %d", int(st.Signal))
+			err = errChildFailed
+			if st.Killed() { // SIGUSR1 is no error, as in Redis
+				err = errSaveKilled
+			}
+		}
+		if err != nil {
+			s.rewriteFailed(d)
 		}
 		s.rewriteDone(err)
 	}()
 	return nil
+}
+
+// rewriteFailed cleans up after a rewrite that failed or was killed, as
+// Redis's backgroundRewriteDoneHandler: while the AOF waits for its first
+// rewrite (turned on at run time), the temporary incremental file is
+// removed — the next rewrite, scheduled here, opens a new one, and its
+// base covers what the removed one had.
+func (s *Server) rewriteFailed(d *aof.Dir) {
+	a := &s.aof
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if a.dir != d || !a.on.Load() || !a.waitRewrite || a.tempIncrGone {
+		return
+	}
+	a.flushLocked(true)
+	d.RemoveTempIncr()
+	a.tempIncrGone = true
+	a.rwScheduled.Store(true)
 }
 
 // installRewrite installs the base written to tmp.
@@ -655,7 +727,7 @@ func (s *Server) installRewrite(d *aof.Dir, tmp string) error {
 		os.Remove(tmp)
 		return err
 	}
-	a.waitRewrite = false
+	a.waitRewrite, a.tempIncrGone = false, false
 	if on {
 		a.journal.Do(func() { a.feeder.ForceSelect() })
 	}
@@ -683,7 +755,9 @@ func (s *Server) rewriteDone(err error) {
 	if err != nil {
 		a.rwLastOK.Store(false)
 		a.rwFailures.Add(1)
-		s.warnf("Background AOF rewrite failed: %v", err)
+		if !errors.Is(err, errChildFailed) { // else logged already
+			s.warnf("Background AOF rewrite failed: %v", err)
+		}
 	} else {
 		a.rwLastOK.Store(true)
 		a.rwFailures.Store(0)
@@ -759,14 +833,16 @@ func (s *Server) stopAOF() {
 	}
 	a.app.Store(nil)
 	a.rwScheduled.Store(false)
-	if a.rwKill.kill() {
-		// The rewrite's goroutine stops at its next key and removes its
-		// temporary file; there is no child process.
-		s.logf("Killing running AOF rewrite child: %d", os.Getpid())
+	if ch := a.child.Load(); ch != nil && a.rwKill.kill() {
+		// The rewrite's goroutine sees its child exit, stops encoding and
+		// removes the child's temporary file.
+		s.logf("Killing running AOF rewrite child: %d", ch.Pid())
 	}
 	if a.waitRewrite {
-		a.dir.RemoveTempIncr()
-		a.waitRewrite = false
+		if !a.tempIncrGone {
+			a.dir.RemoveTempIncr()
+		}
+		a.waitRewrite, a.tempIncrGone = false, false
 	}
 	a.dir = nil
 }
