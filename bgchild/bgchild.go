@@ -19,7 +19,9 @@
 // The end frame is what tells a finished job from an aborted one: a
 // child that reads end of file before it (the parent gave up, or died)
 // removes its temporary file and exits 1. A child also dies with its
-// parent (Pdeathsig SIGKILL).
+// parent: Pdeathsig sends it SIGUSR1, on which it removes its file and
+// exits, as it does for Kill (not SIGKILL, after which the file would stay
+// with nobody left to remove it).
 //
 // Child mode is selected by the environment variable EnvMode and entered
 // by this package's init function, before main or TestMain runs: every
@@ -100,9 +102,26 @@ type Job struct {
 	SetOOMScoreAdj bool
 }
 
-// Executable is the program started as the child; tests may replace it
-// (with a path that does not exist, say).
-var Executable = os.Executable
+// exePath, when set, replaces os.Executable (SetExecutable).
+var exePath atomic.Pointer[string]
+
+// SetExecutable makes path the program started as the child, "" the
+// running one's (os.Executable, the default): tests name one that does
+// not exist, to see a job whose child cannot start.
+func SetExecutable(path string) {
+	if path == "" {
+		exePath.Store(nil)
+	} else {
+		exePath.Store(&path)
+	}
+}
+
+func executable() (string, error) {
+	if p := exePath.Load(); p != nil {
+		return *p, nil
+	}
+	return os.Executable()
+}
 
 // chunk is the payload of a full frame: big frames keep the pipe's cost
 // to a few system calls per megabyte.
@@ -129,7 +148,7 @@ type Child struct {
 // Start starts a child for j. It returns an error when the executable
 // cannot be found or started; nothing is left behind then.
 func Start(j Job) (*Child, error) {
-	exe, err := Executable()
+	exe, err := executable()
 	if err != nil {
 		return nil, err
 	}
@@ -150,12 +169,15 @@ func Start(j Job) (*Child, error) {
 	c := &Child{kind: j.Kind, dir: j.Dir, w: w, done: make(chan struct{}),
 		buf: make([]byte, 4, 4+chunk)}
 	c.cmd = &exec.Cmd{
-		Path:        exe,
-		Args:        []string{j.Kind.Title()},
-		Env:         env,
-		Stdin:       r,
-		Stderr:      &c.stderr,
-		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		Path:   exe,
+		Args:   []string{j.Kind.Title()},
+		Env:    env,
+		Stdin:  r,
+		Stderr: &c.stderr,
+		// The parent's death stops the child as Kill does (it removes
+		// its file); should the signal come before the child's handler is
+		// installed, the pipe's end of file stops it all the same.
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGUSR1},
 	}
 	err = c.cmd.Start()
 	r.Close()

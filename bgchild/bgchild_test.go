@@ -151,9 +151,8 @@ func TestOOMScoreAdj(t *testing.T) {
 func atoi(s string) int { n, _ := strconv.Atoi(strings.TrimSpace(s)); return n }
 
 func TestMissingExecutable(t *testing.T) {
-	old := Executable
-	Executable = func() (string, error) { return "/nonexistent/hotkv", nil }
-	defer func() { Executable = old }()
+	SetExecutable("/nonexistent/hotkv")
+	defer SetExecutable("")
 	if _, err := Start(Job{Kind: RDB, Dir: t.TempDir()}); err == nil {
 		t.Fatal("started")
 	}

@@ -23,11 +23,13 @@ func init() {
 		k = AOFRewrite
 	}
 	// SIGUSR1 stops the job without an error (Redis's sigKillChildHandler):
-	// the parent removes the file.
+	// the parent's Kill, or the parent's death (Pdeathsig). The file goes
+	// too: a dead parent cannot remove it.
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	go func() {
 		<-usr1
+		os.Remove(filepath.Join(os.Getenv(envDir), k.TempName(os.Getpid())))
 		os.Exit(ExitKilled)
 	}()
 	os.Exit(runChild(k, os.Stdin, os.Stderr))

@@ -152,7 +152,7 @@ func TestShutdownKillsBgsave(t *testing.T) {
 		t.Fatalf("BGSAVE: %q", got)
 	}
 	dir := configDir(t, c)
-	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(os.Getpid())+".rdb")
+	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(bgChildPid(t, &srv.persist.child))+".rdb")
 	waitFor(t, func() bool { _, err := os.Stat(tmp); return err == nil })
 	c.Send(difftest.Encode("SHUTDOWN", "NOSAVE"))
 	select {
