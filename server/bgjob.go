@@ -48,8 +48,10 @@ func (s *Server) feedChild(ch *bgchild.Child, kill <-chan struct{}, encode func(
 	go func() {
 		select {
 		case <-kill:
+			// Not waiting for the child: one that has not installed its
+			// signal handler yet ignores SIGUSR1, and stops at the pipe's
+			// end of file instead (Finish reports it killed all the same).
 			ch.Kill()
-			<-ch.Done()
 		case <-ch.Done():
 		}
 		close(stop)
