@@ -97,6 +97,12 @@ type aofState struct {
 	rwFailures   atomic.Int64 // consecutive
 	rwLastOK     atomic.Bool
 	rwKill       killSwitch // stops the running rewrite (appendonly no)
+	// limitDelay (minutes) and limitNext (unix seconds) are the limit on
+	// the cron's rewrites after failures (aofRewriteLimited; cron only).
+	limitDelay, limitNext int64
+	// flushSleep is DEBUG AOF-FLUSH-SLEEP's microseconds: a flush with
+	// data to write sleeps that long first, as Redis's (tests).
+	flushSleep atomic.Int64
 	// child is the running rewrite's child process, nil without one.
 	child atomic.Pointer[bgchild.Child]
 }
@@ -166,6 +172,9 @@ func (a *aofState) flushLocked(force bool) error {
 		buf, off = a.stage, a.fed.Load()
 		a.stage = a.spare[:0]
 	})
+	if us := a.flushSleep.Load(); us > 0 && len(buf) > 0 {
+		time.Sleep(time.Duration(us) * time.Microsecond)
+	}
 	app.Append(buf)
 	if cap(buf) <= 1<<20 {
 		a.spare = buf[:0]
@@ -211,26 +220,54 @@ func (s *Server) aofCron() {
 		a.flushLocked(false)
 		a.wmu.Unlock()
 	}
-	if a.rwScheduled.Load() && !a.rewriting.Load() && !s.persist.bgRunning.Load() {
+	if a.rwScheduled.Load() && !a.rewriting.Load() && !s.persist.bgRunning.Load() && !s.aofRewriteLimited() {
 		if s.rewriteAOF(false) == nil {
 			a.rwScheduled.Store(false)
 		}
 		return
 	}
-	if !a.on.Load() || a.rewriting.Load() {
-		return
+	if !a.on.Load() || a.rewriting.Load() || s.persist.bgRunning.Load() {
+		return // one child at a time, as in Redis
 	}
 	perc := s.cfg.Lookup("auto-aof-rewrite-percentage").Int()
 	minSize := s.cfg.Lookup("auto-aof-rewrite-min-size").Int()
 	cur, base := a.curSize.Load(), max(a.baseSize.Load(), 1)
-	if perc > 0 && cur > minSize && (cur*100/base)-100 >= perc {
-		// A failed rewrite is retried after a pause, as in Redis.
-		if a.rwFailures.Load() > 0 && time.Now().Unix()-a.rwStarted.Load() < 60 {
-			return
-		}
+	if perc > 0 && cur > minSize && (cur*100/base)-100 >= perc && !s.aofRewriteLimited() {
 		s.logf("Starting automatic rewriting of AOF on %d%% growth", (cur*100/base)-100)
 		s.rewriteAOF(false)
 	}
+}
+
+// The limit on automatic rewrites after failures (Redis's
+// AOF_REWRITE_LIMITE_THRESHOLD and AOF_REWRITE_LIMITE_MAX_MINUTES).
+const (
+	rewriteLimitThreshold  = 3
+	rewriteLimitMaxMinutes = 60
+)
+
+// aofRewriteLimited is Redis's aofRewriteLimited: after 3 consecutive
+// failed rewrites, the cron's rewrites (scheduled or automatic) wait 1
+// minute, then 2, 4 ... up to an hour, each wait logged; BGREWRITEAOF
+// still runs at once. Called by the cron only (limitDelay, limitNext are
+// its own).
+func (s *Server) aofRewriteLimited() bool {
+	a := &s.aof
+	if a.rwFailures.Load() < rewriteLimitThreshold {
+		a.limitDelay, a.limitNext = 0, 0
+		return false
+	}
+	now := time.Now().Unix()
+	if a.limitNext != 0 {
+		if now < a.limitNext {
+			return true
+		}
+		a.limitNext = 0
+		return false
+	}
+	a.limitDelay = min(max(a.limitDelay*2, 1), rewriteLimitMaxMinutes)
+	a.limitNext = now + a.limitDelay*60
+	s.warnf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", a.limitDelay)
+	return true
 }
 
 // misconf returns the error that refuses writes while the AOF cannot be
@@ -518,6 +555,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 		}
 	}
 	var str rdb.Value // the strings' values
+	delay := snap.keyDelay(s)
 	for i, keys := range snap.dbs {
 		if len(keys) == 0 {
 			continue
@@ -532,7 +570,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			return err
 		}
 		for _, k := range keys {
-			if err := s.keySaveDelay(snap.kill); err != nil {
+			if err := delay(snap.kill); err != nil {
 				return err
 			}
 			idle, freq := access(k.idle, k.freq)
@@ -658,15 +696,16 @@ func (s *Server) rewriteAOF(held bool) error {
 	// The snapshot starts at the same point as the new incremental file.
 	cs := s.startSnapshot()
 	opts := s.defaultEncodeOptions()
+	delay := s.childSaveDelay()
 	s.logf("Background append only file rewriting started by pid %d", ch.Pid())
 	kill := a.rwKill.arm()
 	a.child.Store(ch)
 	go func() {
 		snap := cs.wait()
 		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
-			snap.kill = stop
+			snap.kill, snap.delay = stop, delay
 			if !d.RDBPreamble {
-				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), s.keySaveDelay)
+				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), delay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})

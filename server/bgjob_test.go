@@ -213,9 +213,18 @@ func TestInitialRewriteChildKilled(t *testing.T) {
 		t.Errorf("manifest written by a failed first rewrite")
 	}
 	// The next rewrite starts by itself (the cron), with a child of its own.
-	waitFor(t, func() bool { ch := srv.aof.child.Load(); return ch != nil && ch.Pid() != pid })
+	var pid2 int
+	waitFor(t, func() bool {
+		if ch := srv.aof.child.Load(); ch != nil && ch.Pid() != pid {
+			pid2 = ch.Pid()
+		}
+		return pid2 != 0
+	})
 	c.Do("SET", "c", "3")
+	// The child keeps the delay it started with, as Redis's: lowered, it
+	// applies to the next one, which the cron starts once this one is killed.
 	c.Do("CONFIG", "SET", "rdb-key-save-delay", "0")
+	syscall.Kill(pid2, syscall.SIGKILL)
 	waitFor(t, func() bool {
 		return infoField(t, c, "aof_rewrite_in_progress") == "0" && infoField(t, c, "aof_last_bgrewrite_status") == "ok"
 	})
@@ -264,5 +273,24 @@ func TestBgChildNotStarted(t *testing.T) {
 	waitFor(t, func() bool { return infoField(t, c, "rdb_bgsave_in_progress") == "0" })
 	if got := infoField(t, c, "rdb_last_bgsave_status"); got != "ok" {
 		t.Errorf("rdb_last_bgsave_status after: %q", got)
+	}
+}
+
+// TestOneChildAtATime: as in Redis, BGSAVE during an AOF rewrite is
+// refused (or, with SCHEDULE, started by the cron once the rewrite's
+// child is done), so that the server has one child at a time.
+func TestOneChildAtATime(t *testing.T) {
+	p, _, _, _ := bhvPair(t)
+	p.Do("SET k v")
+	p.Do("CONFIG SET rdb-key-save-delay 1000000")
+	p.Do("BGREWRITEAOF")
+	p.Do("BGSAVE")
+	p.Do("BGSAVE SCHEDULE")
+	p.Do("CONFIG SET rdb-key-save-delay 0")
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		waitFor(t, func() bool {
+			return infoField(t, c, "aof_rewrite_in_progress") == "0" && infoField(t, c, "rdb_bgsave_in_progress") == "0" &&
+				infoField(t, c, "rdb_saves") == "1"
+		})
 	}
 }

@@ -196,10 +196,12 @@ func debugNeedsGlobal(args [][]byte) bool {
 	return true
 }
 
-var debugLockFree = []string{"help", "log", "protocol", "pause-cron", "replybuffer", "set-active-expire",
+var debugLockFree = []string{"help", "log", "protocol", "pause-cron", "replybuffer", "set-active-expire", "aof-flush-sleep",
 	"quicklist-packed-threshold", "set-skip-checksum-validation", "set-disable-deny-scripts"}
 
 var debugHelp = []string{
+	"AOF-FLUSH-SLEEP <microsec>",
+	"    Server will sleep before flushing the AOF, this is used for testing.",
 	"LOADAOF",
 	"    Flush the AOF buffers on disk and reload the AOF in memory.",
 	"LOG <message>",
@@ -240,7 +242,7 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, REPLICATE, SEGFAULT, OBJECT, POPULATE, PROTOCOL,
+// HotKV implements HELP, AOF-FLUSH-SLEEP, LOG, LOADAOF, REPLICATE, SEGFAULT, OBJECT, POPULATE, PROTOCOL,
 // QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE,
 // SET-DISABLE-DENY-SCRIPTS, SET-SKIP-CHECKSUM-VALIDATION and SLEEP; other
 // subcommands get Redis's
@@ -268,6 +270,9 @@ func cmdDebug(c *Client, args [][]byte) {
 		c.w.OK()
 	case equalFold(sub, "replybuffer") && len(args) == 4:
 		debugReplyBuffer(c, args)
+	case equalFold(sub, "aof-flush-sleep") && len(args) == 3:
+		c.srv.aof.flushSleep.Store(int64(atoi(args[2]))) // atoi, as Redis's
+		c.w.OK()
 	case equalFold(sub, "pause-cron") && len(args) == 3:
 		c.srv.cronPaused.Store(atoi(args[2]) != 0)
 		c.w.OK()

@@ -66,7 +66,11 @@ func (s *Server) changesSinceSave() int64 { return s.dirty() - s.persist.savedDi
 // not sooner than 5 s after a failed one.
 func (s *Server) savePoints(now time.Time) {
 	ps := &s.persist
-	if ps.bgRunning.Load() {
+	if ps.bgRunning.Load() || s.aof.rewriting.Load() {
+		return // one child at a time, as in Redis
+	}
+	if !s.closing.Load() && ps.scheduled.CompareAndSwap(true, false) {
+		s.bgsave(s.newInternalClient(backgroundClient, 0, 0)) // a failure is logged
 		return
 	}
 	points := strings.Fields(s.cfg.Lookup("save").String())
@@ -152,6 +156,16 @@ type snapshot struct {
 	// kill, when closed, stops writing the snapshot (errSaveKilled);
 	// nil for a save nothing can kill.
 	kill <-chan struct{}
+	// delay runs before each key (rdb-key-save-delay); nil: keySaveDelay.
+	delay func(kill <-chan struct{}) error
+}
+
+// keyDelay is the delay snap's encoder runs before each key.
+func (snap *snapshot) keyDelay(s *Server) func(kill <-chan struct{}) error {
+	if snap.delay != nil {
+		return snap.delay
+	}
+	return s.keySaveDelay
 }
 
 // saveLive writes the snapshot file from the live dataset under the
@@ -274,6 +288,17 @@ func cmdBgsave(c *Client, args [][]byte) {
 		return
 	}
 	s := c.srv
+	if !s.persist.bgRunning.Load() && (s.aof.rewriting.Load() || c.tx.inExec) {
+		// One child at a time, as in Redis: the cron starts a scheduled
+		// save once the rewrite's child is done.
+		if len(args) == 2 || c.tx.inExec {
+			s.persist.scheduled.Store(true)
+			c.w.Simple("Background saving scheduled")
+			return
+		}
+		c.errorReply(errBgsaveOtherChild)
+		return
+	}
 	switch err := s.bgsave(c); {
 	case errors.Is(err, errBgRunning):
 		if len(args) == 2 {
@@ -315,6 +340,7 @@ func (s *Server) bgsave(c *Client) error {
 	}
 	cs := s.backgroundSnapshot(c.guard)
 	opts := c.encodeOptions()
+	delay := s.childSaveDelay()
 	ps.bgStarted.Store(time.Now().Unix())
 	s.logf("Background saving started by pid %d", ch.Pid())
 	kill := ps.bgKill.arm()
@@ -325,7 +351,7 @@ func (s *Server) bgsave(c *Client) error {
 		snap := cs.wait()
 		ps.mu.Lock() // one save at a time writes the file
 		s.bgsaveDone(snap, s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
-			snap.kill = stop
+			snap.kill, snap.delay = stop, delay
 			return s.encodeSnapshot(w, snap, opts, false)
 		}))
 		ps.mu.Unlock()
