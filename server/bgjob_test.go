@@ -294,3 +294,93 @@ func TestOneChildAtATime(t *testing.T) {
 		})
 	}
 }
+
+// TestRewriteLimit is aof-multi-part's "AOF will trigger limit when AOFRW
+// fails many times": after 3 failed rewrites the cron's automatic rewrite
+// is held back (logged once, no new INCR file); BGREWRITEAOF still runs.
+func TestRewriteLimit(t *testing.T) {
+	logfile := filepath.Join(t.TempDir(), "log")
+	srv, addr := startServer(t, "--appendonly", "yes", "--logfile", logfile)
+	c := difftest.Dial(t, addr)
+	dir := configDir(t, c)
+	c.Do("CONFIG", "SET", "rdb-key-save-delay", "10000000")
+	c.Do("SET", "k", "v")
+	for i := 0; i < 3; i++ {
+		c.Do("BGREWRITEAOF")
+		syscall.Kill(bgChildPid(t, &srv.aof.child), syscall.SIGKILL)
+		waitFor(t, func() bool { return infoField(t, c, "aof_rewrite_in_progress") == "0" })
+	}
+	_, before := manifestIncrs(t, dir)
+	c.Do("CONFIG", "SET", "auto-aof-rewrite-percentage", "1")
+	c.Do("CONFIG", "SET", "auto-aof-rewrite-min-size", "1kb")
+	c.Do("SET", "x", strings.Repeat("x", 1024))
+	waitFor(t, func() bool {
+		log, _ := os.ReadFile(logfile)
+		return strings.Contains(string(log), "# Background AOF rewrite has repeatedly failed and triggered the limit, will retry in 1 minutes")
+	})
+	time.Sleep(300 * time.Millisecond) // a few crons
+	if got := infoField(t, c, "aof_rewrite_in_progress"); got != "0" {
+		t.Errorf("aof_rewrite_in_progress %q under the limit", got)
+	}
+	if _, after := manifestIncrs(t, dir); len(after) != len(before) {
+		t.Errorf("INCR files %v, then %v under the limit", before, after)
+	}
+	log, _ := os.ReadFile(logfile)
+	if n := strings.Count(string(log), "triggered the limit"); n != 1 {
+		t.Errorf("the limit logged %d times", n)
+	}
+	c.Do("CONFIG", "SET", "auto-aof-rewrite-percentage", "0")
+	c.Do("CONFIG", "SET", "rdb-key-save-delay", "0")
+	if got := c.Do("BGREWRITEAOF"); got != "+Background append only file rewriting started\r\n" {
+		t.Errorf("BGREWRITEAOF under the limit: %q", got)
+	}
+	waitFor(t, func() bool { return infoField(t, c, "aof_rewrite_in_progress") == "0" })
+	if got := infoField(t, c, "aof_last_bgrewrite_status"); got != "ok" {
+		t.Errorf("aof_last_bgrewrite_status %q", got)
+	}
+}
+
+// TestAOFAutoGCOn: CONFIG SET aof-disable-auto-gc no removes the history
+// files at once, as Redis's updateAofAutoGCEnabled.
+func TestAOFAutoGCOn(t *testing.T) {
+	_, addr := startServer(t, "--appendonly", "yes", "--aof-disable-auto-gc", "yes")
+	c := difftest.Dial(t, addr)
+	dir := configDir(t, c)
+	history := func() int {
+		b, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+		return strings.Count(string(b), " type h\n")
+	}
+	for i := 0; i < 2; i++ {
+		c.Do("SET", "k", strconv.Itoa(i))
+		c.Do("BGREWRITEAOF")
+		waitFor(t, func() bool { return infoField(t, c, "aof_rewrite_in_progress") == "0" })
+	}
+	if n := history(); n != 4 {
+		t.Fatalf("%d history files with aof-disable-auto-gc yes, want 4", n)
+	}
+	c.Do("CONFIG", "SET", "aof-disable-auto-gc", "no")
+	if n := history(); n != 0 {
+		t.Errorf("%d history files after aof-disable-auto-gc no", n)
+	}
+}
+
+// TestDebugAOFFlushSleep: DEBUG AOF-FLUSH-SLEEP makes a flush with data
+// sleep first (the reply waits for the file).
+func TestDebugAOFFlushSleep(t *testing.T) {
+	_, addr := startServer(t, "--appendonly", "yes", "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	if got := c.Do("DEBUG", "AOF-FLUSH-SLEEP", "300000"); got != "+OK\r\n" {
+		t.Fatalf("DEBUG AOF-FLUSH-SLEEP: %q", got)
+	}
+	start := time.Now()
+	c.Do("SET", "k", "v")
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("SET replied after %v with a 300 ms flush sleep", d)
+	}
+	c.Do("DEBUG", "AOF-FLUSH-SLEEP", "0")
+	start = time.Now()
+	c.Do("SET", "k", "v")
+	if d := time.Since(start); d > 250*time.Millisecond {
+		t.Errorf("SET replied after %v without the sleep", d)
+	}
+}
