@@ -41,6 +41,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Kind is the kind of job a child runs.
@@ -213,8 +214,23 @@ func (c *Child) Kill() {
 	c.killOnce.Do(func() {
 		c.killed.Store(true)
 		c.cmd.Process.Signal(syscall.SIGUSR1)
+		// A writer blocked on a full pipe (a stopped child) gets an
+		// error at once, and a child that has not exited after
+		// killGrace (stopped, or wedged) gets SIGKILL: nothing waits
+		// forever for a killed child.
+		c.w.Close()
+		time.AfterFunc(killGrace, func() {
+			select {
+			case <-c.done:
+			default:
+				c.cmd.Process.Signal(syscall.SIGKILL)
+			}
+		})
 	})
 }
+
+// killGrace is how long Kill lets a child take to exit before SIGKILL.
+const killGrace = 5 * time.Second
 
 // ExitKilled is the exit status of a child stopped with SIGUSR1 (Redis's
 // SERVER_CHILD_NOERROR_RETVAL).
@@ -261,12 +277,13 @@ func (c *Child) Finish(ok bool) Status {
 	st := Status{Pid: c.Pid()}
 	ws, _ := c.state.Sys().(syscall.WaitStatus)
 	switch {
+	case ws.ExitStatus() == ExitKilled, c.killed.Load() && (ws.Signaled() || ws.ExitStatus() != 0):
+		// As Redis's checkChildrenDone. A child told to stop may have
+		// seen the pipe close first (exit 1), or needed SIGKILL: stopped
+		// all the same.
+		st.Signal, st.Code = syscall.SIGUSR1, 1
 	case ws.Signaled():
 		st.Signal = ws.Signal()
-	case ws.ExitStatus() == ExitKilled, c.killed.Load() && ws.ExitStatus() != 0:
-		// As Redis's checkChildrenDone. A child told to stop may have
-		// seen the pipe close first (exit 1): stopped all the same.
-		st.Signal, st.Code = syscall.SIGUSR1, 1
 	default:
 		st.Code = ws.ExitStatus()
 	}

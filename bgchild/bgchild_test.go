@@ -171,3 +171,37 @@ func TestWriteErrorIsLogged(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 }
+
+// A stopped child (its pipe full, the writer blocked) is still killed:
+// the writer gets an error at once, the child SIGKILL after the grace.
+func TestKillStoppedChild(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Start(Job{Kind: AOFRewrite, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(c.Pid(), syscall.SIGSTOP)
+	werr := make(chan error, 1)
+	go func() {
+		var err error
+		for err == nil {
+			_, err = c.Write(make([]byte, chunk))
+		}
+		werr <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the pipe fills up
+	start := time.Now()
+	c.Kill()
+	select {
+	case <-werr:
+	case <-time.After(time.Second):
+		t.Fatal("the writer stayed blocked after Kill")
+	}
+	st := c.Finish(false)
+	if !st.Killed() {
+		t.Fatalf("status %+v", st)
+	}
+	if d := time.Since(start); d > killGrace+3*time.Second {
+		t.Errorf("killed after %v", d)
+	}
+}
