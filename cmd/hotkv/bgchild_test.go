@@ -47,9 +47,16 @@ func alive(pid int) bool {
 // TestBgsaveChildDiesWithServer: the child of a BGSAVE (slowed down by
 // rdb-key-save-delay) is a child of the server, titled as Redis's, and
 // when the server is killed with SIGKILL it exits too and leaves no
-// temporary file.
+// temporary file; SIGTERM kills it as Redis's shutdown does and removes
+// the file.
 func TestBgsaveChildDiesWithServer(t *testing.T) {
 	bin := buildBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { testBgsaveChildDies(t, bin, sig) })
+	}
+}
+
+func testBgsaveChildDies(t *testing.T, bin string, sig syscall.Signal) {
 	dir := t.TempDir()
 	p := startHotKV(t, bin, "--dir", dir, "--save", "")
 	c := difftest.Dial(t, p.addr)
@@ -77,8 +84,11 @@ func TestBgsaveChildDiesWithServer(t *testing.T) {
 			t.Fatalf("%s not created", tmp)
 		}
 	}
-	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Process.Signal(sig)
 	p.wait(t)
+	if sig == syscall.SIGTERM && !strings.Contains(p.out.String(), "There is a child saving an .rdb. Killing it!") {
+		t.Errorf("log:\n%s", p.out)
+	}
 	for deadline := time.Now().Add(5 * time.Second); alive(child); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("child %d still running after its server was killed", child)
