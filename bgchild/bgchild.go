@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ type Job struct {
 var exePath atomic.Pointer[string]
 
 // SetExecutable makes path the program started as the child, "" the
-// running one's (os.Executable, the default): tests name one that does
+// running one (the default): tests name one that does
 // not exist, to see a job whose child cannot start.
 func SetExecutable(path string) {
 	if path == "" {
@@ -117,9 +118,17 @@ func SetExecutable(path string) {
 	}
 }
 
+// executable is the program to start: on Linux /proc/self/exe, which
+// execve resolves to the running binary even after its file was replaced
+// or removed (an upgrade on disk); elsewhere os.Executable.
 func executable() (string, error) {
 	if p := exePath.Load(); p != nil {
 		return *p, nil
+	}
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
 	}
 	return os.Executable()
 }
