@@ -577,6 +577,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
 				return err
 			}
+			snap.wrote()
 		}
 	}
 	return fw.Finish()
@@ -695,6 +696,7 @@ func (s *Server) rewriteAOF(held bool) error {
 	}
 	// The snapshot starts at the same point as the new incremental file.
 	cs := s.startSnapshot()
+	progress := s.startProgress()
 	opts := s.defaultEncodeOptions()
 	delay := s.childSaveDelay()
 	s.logf("Background append only file rewriting started by pid %d", ch.Pid())
@@ -703,13 +705,14 @@ func (s *Server) rewriteAOF(held bool) error {
 	go func() {
 		snap := cs.wait()
 		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
-			snap.kill, snap.delay = stop, delay
+			snap.kill, snap.delay, snap.progress = stop, delay, progress
 			if !d.RDBPreamble {
 				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), delay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
 		a.rwKill.disarm(kill)
+		s.endProgress()
 		a.child.Store(nil)
 		var err error
 		switch {
@@ -1008,6 +1011,7 @@ func writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(k
 			if err := writeKeyCommands(put, k); err != nil {
 				return err
 			}
+			snap.wrote()
 		}
 	}
 	return nil

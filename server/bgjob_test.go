@@ -65,6 +65,10 @@ func TestBgsaveChildKilled(t *testing.T) {
 	pid := bgChildPid(t, &srv.persist.child)
 	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(pid)+".rdb")
 	waitFor(t, func() bool { return !fileGone(tmp) })
+	// The progress INFO shows (101 keys, the first one being delayed).
+	if got, done := infoField(t, c, "current_save_keys_total"), infoField(t, c, "current_save_keys_processed"); got != "101" || done != "0" {
+		t.Errorf("current_save_keys_total %q, current_save_keys_processed %q", got, done)
+	}
 	start := time.Now()
 	syscall.Kill(pid, syscall.SIGKILL)
 	waitFor(t, func() bool { return infoField(t, c, "rdb_bgsave_in_progress") == "0" })
@@ -73,6 +77,9 @@ func TestBgsaveChildKilled(t *testing.T) {
 	}
 	if got := infoField(t, c, "rdb_last_bgsave_status"); got != "err" {
 		t.Errorf("rdb_last_bgsave_status %q", got)
+	}
+	if got := infoField(t, c, "current_save_keys_total"); got != "0" {
+		t.Errorf("current_save_keys_total %q after the job", got)
 	}
 	if got := c.Do("SET", "x", "y"); !strings.HasPrefix(got, "-MISCONF ") {
 		t.Errorf("SET after the failed BGSAVE: %q", got)

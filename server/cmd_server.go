@@ -1113,17 +1113,22 @@ func (s *Server) infoMemory(b []byte) []byte {
 }
 
 // infoPersistence is INFO's persistence section: the load in progress,
-// the snapshots (HotKV forks no child, so the copy-on-write fields stay
-// 0) and the append-only file.
+// the snapshots (the copy-on-write is the parent's, not a forked child's:
+// the cow fields stay 0) and the append-only file.
 func (s *Server) infoPersistence(b []byte) []byte {
 	phase := s.load.phase.Load()
 	b = fmt.Appendf(b, "loading:%d\r\nasync_loading:%d\r\n", boolInt(phase == loadSync), boolInt(phase == loadAsync))
 	b = append(b, "current_cow_peak:0\r\n"+
 		"current_cow_size:0\r\n"+
-		"current_cow_size_age:0\r\n"+
-		"current_fork_perc:0.00\r\n"+
-		"current_save_keys_processed:0\r\n"+
-		"current_save_keys_total:0\r\n"...)
+		"current_cow_size_age:0\r\n"...)
+	// A child job's progress (the parent counts the keys it encodes for
+	// the child; Redis's child reports them).
+	done, total := s.persist.keysDone.Load(), s.persist.keysTotal.Load()
+	perc := 0.0
+	if total > 0 {
+		perc = float64(done) * 100 / float64(total)
+	}
+	b = fmt.Appendf(b, "current_fork_perc:%.2f\r\ncurrent_save_keys_processed:%d\r\ncurrent_save_keys_total:%d\r\n", perc, done, total)
 	b = fmt.Appendf(b, "rdb_changes_since_last_save:%d\r\n", s.changesSinceSave())
 	ps := &s.persist
 	inProgress, current := 0, int64(-1)

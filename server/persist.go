@@ -50,6 +50,29 @@ type persistState struct {
 	bgKill     killSwitch  // stops the running BGSAVE (SHUTDOWN)
 	// child is the running BGSAVE's child process, nil without one.
 	child atomic.Pointer[bgchild.Child]
+	// keysTotal and keysDone are the running child job's progress, a
+	// BGSAVE's or a rewrite's (one at a time): current_save_keys_total,
+	// current_save_keys_processed, current_fork_perc; 0 without one.
+	keysTotal, keysDone atomic.Int64
+}
+
+// startProgress starts counting a child job's progress: the keys there
+// are now (the caller holds the global lock exclusively).
+func (s *Server) startProgress() *atomic.Int64 {
+	var n int64
+	for _, db := range s.dbs {
+		n += int64(db.Len())
+	}
+	s.persist.keysDone.Store(0)
+	s.persist.keysTotal.Store(n)
+	return &s.persist.keysDone
+}
+
+// endProgress clears the progress once a child job ended, as Redis's
+// resetChildState.
+func (s *Server) endProgress() {
+	s.persist.keysTotal.Store(0)
+	s.persist.keysDone.Store(0)
 }
 
 // dirty returns the number of write commands run so far.
@@ -158,6 +181,16 @@ type snapshot struct {
 	kill <-chan struct{}
 	// delay runs before each key (rdb-key-save-delay); nil: keySaveDelay.
 	delay func(kill <-chan struct{}) error
+	// progress, when set, counts the keys written (a child's job:
+	// current_save_keys_processed).
+	progress *atomic.Int64
+}
+
+// wrote counts a key written.
+func (snap *snapshot) wrote() {
+	if snap.progress != nil {
+		snap.progress.Add(1)
+	}
 }
 
 // keyDelay is the delay snap's encoder runs before each key.
@@ -338,7 +371,13 @@ func (s *Server) bgsave(c *Client) error {
 		ps.bgRunning.Store(false)
 		return err
 	}
-	cs := s.backgroundSnapshot(c.guard)
+	g := c.guard
+	if !g.GlobalExclusive() {
+		g.LockGlobal()
+		defer g.Unlock()
+	}
+	cs := s.startSnapshot()
+	progress := s.startProgress()
 	opts := c.encodeOptions()
 	delay := s.childSaveDelay()
 	ps.bgStarted.Store(time.Now().Unix())
@@ -351,9 +390,10 @@ func (s *Server) bgsave(c *Client) error {
 		snap := cs.wait()
 		ps.mu.Lock() // one save at a time writes the file
 		s.bgsaveDone(snap, s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
-			snap.kill, snap.delay = stop, delay
+			snap.kill, snap.delay, snap.progress = stop, delay, progress
 			return s.encodeSnapshot(w, snap, opts, false)
 		}))
+		s.endProgress()
 		ps.mu.Unlock()
 		ps.bgKill.disarm(kill)
 		ps.lastBgSecs.Store(int64(time.Since(start).Seconds()))
