@@ -21,7 +21,11 @@
 // removes its temporary file and exits 1. A child also dies with its
 // parent: Pdeathsig sends it SIGUSR1, on which it removes its file and
 // exits, as it does for Kill (not SIGKILL, after which the file would stay
-// with nobody left to remove it).
+// with nobody left to remove it). Linux sends Pdeathsig when the thread
+// that started the child ends: Go ends a thread only when a goroutine
+// locked to it (runtime.LockOSThread) returns without unlocking, which
+// callers must not do while a job runs (the job would be killed, logged
+// as terminated by signal 10).
 //
 // Child mode is selected by the environment variable EnvMode and entered
 // by this package's init function, before main or TestMain runs: every
