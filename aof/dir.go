@@ -82,6 +82,10 @@ func (d *Dir) PersistManifest() error { return d.commit(d.Manifest) }
 
 // createDir is dirCreateIfMissing: mkdir with mode 0755, an existing
 // directory being fine.
+// MakeDir creates the directory if it does not exist (Redis's error
+// when it cannot).
+func (d *Dir) MakeDir() error { return d.createDir() }
+
 func (d *Dir) createDir() error {
 	if err := os.Mkdir(d.Path, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return opErr(err, "Can't open or create append-only dir %s: %s", d.Path, strerror(err))

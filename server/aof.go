@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/bgchild"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
@@ -78,6 +79,10 @@ type aofState struct {
 	// waitRewrite: AOF was turned on at run time and writes go to the
 	// temporary incremental file until the first rewrite is installed.
 	waitRewrite bool
+	// tempIncrGone: under waitRewrite, a failed rewrite removed the
+	// temporary incremental file (the appender writes to the unlinked
+	// file until the next rewrite opens a new one).
+	tempIncrGone bool
 
 	// curSize is aof_current_size, baseSize aof_base_size.
 	curSize, baseSize atomic.Int64
@@ -94,6 +99,14 @@ type aofState struct {
 	rwFailures   atomic.Int64 // consecutive
 	rwLastOK     atomic.Bool
 	rwKill       killSwitch // stops the running rewrite (appendonly no)
+	// limitDelay (minutes) and limitNext (unix seconds) are the limit on
+	// the cron's rewrites after failures (aofRewriteLimited; cron only).
+	limitDelay, limitNext int64
+	// flushSleep is DEBUG AOF-FLUSH-SLEEP's microseconds: a flush with
+	// data to write sleeps that long first, as Redis's (tests).
+	flushSleep atomic.Int64
+	// child is the running rewrite's child process, nil without one.
+	child atomic.Pointer[bgchild.Child]
 }
 
 // exitProcess ends the process after a fatal error (tests replace it).
@@ -161,6 +174,9 @@ func (a *aofState) flushLocked(force bool) error {
 		buf, off = a.stage, a.fed.Load()
 		a.stage = a.spare[:0]
 	})
+	if us := a.flushSleep.Load(); us > 0 && len(buf) > 0 {
+		time.Sleep(time.Duration(us) * time.Microsecond)
+	}
 	app.Append(buf)
 	if cap(buf) <= 1<<20 {
 		a.spare = buf[:0]
@@ -206,26 +222,54 @@ func (s *Server) aofCron() {
 		a.flushLocked(false)
 		a.wmu.Unlock()
 	}
-	if a.rwScheduled.Load() && !a.rewriting.Load() && !s.persist.bgRunning.Load() {
+	if a.rwScheduled.Load() && !a.rewriting.Load() && !s.persist.bgRunning.Load() && !s.aofRewriteLimited() {
 		if s.rewriteAOF(false) == nil {
 			a.rwScheduled.Store(false)
 		}
 		return
 	}
-	if !a.on.Load() || a.rewriting.Load() {
-		return
+	if !a.on.Load() || a.rewriting.Load() || s.persist.bgRunning.Load() {
+		return // one child at a time, as in Redis
 	}
 	perc := s.cfg.Lookup("auto-aof-rewrite-percentage").Int()
 	minSize := s.cfg.Lookup("auto-aof-rewrite-min-size").Int()
 	cur, base := a.curSize.Load(), max(a.baseSize.Load(), 1)
-	if perc > 0 && cur > minSize && (cur*100/base)-100 >= perc {
-		// A failed rewrite is retried after a pause, as in Redis.
-		if a.rwFailures.Load() > 0 && time.Now().Unix()-a.rwStarted.Load() < 60 {
-			return
-		}
+	if perc > 0 && cur > minSize && (cur*100/base)-100 >= perc && !s.aofRewriteLimited() {
 		s.logf("Starting automatic rewriting of AOF on %d%% growth", (cur*100/base)-100)
 		s.rewriteAOF(false)
 	}
+}
+
+// The limit on automatic rewrites after failures (Redis's
+// AOF_REWRITE_LIMITE_THRESHOLD and AOF_REWRITE_LIMITE_MAX_MINUTES).
+const (
+	rewriteLimitThreshold  = 3
+	rewriteLimitMaxMinutes = 60
+)
+
+// aofRewriteLimited is Redis's aofRewriteLimited: after 3 consecutive
+// failed rewrites, the cron's rewrites (scheduled or automatic) wait 1
+// minute, then 2, 4 ... up to an hour, each wait logged; BGREWRITEAOF
+// still runs at once. Called by the cron only (limitDelay, limitNext are
+// its own).
+func (s *Server) aofRewriteLimited() bool {
+	a := &s.aof
+	if a.rwFailures.Load() < rewriteLimitThreshold {
+		a.limitDelay, a.limitNext = 0, 0
+		return false
+	}
+	now := time.Now().Unix()
+	if a.limitNext != 0 {
+		if now < a.limitNext {
+			return true
+		}
+		a.limitNext = 0
+		return false
+	}
+	a.limitDelay = min(max(a.limitDelay*2, 1), rewriteLimitMaxMinutes)
+	a.limitNext = now + a.limitDelay*60
+	s.warnf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", a.limitDelay)
+	return true
 }
 
 // misconf returns the error that refuses writes while the AOF cannot be
@@ -513,6 +557,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 		}
 	}
 	var str rdb.Value // the strings' values
+	delay := snap.keyDelay(s)
 	for i, keys := range snap.dbs {
 		if len(keys) == 0 {
 			continue
@@ -527,13 +572,14 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			return err
 		}
 		for _, k := range keys {
-			if err := s.keySaveDelay(snap.kill); err != nil {
+			if err := delay(snap.kill); err != nil {
 				return err
 			}
 			idle, freq := access(k.idle, k.freq)
 			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
 				return err
 			}
+			snap.wrote()
 		}
 	}
 	return fw.Finish()
@@ -603,6 +649,20 @@ func (s *Server) rewriteAOF(held bool) error {
 		// (CONFIG SET aof-use-rdb-preamble applies to the next one).
 		d.RDBPreamble = s.cfg.Lookup("aof-use-rdb-preamble").Bool()
 	}
+	if err == nil && a.on.Load() && a.waitRewrite && a.tempIncrGone {
+		// The last rewrite failed and removed the temporary incremental
+		// file: a new one, as Redis's openNewIncrAofForAppend.
+		err = a.flushLocked(true)
+		var f *os.File
+		if err == nil {
+			f, err = d.CreateTempIncr()
+		}
+		if err == nil {
+			a.app.Load().Reopen(aof.OSFile(f, 0), 0)
+			a.journal.Do(func() { a.feeder.ForceSelect() })
+			a.tempIncrGone = false
+		}
+	}
 	if err == nil && a.on.Load() && !a.waitRewrite {
 		err = a.flushLocked(true)
 		var f *os.File
@@ -620,27 +680,81 @@ func (s *Server) rewriteAOF(held bool) error {
 		return err
 	}
 	a.rwCount.Add(1) // aof_rewrites counts the rewrites started, as Redis's
+	// The child that writes the base, in dir as Redis's (its working
+	// directory), then installed from there.
+	ch, err := s.startChild(bgchild.AOFRewrite, s.cfg.Lookup("dir").String(), "")
+	if err == nil {
+		err = d.MakeDir()
+		if err != nil {
+			ch.Finish(false)
+		}
+	} else {
+		s.warnf("Can't rewrite append only file in background: fork: %s", errnoText(err))
+		err = fmt.Errorf("%w: %w", errChildFailed, err)
+	}
+	if err != nil {
+		s.rewriteDone(err)
+		return err
+	}
 	// The snapshot starts at the same point as the new incremental file.
 	cs := s.startSnapshot()
+	progress := s.startProgress()
 	opts := s.defaultEncodeOptions()
-	s.logf("Background append only file rewriting started")
+	delay := s.childSaveDelay()
+	s.logf("Background append only file rewriting started by pid %d", ch.Pid())
 	kill := a.rwKill.arm()
+	a.child.Store(ch)
 	go func() {
 		snap := cs.wait()
-		snap.kill = kill
-		tmp, err := d.WriteBase(func(w io.Writer) error {
+		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
+			snap.kill, snap.delay, snap.progress = stop, delay, progress
 			if !d.RDBPreamble {
-				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), s.keySaveDelay)
+				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), delay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
 		a.rwKill.disarm(kill)
-		if err == nil {
-			err = s.installRewrite(d, tmp)
+		s.endProgress()
+		a.child.Store(nil)
+		var err error
+		switch {
+		case st.OK():
+			s.logf("Background AOF rewrite terminated with success")
+			err = s.installRewrite(d, ch.TempPath())
+		case st.Signal == 0:
+			s.warnf("Background AOF rewrite terminated with error")
+			err = errChildFailed
+		default:
+			s.warnf("Background AOF rewrite terminated by signal %d", int(st.Signal))
+			err = errChildFailed
+			if st.Killed() { // SIGUSR1 is no error, as in Redis
+				err = errSaveKilled
+			}
+		}
+		if err != nil {
+			s.rewriteFailed(d)
 		}
 		s.rewriteDone(err)
 	}()
 	return nil
+}
+
+// rewriteFailed cleans up after a rewrite that failed or was killed, as
+// Redis's backgroundRewriteDoneHandler: while the AOF waits for its first
+// rewrite (turned on at run time), the temporary incremental file is
+// removed — the next rewrite, scheduled here, opens a new one, and its
+// base covers what the removed one had.
+func (s *Server) rewriteFailed(d *aof.Dir) {
+	a := &s.aof
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if a.dir != d || !a.on.Load() || !a.waitRewrite || a.tempIncrGone {
+		return
+	}
+	a.flushLocked(true)
+	d.RemoveTempIncr()
+	a.tempIncrGone = true
+	a.rwScheduled.Store(true)
 }
 
 // installRewrite installs the base written to tmp.
@@ -657,7 +771,7 @@ func (s *Server) installRewrite(d *aof.Dir, tmp string) error {
 		os.Remove(tmp)
 		return err
 	}
-	a.waitRewrite = false
+	a.waitRewrite, a.tempIncrGone = false, false
 	if on {
 		a.journal.Do(func() { a.feeder.ForceSelect() })
 	}
@@ -685,7 +799,9 @@ func (s *Server) rewriteDone(err error) {
 	if err != nil {
 		a.rwLastOK.Store(false)
 		a.rwFailures.Add(1)
-		s.warnf("Background AOF rewrite failed: %v", err)
+		if !errors.Is(err, errChildFailed) { // else logged already
+			s.warnf("Background AOF rewrite failed: %v", err)
+		}
 	} else {
 		a.rwLastOK.Store(true)
 		a.rwFailures.Store(0)
@@ -761,14 +877,16 @@ func (s *Server) stopAOF() {
 	}
 	a.app.Store(nil)
 	a.rwScheduled.Store(false)
-	if a.rwKill.kill() {
-		// The rewrite's goroutine stops at its next key and removes its
-		// temporary file; there is no child process.
-		s.logf("Killing running AOF rewrite child: %d", os.Getpid())
+	if ch := a.child.Load(); ch != nil && a.rwKill.kill() {
+		// The rewrite's goroutine sees its child exit, stops encoding and
+		// removes the child's temporary file.
+		s.logf("Killing running AOF rewrite child: %d", ch.Pid())
 	}
 	if a.waitRewrite {
-		a.dir.RemoveTempIncr()
-		a.waitRewrite = false
+		if !a.tempIncrGone {
+			a.dir.RemoveTempIncr()
+		}
+		a.waitRewrite, a.tempIncrGone = false, false
 	}
 	a.dir = nil
 }
@@ -897,6 +1015,7 @@ func writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(k
 			if err := writeKeyCommands(put, k); err != nil {
 				return err
 			}
+			snap.wrote()
 		}
 	}
 	return nil

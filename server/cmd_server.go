@@ -196,10 +196,12 @@ func debugNeedsGlobal(args [][]byte) bool {
 	return true
 }
 
-var debugLockFree = []string{"help", "log", "protocol", "pause-cron", "replybuffer", "set-active-expire",
+var debugLockFree = []string{"help", "log", "protocol", "pause-cron", "replybuffer", "set-active-expire", "aof-flush-sleep",
 	"quicklist-packed-threshold", "set-skip-checksum-validation", "set-disable-deny-scripts"}
 
 var debugHelp = []string{
+	"AOF-FLUSH-SLEEP <microsec>",
+	"    Server will sleep before flushing the AOF, this is used for testing.",
 	"LOADAOF",
 	"    Flush the AOF buffers on disk and reload the AOF in memory.",
 	"LOG <message>",
@@ -240,7 +242,7 @@ var debugHelp = []string{
 
 // DEBUG subcommand [arg ...]
 //
-// HotKV implements HELP, LOG, LOADAOF, REPLICATE, SEGFAULT, OBJECT, POPULATE, PROTOCOL,
+// HotKV implements HELP, AOF-FLUSH-SLEEP, LOG, LOADAOF, REPLICATE, SEGFAULT, OBJECT, POPULATE, PROTOCOL,
 // QUICKLIST-PACKED-THRESHOLD, RELOAD, SET-ACTIVE-EXPIRE,
 // SET-DISABLE-DENY-SCRIPTS, SET-SKIP-CHECKSUM-VALIDATION and SLEEP; other
 // subcommands get Redis's
@@ -268,6 +270,9 @@ func cmdDebug(c *Client, args [][]byte) {
 		c.w.OK()
 	case equalFold(sub, "replybuffer") && len(args) == 4:
 		debugReplyBuffer(c, args)
+	case equalFold(sub, "aof-flush-sleep") && len(args) == 3:
+		c.srv.aof.flushSleep.Store(int64(atoi(args[2]))) // atoi, as Redis's
+		c.w.OK()
 	case equalFold(sub, "pause-cron") && len(args) == 3:
 		c.srv.cronPaused.Store(atoi(args[2]) != 0)
 		c.w.OK()
@@ -1108,17 +1113,22 @@ func (s *Server) infoMemory(b []byte) []byte {
 }
 
 // infoPersistence is INFO's persistence section: the load in progress,
-// the snapshots (HotKV forks no child, so the copy-on-write fields stay
-// 0) and the append-only file.
+// the snapshots (the copy-on-write is the parent's, not a forked child's:
+// the cow fields stay 0) and the append-only file.
 func (s *Server) infoPersistence(b []byte) []byte {
 	phase := s.load.phase.Load()
 	b = fmt.Appendf(b, "loading:%d\r\nasync_loading:%d\r\n", boolInt(phase == loadSync), boolInt(phase == loadAsync))
 	b = append(b, "current_cow_peak:0\r\n"+
 		"current_cow_size:0\r\n"+
-		"current_cow_size_age:0\r\n"+
-		"current_fork_perc:0.00\r\n"+
-		"current_save_keys_processed:0\r\n"+
-		"current_save_keys_total:0\r\n"...)
+		"current_cow_size_age:0\r\n"...)
+	// A child job's progress (the parent counts the keys it encodes for
+	// the child; Redis's child reports them).
+	done, total := s.persist.keysDone.Load(), s.persist.keysTotal.Load()
+	perc := 0.0
+	if total > 0 {
+		perc = float64(done) * 100 / float64(total)
+	}
+	b = fmt.Appendf(b, "current_fork_perc:%.2f\r\ncurrent_save_keys_processed:%d\r\ncurrent_save_keys_total:%d\r\n", perc, done, total)
 	b = fmt.Appendf(b, "rdb_changes_since_last_save:%d\r\n", s.changesSinceSave())
 	ps := &s.persist
 	inProgress, current := 0, int64(-1)

@@ -95,6 +95,8 @@ const (
 	errRestorePolicy       = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
 	// Snapshots.
 	errBgsaveInProgress = "ERR Background save already in progress"
+	errBgsaveOtherChild = "ERR Another child process is active (AOF?): can't BGSAVE right now. " +
+		"Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible."
 	// BGREWRITEAOF.
 	errAOFRewriteInProgress = "ERR Background append only file rewriting already in progress"
 	errAOFRewriteFailed     = "ERR Can't execute an AOF background rewriting. Please check the server logs for more information."

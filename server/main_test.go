@@ -23,6 +23,9 @@ var shared struct {
 	srv          *Server
 }
 
+// TestMain. The test binary is also the server's background child (a
+// BGSAVE's or rewrite's writer, package bgchild): child mode is entered by
+// bgchild's init, before TestMain runs, so nothing here starts in a child.
 func TestMain(m *testing.M) {
 	shared.redis, shared.stopRedis, shared.redisErr = difftest.Launch()
 	if shared.redisErr != nil {

@@ -14,7 +14,7 @@ import (
 const (
 	oomMaster  = 0
 	oomReplica = 1
-	oomBgChild = 2 // Redis's fork children; HotKV has none (saves and rewrites are goroutines)
+	oomBgChild = 2 // the children of BGSAVE and AOF rewrites (bgjob.go)
 )
 
 // oomState is what setOOMScoreAdj remembers: whether the server changed the
@@ -94,6 +94,33 @@ func (s *Server) setOOMScoreAdj(class int) bool {
 		return false
 	}
 	return true
+}
+
+// bgChildOOMScore is the OOM score a background child sets for itself,
+// as Redis's child's setOOMScoreAdj(CONFIG_OOM_BGCHILD): the bgchild
+// class's value of oom-score-adj-values, plus the score the server had
+// before it first changed its own with oom-score-adj relative (yes),
+// clamped to -1000..1000; set false with oom-score-adj no.
+func (s *Server) bgChildOOMScore() (score int, set bool) {
+	mode := s.cfg.Lookup("oom-score-adj").Int()
+	if mode == 0 {
+		return 0, false
+	}
+	score = s.cfg.Lookup("oom-score-adj-values").OOMScoreAdjValues()[oomBgChild]
+	if mode == 1 {
+		s.oom.mu.Lock()
+		base, ok := s.oom.base, s.oom.adjusted
+		s.oom.mu.Unlock()
+		if !ok {
+			b, err := os.ReadFile(s.oom.path)
+			if err != nil {
+				return 0, false
+			}
+			base = atoiPrefix(string(b))
+		}
+		score += base
+	}
+	return min(max(score, -1000), 1000), true
 }
 
 // atoiPrefix is C's atoi: the optional sign and digits after leading

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/bgchild"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
@@ -20,10 +22,10 @@ import (
 )
 
 // Snapshots (SAVE, BGSAVE, dump.rdb at start-up) in Redis 7.0's RDB
-// format. Go has no fork: a snapshot copies the dataset into rdb's neutral
-// form under the global lock (a pause proportional to the data), then
-// encodes and writes it without any lock, SAVE on the client's goroutine,
-// BGSAVE on a goroutine of its own.
+// format. SAVE writes the live dataset under the exclusive global lock, on
+// the client's goroutine. BGSAVE takes a copy-on-write snapshot (cow.go)
+// and encodes it on a goroutine of its own into a child process that
+// writes the file (bgjob.go), as Redis's forked child does.
 
 // persistState is the snapshot bookkeeping INFO persistence reports.
 type persistState struct {
@@ -46,6 +48,31 @@ type persistState struct {
 	lastTry    atomic.Int64
 	scheduled  atomic.Bool // BGSAVE SCHEDULE: another save after the running one
 	bgKill     killSwitch  // stops the running BGSAVE (SHUTDOWN)
+	// child is the running BGSAVE's child process, nil without one.
+	child atomic.Pointer[bgchild.Child]
+	// keysTotal and keysDone are the running child job's progress, a
+	// BGSAVE's or a rewrite's (one at a time): current_save_keys_total,
+	// current_save_keys_processed, current_fork_perc; 0 without one.
+	keysTotal, keysDone atomic.Int64
+}
+
+// startProgress starts counting a child job's progress: the keys there
+// are now (the caller holds the global lock exclusively).
+func (s *Server) startProgress() *atomic.Int64 {
+	var n int64
+	for _, db := range s.dbs {
+		n += int64(db.Len())
+	}
+	s.persist.keysDone.Store(0)
+	s.persist.keysTotal.Store(n)
+	return &s.persist.keysDone
+}
+
+// endProgress clears the progress once a child job ended, as Redis's
+// resetChildState.
+func (s *Server) endProgress() {
+	s.persist.keysTotal.Store(0)
+	s.persist.keysDone.Store(0)
 }
 
 // dirty returns the number of write commands run so far.
@@ -62,7 +89,11 @@ func (s *Server) changesSinceSave() int64 { return s.dirty() - s.persist.savedDi
 // not sooner than 5 s after a failed one.
 func (s *Server) savePoints(now time.Time) {
 	ps := &s.persist
-	if ps.bgRunning.Load() {
+	if ps.bgRunning.Load() || s.aof.rewriting.Load() {
+		return // one child at a time, as in Redis
+	}
+	if !s.closing.Load() && ps.scheduled.CompareAndSwap(true, false) {
+		s.bgsave(s.newInternalClient(backgroundClient, 0, 0)) // a failure is logged
 		return
 	}
 	points := strings.Fields(s.cfg.Lookup("save").String())
@@ -80,7 +111,7 @@ func (s *Server) savePoints(now time.Time) {
 		if changes >= n && since >= secs {
 			s.logf("%d changes in %d seconds. Saving...", n, secs)
 			ps.lastTry.Store(now.Unix())
-			s.bgsave(s.newInternalClient(backgroundClient, 0, 0))
+			s.bgsave(s.newInternalClient(backgroundClient, 0, 0)) // a failure is logged
 			return
 		}
 	}
@@ -148,6 +179,26 @@ type snapshot struct {
 	// kill, when closed, stops writing the snapshot (errSaveKilled);
 	// nil for a save nothing can kill.
 	kill <-chan struct{}
+	// delay runs before each key (rdb-key-save-delay); nil: keySaveDelay.
+	delay func(kill <-chan struct{}) error
+	// progress, when set, counts the keys written (a child's job:
+	// current_save_keys_processed).
+	progress *atomic.Int64
+}
+
+// wrote counts a key written.
+func (snap *snapshot) wrote() {
+	if snap.progress != nil {
+		snap.progress.Add(1)
+	}
+}
+
+// keyDelay is the delay snap's encoder runs before each key.
+func (snap *snapshot) keyDelay(s *Server) func(kill <-chan struct{}) error {
+	if snap.delay != nil {
+		return snap.delay
+	}
+	return s.keySaveDelay
 }
 
 // saveLive writes the snapshot file from the live dataset under the
@@ -270,7 +321,19 @@ func cmdBgsave(c *Client, args [][]byte) {
 		return
 	}
 	s := c.srv
-	if !s.bgsave(c) {
+	if !s.persist.bgRunning.Load() && (s.aof.rewriting.Load() || c.tx.inExec) {
+		// One child at a time, as in Redis: the cron starts a scheduled
+		// save once the rewrite's child is done.
+		if len(args) == 2 || c.tx.inExec {
+			s.persist.scheduled.Store(true)
+			c.w.Simple("Background saving scheduled")
+			return
+		}
+		c.errorReply(errBgsaveOtherChild)
+		return
+	}
+	switch err := s.bgsave(c); {
+	case errors.Is(err, errBgRunning):
 		if len(args) == 2 {
 			// Another background save follows the running one.
 			s.persist.scheduled.Store(true)
@@ -278,42 +341,94 @@ func cmdBgsave(c *Client, args [][]byte) {
 			return
 		}
 		c.errorReply(errBgsaveInProgress)
-		return
+	case err != nil:
+		c.errorReply(errSaveFailed) // Redis's shared.err
+	default:
+		c.w.Simple("Background saving started")
 	}
-	c.w.Simple("Background saving started")
 }
 
-// bgsave starts a snapshot of the dataset under the global lock (held by
-// c's guard, or taken with it) and writes it on a goroutine of its own;
-// it reports false when a background save is running already.
-func (s *Server) bgsave(c *Client) bool {
-	if !s.persist.bgRunning.CompareAndSwap(false, true) {
-		return false
+// errBgRunning: a background save is running already.
+var errBgRunning = errors.New("a background save is running")
+
+// bgsave starts a background save: the child that writes the file
+// (bgjob.go), then a snapshot of the dataset under the global lock (held
+// by c's guard, or taken with it), which a goroutine of its own encodes
+// into the child. It returns errBgRunning when a background save is
+// running already, and the error (logged, and rdb_last_bgsave_status
+// err, as Redis's failed fork) when the child cannot be started.
+func (s *Server) bgsave(c *Client) error {
+	ps := &s.persist
+	if !ps.bgRunning.CompareAndSwap(false, true) {
+		return errBgRunning
 	}
-	cs := s.backgroundSnapshot(c.guard)
+	path := s.rdbPath()
+	ch, err := s.startChild(bgchild.RDB, filepath.Dir(path), path)
+	if err != nil {
+		s.warnf("Can't save in background: fork: %s", errnoText(err))
+		ps.lastOK.Store(false)
+		ps.failed.Add(1)
+		ps.bgRunning.Store(false)
+		return err
+	}
+	g := c.guard
+	if !g.GlobalExclusive() {
+		g.LockGlobal()
+		defer g.Unlock()
+	}
+	cs := s.startSnapshot()
+	progress := s.startProgress()
 	opts := c.encodeOptions()
-	s.persist.bgStarted.Store(time.Now().Unix())
-	s.logf("Background saving started")
-	kill := s.persist.bgKill.arm()
+	delay := s.childSaveDelay()
+	ps.bgStarted.Store(time.Now().Unix())
+	s.logf("Background saving started by pid %d", ch.Pid())
+	kill := ps.bgKill.arm()
+	ps.child.Store(ch)
 	go func() {
+		defer ps.child.Store(nil)
 		start := time.Now()
 		snap := cs.wait()
-		snap.kill = kill
-		err := s.writeSnapshot(snap, opts)
-		s.persist.bgKill.disarm(kill)
-		if err != nil && !errors.Is(err, errSaveKilled) {
-			// Only a background save's failure is rdb_last_bgsave_status's
-			// (and MISCONF's): SAVE's and a shutdown's are not, in Redis.
-			s.persist.lastOK.Store(false)
-			s.persist.failed.Add(1)
-		}
-		s.persist.lastBgSecs.Store(int64(time.Since(start).Seconds()))
-		s.persist.bgRunning.Store(false)
-		if s.persist.scheduled.CompareAndSwap(true, false) && !s.closing.Load() {
+		ps.mu.Lock() // one save at a time writes the file
+		s.bgsaveDone(snap, s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
+			snap.kill, snap.delay, snap.progress = stop, delay, progress
+			return s.encodeSnapshot(w, snap, opts, false)
+		}))
+		s.endProgress()
+		ps.mu.Unlock()
+		ps.bgKill.disarm(kill)
+		ps.lastBgSecs.Store(int64(time.Since(start).Seconds()))
+		ps.bgRunning.Store(false)
+		if ps.scheduled.CompareAndSwap(true, false) && !s.closing.Load() {
 			s.bgsave(s.newInternalClient(backgroundClient, 0, 0))
 		}
 	}()
-	return true
+	return nil
+}
+
+// bgsaveDone records the outcome of a background save whose child ended
+// with st, as Redis's backgroundSaveDoneHandlerDisk. Only a background
+// save's failure is rdb_last_bgsave_status's (and MISCONF's): SAVE's and
+// a shutdown's are not, in Redis.
+func (s *Server) bgsaveDone(snap *snapshot, st bgchild.Status) {
+	ps := &s.persist
+	switch {
+	case st.OK():
+		s.logf("Background saving terminated with success")
+		ps.lastOK.Store(true)
+		ps.saves.Add(1)
+		ps.savedDirty.Store(snap.dirty)
+		s.lastSave.Store(time.Now().Unix())
+	case st.Signal == 0:
+		s.warnf("Background saving error")
+		ps.lastOK.Store(false)
+		ps.failed.Add(1)
+	default:
+		s.warnf("Background saving terminated by signal %d", int(st.Signal))
+		if !st.Killed() { // SIGUSR1 is no error, as in Redis
+			ps.lastOK.Store(false)
+			ps.failed.Add(1)
+		}
+	}
 }
 
 // saveForShutdown writes a snapshot when SHUTDOWN (or a signal) asks for
@@ -324,8 +439,13 @@ func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
 	if s.persist.bgKill.kill() {
 		s.warnf("There is a child saving an .rdb. Killing it!")
 	}
-	for s.persist.bgRunning.Load() {
-		time.Sleep(time.Millisecond) // the killed BGSAVE removing its file
+	if a := &s.aof; a.child.Load() != nil && a.rwKill.kill() {
+		s.warnf("There is a child rewriting the AOF. Killing it!")
+	}
+	// The killed jobs removing their children's files (rdbRemoveTempFile,
+	// killAppendOnlyChild's aofRemoveTempFile).
+	for s.persist.bgRunning.Load() || s.aof.child.Load() != nil {
+		time.Sleep(time.Millisecond)
 	}
 	if nosave || !save && s.cfg.Lookup("save").String() == "" {
 		return nil

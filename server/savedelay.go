@@ -45,17 +45,34 @@ func killed(kill <-chan struct{}) error {
 	}
 }
 
-// keySaveDelay runs before each key a snapshot or rewrite writes: it
-// returns errSaveKilled once kill is closed, and sleeps as Redis's
-// debugDelay(rdb-key-save-delay) does (microseconds; a negative value
-// -n sleeps 1 µs once in n keys). Where Redis's forked child keeps the
-// delay it started with, here lowering the setting (to 0, say) cuts a
-// delay short: the tests that set a long delay and then 0 kill the child.
+// keySaveDelay runs before each key a snapshot or rewrite written in this
+// process writes (SAVE, a replication payload): it returns errSaveKilled
+// once kill is closed, and sleeps as Redis's
+// debugDelay(rdb-key-save-delay) does (microseconds; a negative value -n
+// sleeps 1 µs once in n keys). Where Redis's forked child keeps the delay
+// it started with, here lowering the setting (to 0, say) cuts a delay
+// short: the tests that set a long delay and then 0 kill the child.
 func (s *Server) keySaveDelay(kill <-chan struct{}) error {
+	param := s.cfg.Lookup("rdb-key-save-delay")
+	return saveDelay(kill, param.Int(), param.Int)
+}
+
+// childSaveDelay returns the delay before each key of a job whose file a
+// child writes (BGSAVE, AOF rewrites): rdb-key-save-delay as it is when
+// the job starts, kept to the end as Redis's forked child keeps it (the
+// tests that lower it kill the child, whose exit closes kill).
+func (s *Server) childSaveDelay() func(kill <-chan struct{}) error {
+	us := s.cfg.Lookup("rdb-key-save-delay").Int()
+	return func(kill <-chan struct{}) error { return saveDelay(kill, us, nil) }
+}
+
+// saveDelay sleeps us microseconds (see keySaveDelay), or until kill is
+// closed (errSaveKilled); current, when not nil, is re-read while it
+// sleeps and shortens the sleep when lowered.
+func saveDelay(kill <-chan struct{}, us int64, current func() int64) error {
 	if err := killed(kill); err != nil {
 		return err
 	}
-	us := s.cfg.Lookup("rdb-key-save-delay").Int()
 	if us == 0 {
 		return nil
 	}
@@ -78,7 +95,10 @@ func (s *Server) keySaveDelay(kill <-chan struct{}) error {
 			return errSaveKilled
 		case <-t.C:
 		}
-		if cur := s.cfg.Lookup("rdb-key-save-delay").Int(); cur <= 0 {
+		if current == nil {
+			continue
+		}
+		if cur := current(); cur <= 0 {
 			return nil
 		} else if cur < us {
 			us = cur

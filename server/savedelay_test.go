@@ -93,9 +93,8 @@ func TestBgrewriteaofScheduledBehindBgsave(t *testing.T) {
 			t.Errorf("aof_rewrite_scheduled: redis %q, hotkv %q", rs, hs)
 		}
 	})
-	p.Redis.Do("FLUSHALL") // kills Redis's saving child
-	// Here lowering the delay ends the save's wait.
-	p.HotKV.Do("CONFIG", "SET", "rdb-key-save-delay", "0")
+	p.Do("FLUSHALL") // kills the saving child
+	p.Do("CONFIG SET rdb-key-save-delay 0")
 	waitFor(t, func() bool {
 		return infoField(t, p.HotKV, "aof_rewrite_scheduled") == "0" &&
 			infoField(t, p.HotKV, "aof_rewrite_in_progress") == "0" &&
@@ -152,7 +151,7 @@ func TestShutdownKillsBgsave(t *testing.T) {
 		t.Fatalf("BGSAVE: %q", got)
 	}
 	dir := configDir(t, c)
-	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(os.Getpid())+".rdb")
+	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(bgChildPid(t, &srv.persist.child))+".rdb")
 	waitFor(t, func() bool { _, err := os.Stat(tmp); return err == nil })
 	c.Send(difftest.Encode("SHUTDOWN", "NOSAVE"))
 	select {

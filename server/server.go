@@ -264,6 +264,18 @@ func New(cfg *config.Config) *Server {
 		s.stopAOF()
 		return nil
 	})
+	// As Redis's updateAofAutoGCEnabled: turning automatic removal back on
+	// removes the history files at once.
+	cfg.OnChange("aof-disable-auto-gc", func(p *config.Param) error {
+		if !p.Bool() {
+			s.aof.wmu.Lock()
+			if s.aof.dir != nil {
+				s.aof.dir.DeleteHistory()
+			}
+			s.aof.wmu.Unlock()
+		}
+		return nil
+	})
 	cfg.OnChange("appendfsync", func(*config.Param) error {
 		s.aof.wmu.Lock()
 		s.applyFsyncPolicy()

@@ -86,9 +86,14 @@ func (s *Server) cronShutdown() {
 
 // RemoveTempRDB removes the file a snapshot of this process is being
 // written to (Redis's rdbRemoveTempFile), for an exit that does not wait
-// for the save: a second SIGINT.
+// for the save: a second SIGINT. A BGSAVE's child is killed and its file
+// removed too (it would die with the server, leaving the file).
 func (s *Server) RemoveTempRDB() {
 	os.Remove(filepath.Join(filepath.Dir(s.rdbPath()), "temp-"+strconv.Itoa(os.Getpid())+".rdb"))
+	if ch := s.persist.child.Load(); ch != nil {
+		ch.Kill()
+		os.Remove(ch.TempPath())
+	}
 }
 
 // A shutdown that waits for its replicas (Redis 7.0's prepareForShutdown,

@@ -22,6 +22,10 @@ import (
 	"strings"
 	"syscall"
 
+	// Child mode (the writer of a BGSAVE or AOF rewrite, started by the
+	// server as this same executable) is entered by bgchild's init,
+	// before main runs; server links it anyway, this says so.
+	_ "github.com/hotkv/hotkv/bgchild"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/proctitle"
 	"github.com/hotkv/hotkv/rlog"
