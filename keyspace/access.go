@@ -39,6 +39,9 @@ func NewAccess() *Access {
 // SetLFU turns LFU counting on or off (LRU).
 func (a *Access) SetLFU(on bool) { a.lfu.Store(on) }
 
+// LFU reports whether accesses are counted (LFU) rather than timed.
+func (a *Access) LFU() bool { return a.lfu.Load() }
+
 // SetLogFactor sets lfu-log-factor.
 func (a *Access) SetLogFactor(n int64) { a.logFactor.Store(n) }
 

@@ -302,3 +302,7 @@ const flagDetached = 1 << 5
 // ColdStats returns the number of cold entries and the memory their
 // values held before they moved to disk.
 func (db *DB) ColdStats() (n, mem int64) { return db.cold.Load(), db.coldMem.Load() }
+
+// ColdAccess reports whether an access word read before (Sampled.Access)
+// carried the cold mark.
+func ColdAccess(v uint32) bool { return v&coldBit != 0 }

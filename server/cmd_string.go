@@ -202,7 +202,7 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte, args
 			return
 		}
 	} else if flags&(setNX|setXX) != 0 {
-		old = c.lookupWrite(key)
+		old = c.lookupKeyWrite(key) // existence only: a cold value stays on disk
 	}
 	if flags&setNX != 0 && old != nil || flags&setXX != 0 && old == nil {
 		c.propagateNothing()
@@ -247,7 +247,7 @@ func cmdSet(c *Client, args [][]byte) {
 
 // SETNX key value
 func cmdSetNX(c *Client, args [][]byte) {
-	if c.lookupWrite(args[1]) != nil {
+	if c.lookupKeyWrite(args[1]) != nil {
 		c.propagateNothing()
 		c.w.Int(0)
 		return

@@ -84,6 +84,9 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 	}
 	if !held {
 		s.complete(c)
+		if s.tier.eager {
+			s.demoteNow(int(c.dbIndex.Load()), c.keys)
+		}
 	}
 	return end, true
 }

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"runtime"
+
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/hotkv/hotkv/tier"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -91,6 +94,7 @@ type snapKey struct {
 	key    []byte
 	str    []byte     // a string's value (v is nil)
 	v      *rdb.Value // a collection's value
+	cold   uint64     // a cold value's tier record (str and v are nil), read through the snapshot's view
 	expire int64      // unix ms, or -1
 	idle   int64      // seconds since last access (under LRU)
 	freq   int        // the LFU counter (under LFU)
@@ -148,6 +152,25 @@ type snapshot struct {
 	// kill, when closed, stops writing the snapshot (errSaveKilled);
 	// nil for a save nothing can kill.
 	kill <-chan struct{}
+	// view is the disk tier as it was when the snapshot started, which
+	// its cold values (snapKey.cold) are read from; nil without tiering
+	// and for a live snapshot (read from the store itself).
+	view *snapView
+}
+
+// snapView holds a background snapshot's view of the disk tier. It is
+// closed when the last snapshot that uses it is collected (a snapshot
+// may be written several times: a BGSAVE and replicas' full syncs).
+type snapView struct{ v *tier.View }
+
+// newSnapView returns a view of the tier, or nil without tiering.
+func (s *Server) newSnapView() *snapView {
+	if !s.tiering() {
+		return nil
+	}
+	sv := &snapView{v: s.tier.store.View()}
+	runtime.AddCleanup(sv, func(v *tier.View) { v.Close() }, sv.v)
+	return sv
 }
 
 // saveLive writes the snapshot file from the live dataset under the

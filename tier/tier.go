@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -90,9 +91,12 @@ type Options struct {
 type Store struct {
 	db     *pebble.DB
 	cache  interface{ Unref() }
-	disk   Disk
+	disk   atomic.Pointer[Disk]
 	nextID atomic.Uint64
-	closed atomic.Bool
+	// closeMu is held shared by every operation and exclusively by
+	// Close, so that nothing reaches Pebble after it closed.
+	closeMu sync.RWMutex
+	closed  atomic.Bool
 
 	records atomic.Int64 // live records
 	bytes   atomic.Int64 // their payload bytes
@@ -127,7 +131,8 @@ func Open(opts Options) (*Store, error) {
 		cache.Unref()
 		return nil, fmt.Errorf("tier: cannot open %q: %w", opts.Dir, err)
 	}
-	st := &Store{db: db, cache: cache, disk: opts.Disk}
+	st := &Store{db: db, cache: cache}
+	st.SetDisk(opts.Disk)
 	return st, nil
 }
 
@@ -180,12 +185,22 @@ func (st *Store) NextID() uint64 { return st.nextID.Add(1) }
 
 func recordKey(id uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), id) }
 
+// SetDisk replaces the Disk hook (nil: none), for tests that slow or fail
+// a running Store.
+func (st *Store) SetDisk(d Disk) {
+	if d == nil {
+		st.disk.Store(nil)
+		return
+	}
+	st.disk.Store(&d)
+}
+
 func (st *Store) before(op Op, id uint64) error {
 	if st.closed.Load() {
 		return ErrClosed
 	}
-	if st.disk != nil {
-		if err := st.disk.Before(op, id); err != nil {
+	if d := st.disk.Load(); d != nil {
+		if err := (*d).Before(op, id); err != nil {
 			return fmt.Errorf("tier: %s failed: %w", op, err)
 		}
 	}
@@ -195,6 +210,8 @@ func (st *Store) before(op Op, id uint64) error {
 // Put stores payload as the record id (which must not hold one). It does
 // not keep payload.
 func (st *Store) Put(id uint64, payload []byte) error {
+	st.closeMu.RLock()
+	defer st.closeMu.RUnlock()
 	if err := st.before(OpWrite, id); err != nil {
 		return err
 	}
@@ -212,6 +229,8 @@ func (st *Store) Put(id uint64, payload []byte) error {
 
 // Get returns a copy of the record id's payload.
 func (st *Store) Get(id uint64) ([]byte, error) {
+	st.closeMu.RLock()
+	defer st.closeMu.RUnlock()
 	if err := st.before(OpRead, id); err != nil {
 		return nil, err
 	}
@@ -237,7 +256,9 @@ func get(read func([]byte) ([]byte, io.Closer, error), id uint64) ([]byte, error
 
 // Delete removes the record id, whose payload was size bytes (for the
 // byte count). Deleting what is not there is not an error.
-func (st *Store) Delete(id uint64, size int) error {
+func (st *Store) Delete(id uint64, size int64) error {
+	st.closeMu.RLock()
+	defer st.closeMu.RUnlock()
 	if err := st.before(OpDelete, id); err != nil {
 		return err
 	}
@@ -245,7 +266,7 @@ func (st *Store) Delete(id uint64, size int) error {
 		return fmt.Errorf("tier: delete failed: %w", err)
 	}
 	st.records.Add(-1)
-	st.bytes.Add(-int64(size))
+	st.bytes.Add(-size)
 	return nil
 }
 
@@ -257,11 +278,21 @@ type View struct {
 	snap *pebble.Snapshot
 }
 
-// View returns a consistent view of the Store; Close it when done.
-func (st *Store) View() *View { return &View{st: st, snap: st.db.NewSnapshot()} }
+// View returns a consistent view of the Store (nil after Close); Close
+// it when done.
+func (st *Store) View() *View {
+	st.closeMu.RLock()
+	defer st.closeMu.RUnlock()
+	if st.closed.Load() {
+		return &View{st: st}
+	}
+	return &View{st: st, snap: st.db.NewSnapshot()}
+}
 
 // Get returns a copy of the record id's payload as the view sees it.
 func (v *View) Get(id uint64) ([]byte, error) {
+	v.st.closeMu.RLock()
+	defer v.st.closeMu.RUnlock()
 	if err := v.st.before(OpRead, id); err != nil {
 		return nil, err
 	}
@@ -269,8 +300,15 @@ func (v *View) Get(id uint64) ([]byte, error) {
 	return get(v.snap.Get, id)
 }
 
-// Close releases the view.
-func (v *View) Close() error { return v.snap.Close() }
+// Close releases the view. A view outliving its Store needs no Close.
+func (v *View) Close() error {
+	v.st.closeMu.RLock()
+	defer v.st.closeMu.RUnlock()
+	if v.snap == nil || v.st.closed.Load() {
+		return nil
+	}
+	return v.snap.Close()
+}
 
 // Stats are the Store's figures, for INFO.
 type Stats struct {
@@ -293,6 +331,8 @@ type Stats struct {
 
 // Stats returns the Store's figures, Pebble's included.
 func (st *Store) Stats() Stats {
+	st.closeMu.RLock()
+	defer st.closeMu.RUnlock()
 	s := Stats{Records: st.records.Load(), Bytes: st.bytes.Load(), Reads: st.reads.Load(), Writes: st.writes.Load()}
 	if st.closed.Load() {
 		return s
@@ -311,8 +351,11 @@ func (st *Store) Stats() Stats {
 	return s
 }
 
-// Close closes the Store. Views must be closed first.
+// Close closes the Store; it may be called more than once, and any
+// operation afterwards fails with ErrClosed. Open views are released.
 func (st *Store) Close() error {
+	st.closeMu.Lock()
+	defer st.closeMu.Unlock()
 	if st.closed.Swap(true) {
 		return nil
 	}

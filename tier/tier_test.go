@@ -202,7 +202,7 @@ func TestConcurrent(t *testing.T) {
 					return
 				}
 				if i%2 == 0 {
-					st.Delete(id, len(p))
+					st.Delete(id, int64(len(p)))
 				}
 			}
 		}()
