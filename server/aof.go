@@ -573,7 +573,7 @@ func (s *Server) encodeLiveDB(fw *rdb.FileWriter, i int, db *keyspace.DB, kill <
 		if id, _, cold := e.ColdRecord(); cold {
 			// Copied from the tier as it is, never loaded.
 			var enc []byte
-			if enc, err = s.tier.store.Get(id); err == nil {
+			if enc, err = s.coldPayload(nil, id); err == nil {
 				err = fw.WriteKeyEncoded(bytesOfString(key), enc, exp, idle, freq)
 			}
 			return err == nil

@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/config"
+	"github.com/hotkv/hotkv/hash"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/latency"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
+	"github.com/hotkv/hotkv/set"
 	"github.com/hotkv/hotkv/tier"
+	"github.com/hotkv/hotkv/zset"
 )
 
 // The disk tier (directives tiering, tiering-dir, tiering-memory): values
@@ -151,10 +154,89 @@ func (t *tierState) read(k keyspace.Kind, id uint64) ([]byte, any, error) {
 	return t.decode(k, p)
 }
 
-// decode builds a value of kind k from its RDB encoding p (which a string
-// keeps).
+// A record is a hint byte, then the value's RDB encoding (what DUMP
+// carries before its footer), which snapshots copy as it is. The hint
+// keeps what the RDB form loses and a reply can show: a collection
+// converted to its big encoding (a hash or set table, a skiplist) stays
+// so when it shrinks, as in Redis, and comes back from disk so.
+const (
+	hintBig = 1 << iota
+)
+
+// encodingHint is e's hint byte.
+func encodingHint(e *keyspace.Entry) byte {
+	switch o := e.Obj.(type) {
+	case *hash.Hash:
+		if !o.IsSmall() {
+			return hintBig
+		}
+	case *set.Set:
+		if !o.IsIntset() {
+			return hintBig
+		}
+	case *zset.ZSet:
+		if !o.Small() {
+			return hintBig
+		}
+	}
+	return 0
+}
+
+// build makes a collection from its record's value in the encoding it had
+// when it moved to disk (big, or the small one), whatever the encoding
+// thresholds say: a hash kept as a listpack past hash-max-listpack-value
+// (HINCRBYFLOAT's long results, as Redis keeps them) stays one.
+func (t *tierState) build(v *rdb.Value, big bool) (keyspace.Kind, any) {
+	const unlimited = 1<<31 - 1
+	switch v.Kind {
+	case rdb.KindHash:
+		h := hash.New()
+		if big {
+			h.Convert()
+		}
+		for _, p := range v.Pairs {
+			h.Set(p[0], p[1], hash.Limits{MaxEntries: unlimited, MaxValue: unlimited})
+		}
+		return keyspace.KindHash, h
+	case rdb.KindSet:
+		var s *set.Set
+		if big {
+			s = set.NewHashtable(len(v.Items))
+		}
+		for _, m := range v.Items {
+			if s == nil {
+				s = set.NewFor(m)
+			}
+			s.Add(m, unlimited)
+		}
+		return keyspace.KindSet, s
+	case rdb.KindZSet:
+		z := zset.New(!big)
+		for _, m := range v.ZSet {
+			z.Add(m.Member, m.Score, 0, unlimited, unlimited)
+		}
+		return keyspace.KindZSet, z
+	}
+	return t.codec.valueObject(v)
+}
+
+// recordRDB is the RDB encoding in a record.
+func recordRDB(p []byte) ([]byte, error) {
+	if len(p) < 2 {
+		return nil, errors.New("tier: a record too short to hold a value")
+	}
+	return p[1:], nil
+}
+
+// decode builds a value of kind k from its record p (a string keeps its
+// bytes).
 func (t *tierState) decode(k keyspace.Kind, p []byte) ([]byte, any, error) {
-	v, err := rdb.DecodeEncoded(p)
+	enc, err := recordRDB(p)
+	if err != nil {
+		t.readErrors.Add(1)
+		return nil, nil, err
+	}
+	v, err := rdb.DecodeEncoded(enc)
 	if err != nil {
 		t.readErrors.Add(1)
 		return nil, nil, err
@@ -165,7 +247,7 @@ func (t *tierState) decode(k keyspace.Kind, p []byte) ([]byte, any, error) {
 		}
 		return v.Str, nil, nil
 	}
-	vk, obj := t.codec.valueObject(v)
+	vk, obj := t.build(v, p[0]&hintBig != 0)
 	if vk != k {
 		return nil, nil, fmt.Errorf("tier: a %v's record holds a %v", k, vk)
 	}
@@ -322,7 +404,7 @@ func (s *Server) demoteEntry(db *keyspace.DB, e *keyspace.Entry) (bool, error) {
 		return false, nil
 	}
 	db.CaptureEntry(e) // a running snapshot copies the value first
-	p := rdb.EncodeValue(nil, v, t.codec.encodeOptions())
+	p := rdb.EncodeValue(append(make([]byte, 0, 64), encodingHint(e)), v, t.codec.encodeOptions())
 	id := t.store.NextID()
 	if err := t.store.Put(id, p); err != nil {
 		t.writeErrors.Add(1)
@@ -359,14 +441,21 @@ func (s *Server) closeTier() {
 	}
 }
 
-// coldPayload returns a cold entry's record as a snapshot writes it: from
-// view when given (a background snapshot), else from the live store (the
-// caller holds the global lock exclusively).
+// coldPayload returns a cold entry's RDB encoding as a snapshot writes
+// it: from view when given (a background snapshot), else from the live
+// store (the caller holds the global lock exclusively).
 func (s *Server) coldPayload(view *tier.View, id uint64) ([]byte, error) {
+	var p []byte
+	var err error
 	if view != nil {
-		return view.Get(id)
+		p, err = view.Get(id)
+	} else {
+		p, err = s.tier.store.Get(id)
 	}
-	return s.tier.store.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return recordRDB(p)
 }
 
 // infoTiering is INFO's tiering section.
