@@ -158,23 +158,34 @@ func (db *DB) Demote(e *Entry, id uint64, size int64) {
 	db.coldMem.Add(r.mem)
 }
 
-// Install makes e hot again with a value read from the tier record id (a
-// string's bytes, which e keeps, or a collection), if e is still cold
-// with that record; it reports whether it did, and frees the record when
-// it did. The caller holds e's key's tag lock, shared at least.
-func (db *DB) Install(e *Entry, id uint64, str []byte, obj any) bool {
+// Install makes key's entry hot again with a value read from the tier
+// record id before the key's lock was taken (a string's bytes, which the
+// entry keeps, or a collection), if the entry stored under key is still
+// cold with that record; it reports whether it did, and frees the record
+// when it did. Anything else (loaded meanwhile, deleted, renamed, demoted
+// again to another record) leaves the entry alone. The caller holds
+// key's tag lock, shared at least.
+func (db *DB) Install(key []byte, id uint64, str []byte, obj any) bool {
+	h, s := db.locate(key)
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	s.mu.RUnlock()
+	if e == nil || e.lru.Load()&coldBit == 0 {
+		return false
+	}
 	mu := loadLock(e)
 	mu.Lock()
 	defer mu.Unlock()
 	return db.installLoadLocked(e, id, str, obj)
 }
 
-// installLoadLocked is Install; the caller holds e's loadLock.
+// installLoadLocked installs a value in e if e is still stored, cold,
+// with record id. The caller holds e's loadLock.
 func (db *DB) installLoadLocked(e *Entry, id uint64, str []byte, obj any) bool {
 	s := db.shardOf(e)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !e.isColdLocked() {
+	if !e.isColdLocked() || s.m.get(entryHash(e), unsafe.Slice(unsafe.StringData(e.Key()), len(e.Key()))) != e {
 		return false
 	}
 	r := e.Obj.(*coldRef)

@@ -231,14 +231,29 @@ func TestInstallChecksTheRecord(t *testing.T) {
 	if !ok {
 		t.Fatal("ColdID")
 	}
-	if db.Install(e, id+100, []byte("x"), nil) {
+	k := []byte("k")
+	if db.Install(k, id+100, []byte("x"), nil) {
 		t.Fatal("Install with another record")
 	}
-	if !db.Install(e, id, []byte(big), nil) || e.IsCold() || string(e.Str()) != big {
+	if !db.Install(k, id, []byte(big), nil) || e.IsCold() || string(e.Str()) != big {
 		t.Fatal("Install")
 	}
-	if db.Install(e, id, []byte("x"), nil) {
+	if db.Install(k, id, []byte("x"), nil) {
 		t.Fatal("Install of a hot entry")
+	}
+	// A renamed cold entry: the old key installs nothing, and the record
+	// stays for the new one.
+	set(db, "r", big)
+	demote(db, tier, "r")
+	_, id, _ = db.ColdID([]byte("r"))
+	old := db.GetRef([]byte("r"))
+	db.Detach([]byte("r"))
+	db.Set([]byte("r2"), old)
+	if db.Install([]byte("r"), id, []byte("x"), nil) || tier.len() != 1 {
+		t.Fatal("Install under the old name of a renamed entry")
+	}
+	if string(db.Get([]byte("r2")).Str()) != big {
+		t.Fatal("renamed value")
 	}
 }
 

@@ -218,9 +218,8 @@ func (db *DB) GetRef(key []byte) *Entry {
 // locks are taken (a script's declared keys, a multi-key command's keys,
 // the keys of the commands pipelined after the current one). It warms the CPU cache with each
 // key's table slot and entry, all keys at once, so that their cache
-// misses overlap instead of each stalling its command; it is where a
-// disk tier will load cold values, so that no disk read happens under a
-// lock. It takes no lock and changes nothing (atomic loads only, which
+// misses overlap instead of each stalling its command (cold values are
+// loaded before the locks by the server, through ColdID and Install). It takes no lock and changes nothing (atomic loads only, which
 // the compiler keeps).
 func (db *DB) Prefetch(keys [][]byte) {
 	// Two passes, so that each is a run of independent loads: the slots

@@ -18,28 +18,28 @@ func keyCommands() []*Command {
 		return &Command{Arity: 3, Flags: Readonly, First: 2, Last: 2, Step: 1, Handler: h}
 	}
 	return []*Command{
-		keyed("del", -2, Write, 1, -1, cmdDel),
-		keyed("unlink", -2, Write|Fast, 1, -1, cmdUnlink),
-		keyed("exists", -2, Readonly|Fast, 1, -1, cmdExists),
-		keyed("type", 2, Readonly|Fast, 1, 1, cmdType),
-		keyed("touch", -2, Readonly|Fast, 1, -1, cmdTouch),
-		keyed("expire", -3, Write|Fast, 1, 1, cmdExpire),
-		keyed("pexpire", -3, Write|Fast, 1, 1, cmdPexpire),
-		keyed("expireat", -3, Write|Fast, 1, 1, cmdExpireAt),
-		keyed("pexpireat", -3, Write|Fast, 1, 1, cmdPexpireAt),
-		keyed("ttl", 2, Readonly|Fast, 1, 1, cmdTTL),
-		keyed("pttl", 2, Readonly|Fast, 1, 1, cmdPTTL),
-		keyed("expiretime", 2, Readonly|Fast, 1, 1, cmdExpireTime),
-		keyed("pexpiretime", 2, Readonly|Fast, 1, 1, cmdPexpireTime),
-		keyed("persist", 2, Write|Fast, 1, 1, cmdPersist),
-		keyed("rename", 3, Write, 1, 2, cmdRename),
-		keyed("renamenx", 3, Write|Fast, 1, 2, cmdRenameNX),
+		keysOnly(keyed("del", -2, Write, 1, -1, cmdDel)),
+		keysOnly(keyed("unlink", -2, Write|Fast, 1, -1, cmdUnlink)),
+		keysOnly(keyed("exists", -2, Readonly|Fast, 1, -1, cmdExists)),
+		keysOnly(keyed("type", 2, Readonly|Fast, 1, 1, cmdType)),
+		keysOnly(keyed("touch", -2, Readonly|Fast, 1, -1, cmdTouch)),
+		keysOnly(keyed("expire", -3, Write|Fast, 1, 1, cmdExpire)),
+		keysOnly(keyed("pexpire", -3, Write|Fast, 1, 1, cmdPexpire)),
+		keysOnly(keyed("expireat", -3, Write|Fast, 1, 1, cmdExpireAt)),
+		keysOnly(keyed("pexpireat", -3, Write|Fast, 1, 1, cmdPexpireAt)),
+		keysOnly(keyed("ttl", 2, Readonly|Fast, 1, 1, cmdTTL)),
+		keysOnly(keyed("pttl", 2, Readonly|Fast, 1, 1, cmdPTTL)),
+		keysOnly(keyed("expiretime", 2, Readonly|Fast, 1, 1, cmdExpireTime)),
+		keysOnly(keyed("pexpiretime", 2, Readonly|Fast, 1, 1, cmdPexpireTime)),
+		keysOnly(keyed("persist", 2, Write|Fast, 1, 1, cmdPersist)),
+		keysOnly(keyed("rename", 3, Write, 1, 2, cmdRename)),
+		keysOnly(keyed("renamenx", 3, Write|Fast, 1, 2, cmdRenameNX)),
 		// COPY's DB option names the destination database, not a key: the
 		// tag lock of newkey covers it in every database.
 		keyed("copy", -3, Write|DenyOOM, 1, 2, cmdCopy),
 		// MOVE touches the same key name in another database; tag locks
 		// are per tag across databases, so key 1 covers both.
-		keyed("move", 3, Write|Fast, 1, 1, cmdMove),
+		keysOnly(keyed("move", 3, Write|Fast, 1, 1, cmdMove)),
 		{Name: "keys", Arity: 2, Flags: Readonly | Global, Handler: cmdKeys},
 		// SCAN, RANDOMKEY and DBSIZE take no key locks: the keyspace
 		// shards lock internally, and they only read keys' kinds and

@@ -20,8 +20,8 @@ func stringCommands() []*Command {
 	)
 	return []*Command{
 		{Name: "get", Arity: 2, Flags: rof, First: 1, Last: 1, Step: 1, Handler: cmdGet},
-		{Name: "set", Arity: -3, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdSet},
-		{Name: "setnx", Arity: 3, Flags: rwf, First: 1, Last: 1, Step: 1, Handler: cmdSetNX},
+		{Name: "set", Arity: -3, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdSet, KeysOnly: setKeysOnly},
+		{Name: "setnx", Arity: 3, Flags: rwf, First: 1, Last: 1, Step: 1, Handler: cmdSetNX, KeysOnly: alwaysKeysOnly},
 		{Name: "setex", Arity: 4, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdSetEX},
 		{Name: "psetex", Arity: 4, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdPSetEX},
 		{Name: "getset", Arity: 3, Flags: rwf, First: 1, Last: 1, Step: 1, Handler: cmdGetSet},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/internal/difftest"
+	"github.com/hotkv/hotkv/tier"
 )
 
 // tierInfo returns an INFO tiering field as a number.
@@ -64,15 +66,18 @@ func TestTieringValuesRoundTrip(t *testing.T) {
 	if n := tierInfo(t, c, "tiering_values_on_disk"); n != 7 {
 		t.Fatalf("values on disk %d, want 7", n)
 	}
-	c.Do("DEBUG", "SLEEP", "0") // so that the reads below find cold values
-	before := tierInfo(t, c, "tiering_loads_under_lock")
+	loads := tierInfo(t, c, "tiering_loads")
 	for i, r := range fillReads {
 		if got := c.Do(r...); got != want[i] {
 			t.Fatalf("%v after a round trip: %q, want %q", r, got, want[i])
 		}
 	}
-	if after := tierInfo(t, c, "tiering_loads_under_lock"); after-before != int64(len(fillReads)) {
-		t.Fatalf("loads under lock %d, want %d", after-before, len(fillReads))
+	// Each read before its command's locks: none under them.
+	if n := tierInfo(t, c, "tiering_loads"); n-loads != int64(len(fillReads)) {
+		t.Fatalf("loads %d, want %d", n-loads, len(fillReads))
+	}
+	if n := tierInfo(t, c, "tiering_loads_under_lock"); n != 0 {
+		t.Fatalf("loads under lock %d, want 0", n)
 	}
 	if tierInfo(t, c, "tiering_demotions") == 0 || !strings.Contains(c.Do("INFO", "keylocks"), "keylock_disk_reads:") {
 		t.Fatal("INFO does not count")
@@ -205,5 +210,126 @@ func TestTieringDirRefusesStartup(t *testing.T) {
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Fatal("the tier removed a file it does not own")
+	}
+}
+
+// slowDisk delays (or fails) the tier's reads.
+type slowDisk struct {
+	delay time.Duration
+	fail  error
+}
+
+func (d slowDisk) Before(op tier.Op, _ uint64) error {
+	if op != tier.OpRead {
+		return nil
+	}
+	time.Sleep(d.delay)
+	return d.fail
+}
+
+// startSlowTier starts a server whose demoter moves every value over 64
+// bytes to disk (no eager mode), writes the keys with 300-byte values,
+// waits until they are all cold, and then slows the disk's reads down.
+func startSlowTier(t *testing.T, delay time.Duration, keys ...string) (*Server, string) {
+	t.Helper()
+	port := difftest.FreePort(t)
+	cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--dir", t.TempDir(), "--save", "", "--tiering", "yes", "--tiering-memory", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, addr := serveConfigWith(t, cfg, func(*Server) {})
+	c := difftest.Dial(t, addr)
+	for _, k := range keys {
+		c.Do("SET", k, strings.Repeat("v", 300))
+	}
+	for deadline := time.Now().Add(10 * time.Second); tierInfo(t, c, "tiering_values_on_disk") != int64(len(keys)); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the values do not move to disk")
+		}
+	}
+	s.tier.store.SetDisk(slowDisk{delay: delay})
+	return s, addr
+}
+
+// While a declared cold key loads, its tag is not locked: another
+// client's command on the same tag runs meanwhile.
+func TestTieringLoadBeforeLocks(t *testing.T) {
+	const delay = 600 * time.Millisecond
+	_, addr := startSlowTier(t, delay, "{t}:cold")
+	a, b := difftest.Dial(t, addr), difftest.Dial(t, addr)
+	start := time.Now()
+	a.Send(difftest.Encode("GET", "{t}:cold"))
+	time.Sleep(50 * time.Millisecond) // A is reading the disk
+	if got := b.Do("SET", "{t}:other", "x"); got != "+OK\r\n" {
+		t.Fatal(got)
+	}
+	if took := time.Since(start); took >= delay {
+		t.Fatalf("a command on the same tag waited %v for another's disk read", took)
+	}
+	if got := a.Read(); got != "$300\r\n"+strings.Repeat("v", 300)+"\r\n" {
+		t.Fatalf("GET of the cold key: %q", got)
+	}
+	if took := time.Since(start); took < delay {
+		t.Fatalf("the load took %v, less than the disk's delay", took)
+	}
+	if n := tierInfo(t, b, "tiering_loads_under_lock"); n != 0 {
+		t.Fatalf("loads under lock %d", n)
+	}
+}
+
+// A script's dynamic cold key is read under the tag lock it holds: a
+// command on that tag waits for it, one on another tag does not, and
+// INFO counts it. The same script declaring the key loads it first.
+func TestTieringDynamicKeyUnderLock(t *testing.T) {
+	const delay = 600 * time.Millisecond
+	_, addr := startSlowTier(t, delay, "{t}:cold", "{t}:cold2")
+	a, b, other := difftest.Dial(t, addr), difftest.Dial(t, addr), difftest.Dial(t, addr)
+	script := "#!lua flags=allow-key-locking\nreturn redis.call('GET', '{t}:' .. ARGV[1])"
+	start := time.Now()
+	a.Send(difftest.Encode("EVAL", script, "1", "{t}:hot", "cold"))
+	time.Sleep(50 * time.Millisecond)
+	if got := other.Do("SET", "{u}:x", "1"); got != "+OK\r\n" || time.Since(start) >= delay {
+		t.Fatalf("another tag waited for a dynamic key's read: %q after %v", got, time.Since(start))
+	}
+	if got := b.Do("SET", "{t}:x", "1"); got != "+OK\r\n" || time.Since(start) < delay {
+		t.Fatalf("the same tag did not wait for the dynamic key's read: %q after %v", got, time.Since(start))
+	}
+	if got := a.Read(); !strings.HasPrefix(got, "$300\r\n") {
+		t.Fatalf("EVAL: %q", got)
+	}
+	if n := tierInfo(t, b, "tiering_loads_under_lock"); n != 1 {
+		t.Fatalf("loads under lock %d, want 1", n)
+	}
+	// Declared: loaded before the locks; the tag stays free meanwhile.
+	start = time.Now()
+	a.Send(difftest.Encode("EVAL", "#!lua flags=allow-key-locking\nreturn redis.call('GET', KEYS[1])", "1", "{t}:cold2"))
+	time.Sleep(50 * time.Millisecond)
+	if got := b.Do("SET", "{t}:x", "2"); got != "+OK\r\n" || time.Since(start) >= delay {
+		t.Fatalf("the tag was locked while a declared key loaded: %q after %v", got, time.Since(start))
+	}
+	if got := a.Read(); !strings.HasPrefix(got, "$300\r\n") {
+		t.Fatalf("EVAL: %q", got)
+	}
+	if n := tierInfo(t, b, "tiering_loads_under_lock"); n != 1 {
+		t.Fatalf("loads under lock %d, want still 1", n)
+	}
+}
+
+// A disk that fails a read fails the command with a clear error; the
+// value is still there once the disk works again.
+func TestTieringReadFailure(t *testing.T) {
+	s, addr := startSlowTier(t, 0, "k")
+	c := difftest.Dial(t, addr)
+	s.tier.store.SetDisk(slowDisk{fail: errors.New("input/output error")})
+	if got := c.Do("GET", "k"); !strings.HasPrefix(got, "-ERR disk tier: ") || !strings.Contains(got, "input/output error") {
+		t.Fatalf("GET on a failing disk: %q", got)
+	}
+	if got := c.Do("EXISTS", "k"); got != ":1\r\n" {
+		t.Fatalf("EXISTS: %q", got)
+	}
+	s.tier.store.SetDisk(nil)
+	if got := c.Do("GET", "k"); got != "$300\r\n"+strings.Repeat("v", 300)+"\r\n" {
+		t.Fatalf("GET once the disk works: %q", got)
 	}
 }
