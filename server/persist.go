@@ -639,6 +639,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 	ec := s.newInternalClient(engineClient, 0, 0)
 	empty := 0
 	delayParam, delay := s.cfg.Lookup("key-load-delay"), &loadDelay{}
+	spill := &tierSpill{s: s}
 	return &rdb.FileReader{
 		Databases:    len(s.dbs),
 		ShareStrings: true, // SetString copies them
@@ -676,6 +677,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 				db.SetExpire(key, expireMs)
 			}
 			db.SetAccess(e, idle, freq)
+			spill.loaded(db, e)
 			counts.loaded++
 			if us := delayParam.Int(); us != 0 {
 				delay.key(us)

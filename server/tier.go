@@ -521,3 +521,30 @@ func (s *Server) setEagerTiering(on bool) {
 		s.tier.eager, s.tier.minValue = true, 0
 	}
 }
+
+// tierSpill moves values to disk as a snapshot loads, when the dataset
+// is over the tier's budget, so that a dataset larger than memory can be
+// loaded (the loader holds the global lock exclusively: the demoter
+// cannot run meanwhile).
+type tierSpill struct {
+	s    *Server
+	n    int
+	over bool
+}
+
+// loaded is called with each entry a load stored in db.
+func (sp *tierSpill) loaded(db *keyspace.DB, e *keyspace.Entry) {
+	s := sp.s
+	if !s.tiering() || db.Tier == nil {
+		return
+	}
+	if sp.n%256 == 0 {
+		// Summing the databases' memory costs a thousand atomic loads:
+		// checked every 256 keys.
+		sp.over = s.datasetMem() > s.tier.budgetBytes(s.maxmemory.Int())
+	}
+	sp.n++
+	if sp.over && e.ValueMem() >= s.tier.minValue {
+		s.demoteEntry(db, e) // a failed write leaves the value in memory
+	}
+}

@@ -333,3 +333,39 @@ func TestTieringReadFailure(t *testing.T) {
 		t.Fatalf("GET once the disk works: %q", got)
 	}
 }
+
+// A dataset larger than the budget loads: values spill to disk as the
+// snapshot loads, and read back unchanged.
+func TestTieringLoadSpills(t *testing.T) {
+	dir := t.TempDir()
+	port := difftest.FreePort(t)
+	cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--dir", dir, "--save", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, addr := serveConfig(t, cfg)
+	c := difftest.Dial(t, addr)
+	for i := 0; i < 2000; i++ {
+		c.Do("SET", "k"+strconv.Itoa(i), strings.Repeat("v", 200+i%100))
+	}
+	if got := c.Do("SAVE"); got != "+OK\r\n" {
+		t.Fatal(got)
+	}
+	cfg, err = config.Load("", []string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1",
+		"--dir", dir, "--save", "", "--tiering", "yes", "--tiering-memory", "100kb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, addr = serveConfigWith(t, cfg, func(*Server) {})
+	c = difftest.Dial(t, addr)
+	if n := tierInfo(t, c, "tiering_values_on_disk"); n < 1000 {
+		t.Fatalf("%d values on disk after loading 2000 over a 100 KB budget", n)
+	}
+	for i := 0; i < 2000; i += 97 {
+		v := strings.Repeat("v", 200+i%100)
+		if got := c.Do("GET", "k"+strconv.Itoa(i)); got != "$"+strconv.Itoa(len(v))+"\r\n"+v+"\r\n" {
+			t.Fatalf("k%d: %q", i, got)
+		}
+	}
+}
