@@ -121,8 +121,8 @@ func (s *Server) lockCommand(c *Client, cmd *Command, args [][]byte) bool {
 // lockFor is the one place where a command, a transaction or a script
 // asks for its locks with g: the global lock exclusively (global), or
 // keys' tag locks (exclusively when write). Before it asks, the hooks
-// prepare the keys (Hooks.Prepare: a cold value is loaded before its lock
-// is taken, never under it) and the keys' cache misses are overlapped
+// prepare the keys (Hooks.Prepare), their cold values are read with no
+// lock held (lockLoaded, tierprep.go) and the keys' cache misses are overlapped
 // (MSET: 31% of its CPU before). It reports whether the locks are held;
 // when not, the command was refused (BUSY) or parked, and must return at
 // once (acquire).
