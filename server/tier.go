@@ -350,8 +350,8 @@ func (s *Server) demotePass(g *lock.Guard, sc *demoteScratch) (int, error) {
 	lfu := s.access.LFU()
 	n := 0
 	for i, db := range s.dbs {
-		if db.Len() == 0 {
-			continue
+		if db.Mem() == 0 {
+			continue // empty (Len would take every shard's mutex)
 		}
 		sc.sample = db.Sample(demoteSamples, false, rand.IntN, sc.sample[:0])
 		score := func(c keyspace.Sampled) int64 {
@@ -424,7 +424,7 @@ func (s *Server) demoteNow(db int, keys [][]byte) {
 	}
 	var sample []keyspace.Sampled
 	for i, d := range s.dbs {
-		if d.Len() == 0 {
+		if d.Mem() == 0 {
 			continue
 		}
 		for _, c := range d.Sample(8, false, rand.IntN, sample[:0]) {
