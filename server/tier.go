@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hotkv/hotkv/config"
@@ -119,9 +118,8 @@ func (t *tierState) budgetBytes(maxmemory int64) int64 {
 	if maxmemory > 0 {
 		return maxmemory / 4 * 3
 	}
-	var si syscall.Sysinfo_t
-	if syscall.Sysinfo(&si) == nil {
-		return int64(si.Totalram) * int64(si.Unit) / 4 * 3
+	if sys := totalSystemMemory(); sys > 0 {
+		return sys / 4 * 3
 	}
 	return 1 << 62
 }
