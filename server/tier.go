@@ -67,6 +67,7 @@ type tierState struct {
 	// small values too (minValue 0).
 	eager    bool
 	minValue int64 // tierMinValue, or 0 (tests)
+	sysMem   int64 // the machine's memory, read once
 
 	loads, loadsUnderLock, loadNs, lockedLoadNs atomic.Int64
 	demotions, writeErrors, readErrors          atomic.Int64
@@ -96,6 +97,7 @@ func (s *Server) openTier(cfg *config.Config) error {
 	}
 	t.store = st
 	t.minValue = tierMinValue
+	t.sysMem = totalSystemMemory()
 	t.codec = s.newInternalClient(engineClient, 0, 0)
 	t.wake = make(chan struct{}, 1)
 	for _, db := range s.dbs {
@@ -118,8 +120,8 @@ func (t *tierState) budgetBytes(maxmemory int64) int64 {
 	if maxmemory > 0 {
 		return maxmemory / 4 * 3
 	}
-	if sys := totalSystemMemory(); sys > 0 {
-		return sys / 4 * 3
+	if t.sysMem > 0 {
+		return t.sysMem / 4 * 3
 	}
 	return 1 << 62
 }
