@@ -29,6 +29,9 @@ import (
 //     read (keyspace.DB.Install); otherwise nothing is installed, and a
 //     value the command still needs is read under its lock (a key
 //     demoted again meanwhile: counted, as a script's dynamic keys are).
+//     A command that queued for its locks and finds, once they are
+//     granted, a value gone cold meanwhile gives them back and reads it
+//     first.
 //
 // A key that only becomes known while a command runs (a script's dynamic
 // key) is read under the locks held (keyspace's Get): under a tag lock
@@ -86,6 +89,14 @@ func (s *Server) preload(c *Client, keys [][]byte) bool {
 	}
 	if len(need) == 0 {
 		return true
+	}
+	if lp := c.parked; lp != nil && lp.granted {
+		// The command runs again with the locks it queued for, and a
+		// value went cold while it waited (demoted before its request
+		// reached the head of the queue): the locks go back, and it asks
+		// for them again once the values are read.
+		c.parked = nil
+		lp.g.Unlock()
 	}
 	p := &parking{c: c, cmd: c.curCmd, args: copyArgs(c.curArgs), loading: true}
 	c.parked = p
