@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"github.com/hotkv/hotkv/hash"
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/latency"
+	"github.com/hotkv/hotkv/list"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/set"
@@ -154,50 +156,96 @@ func (t *tierState) read(k keyspace.Kind, id uint64) ([]byte, any, error) {
 	return t.decode(k, p)
 }
 
-// A record is a hint byte, then the value's RDB encoding (what DUMP
-// carries before its footer), which snapshots copy as it is. The hint
-// keeps what the RDB form loses and a reply can show: a collection
-// converted to its big encoding (a hash or set table, a skiplist) stays
-// so when it shrinks, as in Redis, and comes back from disk so.
+// A record is a header, then the value's RDB encoding (what DUMP carries
+// before its footer), which snapshots copy as it is. The header keeps
+// what the RDB form loses and a reply can show:
+//
+//	flags byte: hintBig, hintList
+//	hintList:   uvarint list-compress-depth, varint list-max-listpack-size (the list's own)
+//
+// A collection converted to its big encoding (a hash or set table, a
+// skiplist) stays so when it shrinks, as in Redis, and comes back from
+// disk so; a list keeps the compression depth and node fill it was made
+// with (CONFIG SET changes them for new lists only).
 const (
 	hintBig = 1 << iota
+	hintList
 )
 
-// encodingHint is e's hint byte.
-func encodingHint(e *keyspace.Entry) byte {
+// appendHeader appends e's record header to dst.
+func appendHeader(dst []byte, e *keyspace.Entry) []byte {
 	switch o := e.Obj.(type) {
 	case *hash.Hash:
 		if !o.IsSmall() {
-			return hintBig
+			return append(dst, hintBig)
 		}
 	case *set.Set:
 		if !o.IsIntset() {
-			return hintBig
+			return append(dst, hintBig)
 		}
 	case *zset.ZSet:
 		if !o.Small() {
-			return hintBig
+			return append(dst, hintBig)
 		}
+	case *list.List:
+		dst = append(dst, hintList)
+		dst = binary.AppendUvarint(dst, uint64(o.CompressDepth()))
+		return binary.AppendVarint(dst, int64(o.Fill()))
 	}
-	return 0
+	return append(dst, 0)
+}
+
+// recordHeader is a record's header, parsed.
+type recordHeader struct {
+	flags       byte
+	depth, fill int
+}
+
+// splitRecord parses a record's header and returns it with the RDB
+// encoding after it.
+func splitRecord(p []byte) (recordHeader, []byte, error) {
+	bad := errors.New("tier: a record with a malformed header")
+	if len(p) < 2 {
+		return recordHeader{}, nil, bad
+	}
+	h := recordHeader{flags: p[0]}
+	p = p[1:]
+	if h.flags&hintList != 0 {
+		d, n := binary.Uvarint(p)
+		if n <= 0 || d > 1<<31-1 {
+			return h, nil, bad
+		}
+		p = p[n:]
+		f, n := binary.Varint(p)
+		if n <= 0 || f < -5 || f > 1<<31-1 {
+			return h, nil, bad
+		}
+		p = p[n:]
+		h.depth, h.fill = int(d), int(f)
+	}
+	if len(p) == 0 {
+		return h, nil, bad
+	}
+	return h, p, nil
 }
 
 // build makes a collection from its record's value in the encoding it had
-// when it moved to disk (big, or the small one), whatever the encoding
-// thresholds say: a hash kept as a listpack past hash-max-listpack-value
-// (HINCRBYFLOAT's long results, as Redis keeps them) stays one.
-func (t *tierState) build(v *rdb.Value, big bool) (keyspace.Kind, any) {
+// when it moved to disk, whatever the encoding thresholds say now: a
+// hash kept as a listpack past hash-max-listpack-value (HINCRBYFLOAT's
+// long results, as Redis keeps them) stays one.
+func (t *tierState) build(v *rdb.Value, h recordHeader) (keyspace.Kind, any) {
 	const unlimited = 1<<31 - 1
+	big := h.flags&hintBig != 0
 	switch v.Kind {
 	case rdb.KindHash:
-		h := hash.New()
+		hs := hash.New()
 		if big {
-			h.Convert()
+			hs.Convert()
 		}
 		for _, p := range v.Pairs {
-			h.Set(p[0], p[1], hash.Limits{MaxEntries: unlimited, MaxValue: unlimited})
+			hs.Set(p[0], p[1], hash.Limits{MaxEntries: unlimited, MaxValue: unlimited})
 		}
-		return keyspace.KindHash, h
+		return keyspace.KindHash, hs
 	case rdb.KindSet:
 		var s *set.Set
 		if big {
@@ -216,22 +264,28 @@ func (t *tierState) build(v *rdb.Value, big bool) (keyspace.Kind, any) {
 			z.Add(m.Member, m.Score, 0, unlimited, unlimited)
 		}
 		return keyspace.KindZSet, z
+	case rdb.KindList:
+		if h.flags&hintList != 0 {
+			l := list.NewCompressed(h.fill, h.depth)
+			for _, x := range v.Items {
+				l.PushBack(x)
+			}
+			return keyspace.KindList, l
+		}
 	}
 	return t.codec.valueObject(v)
 }
 
 // recordRDB is the RDB encoding in a record.
 func recordRDB(p []byte) ([]byte, error) {
-	if len(p) < 2 {
-		return nil, errors.New("tier: a record too short to hold a value")
-	}
-	return p[1:], nil
+	_, enc, err := splitRecord(p)
+	return enc, err
 }
 
 // decode builds a value of kind k from its record p (a string keeps its
 // bytes).
 func (t *tierState) decode(k keyspace.Kind, p []byte) ([]byte, any, error) {
-	enc, err := recordRDB(p)
+	h, enc, err := splitRecord(p)
 	if err != nil {
 		t.readErrors.Add(1)
 		return nil, nil, err
@@ -247,7 +301,7 @@ func (t *tierState) decode(k keyspace.Kind, p []byte) ([]byte, any, error) {
 		}
 		return v.Str, nil, nil
 	}
-	vk, obj := t.build(v, p[0]&hintBig != 0)
+	vk, obj := t.build(v, h)
 	if vk != k {
 		return nil, nil, fmt.Errorf("tier: a %v's record holds a %v", k, vk)
 	}
@@ -404,7 +458,7 @@ func (s *Server) demoteEntry(db *keyspace.DB, e *keyspace.Entry) (bool, error) {
 		return false, nil
 	}
 	db.CaptureEntry(e) // a running snapshot copies the value first
-	p := rdb.EncodeValue(append(make([]byte, 0, 64), encodingHint(e)), v, t.codec.encodeOptions())
+	p := rdb.EncodeValue(appendHeader(make([]byte, 0, 64), e), v, t.codec.encodeOptions())
 	id := t.store.NextID()
 	if err := t.store.Put(id, p); err != nil {
 		t.writeErrors.Add(1)
