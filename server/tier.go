@@ -469,21 +469,16 @@ func (s *Server) demoteEntry(db *keyspace.DB, e *keyspace.Entry) (bool, error) {
 	return true, nil
 }
 
-// demoteNow demotes the values of keys in db at once (tests' eager mode),
-// skipping busy tags.
+// demoteNow demotes the values of keys in db at once (tests' eager
+// mode: a command's own keys, right after it; the demoter moves the
+// rest), skipping busy tags. It runs on the command's client's loop.
 func (s *Server) demoteNow(db int, keys [][]byte) {
+	if len(keys) == 0 {
+		return
+	}
 	g := s.locks.NewGuard(rand.Uint64())
 	for _, k := range keys {
 		s.demoteKey(g, db, k)
-	}
-	var sample []keyspace.Sampled
-	for i, d := range s.dbs {
-		if d.Mem() == 0 {
-			continue
-		}
-		for _, c := range d.Sample(8, false, rand.IntN, sample[:0]) {
-			s.demoteKey(g, i, []byte(c.Key))
-		}
 	}
 }
 
