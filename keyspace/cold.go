@@ -109,18 +109,19 @@ func (e *Entry) ColdRecord() (id uint64, size int64, ok bool) {
 	return r.id, r.size, true
 }
 
-// ColdID returns key's entry and its record ID when the key is stored and
-// cold, holding only the shard mutex (the pre-lock loads: the answer may
-// be stale once returned; Install checks it again under the locks).
-func (db *DB) ColdID(key []byte) (*Entry, uint64, bool) {
+// ColdID returns the kind and record ID of key's value when the key is
+// stored and cold, holding only the shard mutex (the pre-lock loads: the
+// answer may be stale once returned; Install checks it again under the
+// locks).
+func (db *DB) ColdID(key []byte) (Kind, uint64, bool) {
 	h, s := db.locate(key)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.m.get(h, key)
 	if e == nil || !e.isColdLocked() {
-		return nil, 0, false
+		return KindNone, 0, false
 	}
-	return e, e.Obj.(*coldRef).id, true
+	return e.Kind, e.Obj.(*coldRef).id, true
 }
 
 // ValueMem is what e's value holds in memory beyond the entry: what

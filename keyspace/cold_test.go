@@ -227,10 +227,11 @@ func TestInstallChecksTheRecord(t *testing.T) {
 	db, tier, _ := coldDB()
 	set(db, "k", big)
 	demote(db, tier, "k")
-	e, id, ok := db.ColdID([]byte("k"))
-	if !ok {
+	kind, id, ok := db.ColdID([]byte("k"))
+	if !ok || kind != KindString {
 		t.Fatal("ColdID")
 	}
+	e := db.StoredEntry([]byte("k"))
 	k := []byte("k")
 	if db.Install(k, id+100, []byte("x"), nil) {
 		t.Fatal("Install with another record")

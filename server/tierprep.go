@@ -77,15 +77,11 @@ func (s *Server) preload(c *Client, keys [][]byte) bool {
 	}
 	var need []preloaded
 	for _, k := range keys {
-		_, id, cold := c.db.ColdID(k)
+		kind, id, cold := c.db.ColdID(k)
 		if !cold || c.hasPreloaded(c.db, id) {
 			continue
 		}
-		e := c.db.StoredEntry(k)
-		if e == nil {
-			continue
-		}
-		need = append(need, preloaded{db: c.db, key: append([]byte(nil), k...), id: id, kind: e.Kind})
+		need = append(need, preloaded{db: c.db, key: append([]byte(nil), k...), id: id, kind: kind})
 	}
 	if len(need) == 0 {
 		return true
