@@ -31,7 +31,8 @@ import (
 //     demoted again meanwhile: counted, as a script's dynamic keys are).
 //     A command that queued for its locks and finds, once they are
 //     granted, a value gone cold meanwhile gives them back and reads it
-//     first.
+//     first. A command reads once: on its next runs it goes on to its
+//     locks whatever went cold again, so that it always ends.
 //
 // A key that only becomes known while a command runs (a script's dynamic
 // key) is read under the locks held (keyspace's Get): under a tag lock
@@ -73,6 +74,12 @@ func setKeysOnly(args [][]byte) bool {
 // read.
 func (s *Server) preload(c *Client, keys [][]byte) bool {
 	if !s.tiering() || c.conn == nil || len(keys) == 0 {
+		return true
+	}
+	if len(c.preloaded) > 0 {
+		// One round of reads per command: a value demoted again since
+		// is read under the locks (counted), so that a key the demoter
+		// keeps moving cannot keep a command from running.
 		return true
 	}
 	var need []preloaded
