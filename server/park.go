@@ -164,6 +164,7 @@ func (s *Server) resumeParked(p *parking) {
 	}
 	if c.parked == nil {
 		c.applyReplyMode(mark)
+		c.preloaded = c.preloaded[:0] // values read for it (tierprep.go)
 	}
 	c.resume()
 }
