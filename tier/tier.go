@@ -79,7 +79,9 @@ type Disk interface {
 
 // Options configure Open.
 type Options struct {
-	// Dir is the directory of the tier. Open removes everything in it.
+	// Dir is the directory of the tier: empty, missing, or a tier
+	// directory from before (its HOTKV-TIER marker), whose contents Open
+	// removes. Any other directory is refused.
 	Dir string
 	// CacheSize is Pebble's block cache, in bytes; 0 picks 8 MB.
 	CacheSize int64
@@ -106,7 +108,8 @@ type Store struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Open wipes opts.Dir (creating it if needed) and opens an empty Store
+// Open wipes opts.Dir (creating it if needed; refusing a non-empty
+// directory without the tier's marker) and opens an empty Store
 // there. It returns an error naming the directory when the directory
 // cannot be created, emptied or written.
 func Open(opts Options) (*Store, error) {
