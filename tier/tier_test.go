@@ -214,3 +214,26 @@ func TestConcurrent(t *testing.T) {
 	}
 	_ = s.CacheHits + s.Compactions
 }
+
+// BenchmarkPutGetDelete is one value's trip to disk and back: a
+// demotion's write, a load's read, the record's deletion.
+func BenchmarkPutGetDelete(b *testing.B) {
+	st, err := Open(Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	p := bytes.Repeat([]byte("v"), 1024)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		id := st.NextID()
+		if err := st.Put(id, p); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.Get(id); err != nil {
+			b.Fatal(err)
+		}
+		st.Delete(id, int64(len(p)))
+	}
+}
