@@ -89,6 +89,8 @@ func (s *Server) openTier(cfg *config.Config) error {
 	if !cfg.Lookup("tiering").Bool() {
 		return nil
 	}
+	// A smaller budget starts moving values at once, not at the next tick.
+	cfg.OnChange("tiering-memory", func(*config.Param) error { t.nudge(); return nil })
 	dir := cfg.Lookup("tiering-dir").String()
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Lookup("dir").String(), dir)
