@@ -369,3 +369,23 @@ func TestTieringLoadSpills(t *testing.T) {
 		}
 	}
 }
+
+// Under the global lock (a script without allow-key-locking) a dynamic
+// cold key's read delays every client, as the spec documents.
+func TestTieringDynamicKeyUnderGlobalLock(t *testing.T) {
+	const delay = 600 * time.Millisecond
+	_, addr := startSlowTier(t, delay, "{t}:cold")
+	a, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
+	start := time.Now()
+	a.Send(difftest.Encode("EVAL", "return redis.call('GET', '{t}:' .. ARGV[1])", "0", "cold"))
+	time.Sleep(50 * time.Millisecond)
+	if got := other.Do("SET", "{u}:x", "1"); got != "+OK\r\n" || time.Since(start) < delay {
+		t.Fatalf("another tag did not wait for a dynamic key's read under the global lock: %q after %v", got, time.Since(start))
+	}
+	if got := a.Read(); !strings.HasPrefix(got, "$300\r\n") {
+		t.Fatalf("EVAL: %q", got)
+	}
+	if n := tierInfo(t, other, "tiering_loads_under_lock"); n != 1 {
+		t.Fatalf("loads under lock %d, want 1", n)
+	}
+}
