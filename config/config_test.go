@@ -95,7 +95,8 @@ func TestLookup(t *testing.T) {
 }
 
 // immutableParams is the list Redis 7.0.15 answers "can't set immutable
-// config" for (checked against redis-server by the oracle test).
+// config" for (checked against redis-server by the oracle test), with
+// HotKV's own tiering and tiering-dir.
 var immutableParams = []string{
 	"aclfile", "always-show-logo", "aof_rewrite_cpulist", "appenddirname", "appendfilename",
 	"bgsave_cpulist", "bio_cpulist", "cluster-config-file", "cluster-enabled", "cluster-port",
