@@ -95,7 +95,8 @@ func TestLookup(t *testing.T) {
 }
 
 // immutableParams is the list Redis 7.0.15 answers "can't set immutable
-// config" for (checked against redis-server by the oracle test).
+// config" for (checked against redis-server by the oracle test), with
+// HotKV's own tiering and tiering-dir.
 var immutableParams = []string{
 	"aclfile", "always-show-logo", "aof_rewrite_cpulist", "appenddirname", "appendfilename",
 	"bgsave_cpulist", "bio_cpulist", "cluster-config-file", "cluster-enabled", "cluster-port",
@@ -103,7 +104,7 @@ var immutableParams = []string{
 	"enable-protected-configs", "io-threads", "io-threads-do-reads", "logfile",
 	"lua-enable-deprecated-api", "pidfile", "rdbchecksum", "replicaof", "server_cpulist",
 	"set-proc-title", "socket-mark-id", "supervised", "syslog-enabled", "syslog-facility",
-	"syslog-ident", "tcp-backlog", "unixsocket", "unixsocketperm",
+	"syslog-ident", "tcp-backlog", "tiering", "tiering-dir", "unixsocket", "unixsocketperm",
 }
 
 func TestImmutable(t *testing.T) {

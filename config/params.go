@@ -43,7 +43,8 @@ var (
 )
 
 // HotKV's own parameters, which no Redis version has.
-var hotkvParams = map[string]bool{"script-default-flags": true, "busy-poll-usec": true}
+var hotkvParams = map[string]bool{"script-default-flags": true, "busy-poll-usec": true,
+	"tiering": true, "tiering-dir": true, "tiering-memory": true}
 
 func boolP(name, alias string, f pflags, def bool) *Param {
 	d := "no"
@@ -202,6 +203,13 @@ func newTable() []*Param {
 		// HotKV: how long an event loop keeps polling for events before
 		// it sleeps, while they arrive at shorter intervals (0: never).
 		intP("busy-poll-usec", "", mod, 0, 1_000_000, 50, 0),
+		// HotKV's disk tier (server/tier.go): on or off for the life of
+		// the process, its directory (relative to dir), and the memory
+		// the dataset may hold before values move to disk (0: derived
+		// from maxmemory).
+		boolP("tiering", "", imm, false),
+		strP("tiering-dir", "", imm, false, "tier"),
+		intP("tiering-memory", "", mod, 0, longMax, 0, nMemory),
 		intP("auto-aof-rewrite-percentage", "", mod, 0, intMax, 100, 0),
 		intP("cluster-replica-validity-factor", "cluster-slave-validity-factor", mod, 0, intMax, 10, 0),
 		intP("list-max-listpack-size", "list-max-ziplist-size", mod, intMin, intMax, -2, 0),

@@ -39,6 +39,9 @@ func NewAccess() *Access {
 // SetLFU turns LFU counting on or off (LRU).
 func (a *Access) SetLFU(on bool) { a.lfu.Store(on) }
 
+// LFU reports whether accesses are counted (LFU) rather than timed.
+func (a *Access) LFU() bool { return a.lfu.Load() }
+
 // SetLogFactor sets lfu-log-factor.
 func (a *Access) SetLogFactor(n int64) { a.logFactor.Store(n) }
 
@@ -50,7 +53,7 @@ func (a *Access) SetDecayTime(minutes int64) { a.decayTime.Store(minutes) }
 // that new keys are not evicted before they had a chance to be used.
 const LFUInit = 5
 
-const lruMask = 1<<31 - 1
+const lruMask = 1<<30 - 1
 
 // isLFU reports whether db's accesses are counted (LFU).
 func (db *DB) isLFU() bool { return db.Access != nil && db.Access.lfu.Load() }
@@ -165,11 +168,11 @@ func (db *DB) touch(e *Entry) {
 	}
 }
 
-// setLRU sets the access field of e, keeping its snapshot mark.
+// setLRU sets the access field of e, keeping its snapshot and cold marks.
 func (e *Entry) setLRU(v uint32) {
 	for {
 		old := e.lru.Load()
-		if e.lru.CompareAndSwap(old, old&snapBit|v) {
+		if e.lru.CompareAndSwap(old, old&(snapBit|coldBit)|v) {
 			return
 		}
 	}
@@ -177,11 +180,11 @@ func (e *Entry) setLRU(v uint32) {
 
 // lruClock is the access clock in seconds since lruBase, advanced by
 // Tick: entries record it on access instead of reading the time on every
-// command. It fits in 31 bits (the 32nd is snapBit) for 34 years of
-// uptime, and idle times of up to 34 years can be set.
+// command. It fits in 30 bits (the 31st is coldBit, the 32nd snapBit)
+// for 17 years of uptime, and idle times of up to 17 years can be set.
 var (
 	lruClock atomic.Uint32
-	lruBase  = time.Now().Unix() - 1<<30
+	lruBase  = time.Now().Unix() - 1<<29
 )
 
 func init() { Tick(NowMs()) }

@@ -266,6 +266,8 @@ func (e *Entry) setExt(b []byte) {
 // strMem is the heap a string entry holds besides its allocation.
 func (e *Entry) strMem() int64 {
 	switch {
+	case e.flags&flagCold != 0:
+		return coldRefMem
 	case e.flags&flagBoxed != 0:
 		return int64(cap(*e.Obj.(*[]byte))) + 24
 	case e.flags&flagExt != 0:
@@ -334,7 +336,7 @@ func (e *Entry) Expire() int64 { return e.expire }
 // Cloner is implemented by collection values that COPY can duplicate.
 type Cloner interface{ Clone() any }
 
-// Clone returns a deep copy of e keyed key, with the same kind and expiry
+// Clone returns a deep copy of e, which must not be cold (Get loads it), keyed key, with the same kind and expiry
 // and a fresh access time, for COPY. It returns nil when e's value cannot
 // be copied (a collection whose Obj does not implement Cloner). The
 // caller holds e's key's tag lock.
@@ -360,7 +362,13 @@ func (e *Entry) Clone(key []byte) *Entry {
 // access field (RENAME's); e is not to be used afterwards.
 func (e *Entry) rekeyed(key []byte) *Entry {
 	var d *Entry
-	if e.Kind == KindString {
+	switch {
+	case e.flags&flagCold != 0:
+		// The reference moves; the record stays where it is.
+		d = newEntry(key, e.Kind, 0)
+		d.Obj, d.aux = e.Obj, e.aux
+		d.flags |= e.flags & (flagRaw | flagNoInt | flagCold)
+	case e.Kind == KindString:
 		v := e.Str()
 		d = newEntry(key, KindString, len(v))
 		if e.flags&flagExt != 0 && len(v) > d.inlineRoom() {
@@ -370,7 +378,7 @@ func (e *Entry) rekeyed(key []byte) *Entry {
 			d.setInline(v)
 		}
 		d.flags |= e.flags & (flagRaw | flagNoInt)
-	} else {
+	default:
 		d = NewObject(key, e.Kind, e.Obj)
 	}
 	d.expire = e.expire

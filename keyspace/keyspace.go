@@ -124,6 +124,13 @@ type DB struct {
 	// Access, when set, is the access tracking shared with the other
 	// databases (access.go); nil records last-access times (LRU).
 	Access *Access
+	// Tier, when set, is where cold values live (cold.go). Set before
+	// serving.
+	Tier Tier
+
+	// cold and coldMem count the cold entries and the memory their values
+	// held (cold.go).
+	cold, coldMem atomic.Int64
 
 	// volShards has a bit set for each shard whose volatile set may be
 	// non-empty, so that the active expiry cycle skips the others at no
@@ -179,6 +186,29 @@ func (db *DB) Get(key []byte) *Entry {
 		db.expireIfSame(s, e)
 		return nil
 	}
+	db.Load(e)
+	db.capture(e)
+	db.touch(e)
+	return e
+}
+
+// GetRef is Get for a command that needs only the key, its kind and its
+// expiry (EXISTS, TYPE, TTL, EXPIRE, RENAME...): a cold value is not
+// loaded, and the entry returned must not be read for its value.
+func (db *DB) GetRef(key []byte) *Entry {
+	h, s := db.locate(key)
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	if e == nil {
+		s.mu.RUnlock()
+		return nil
+	}
+	exp := e.expire
+	s.mu.RUnlock()
+	if exp != 0 && exp <= db.expiryNow() {
+		db.expireIfSame(s, e)
+		return nil
+	}
 	db.capture(e)
 	db.touch(e)
 	return e
@@ -188,9 +218,8 @@ func (db *DB) Get(key []byte) *Entry {
 // locks are taken (a script's declared keys, a multi-key command's keys,
 // the keys of the commands pipelined after the current one). It warms the CPU cache with each
 // key's table slot and entry, all keys at once, so that their cache
-// misses overlap instead of each stalling its command; it is where a
-// disk tier will load cold values, so that no disk read happens under a
-// lock. It takes no lock and changes nothing (atomic loads only, which
+// misses overlap instead of each stalling its command (cold values are
+// loaded before the locks by the server, through ColdID and Install). It takes no lock and changes nothing (atomic loads only, which
 // the compiler keeps).
 func (db *DB) Prefetch(keys [][]byte) {
 	// Two passes, so that each is a run of independent loads: the slots
@@ -212,8 +241,17 @@ func (db *DB) Prefetch(keys [][]byte) {
 }
 
 // Peek is Get without updating the access time (OBJECT, TYPE with
-// NO-TOUCH, SCAN).
+// NO-TOUCH, SCAN). It loads a cold value, as Get.
 func (db *DB) Peek(key []byte) *Entry {
+	e := db.PeekRef(key)
+	if e != nil {
+		db.Load(e)
+	}
+	return e
+}
+
+// PeekRef is Peek without loading a cold value (GetRef).
+func (db *DB) PeekRef(key []byte) *Entry {
 	h, s := db.locate(key)
 	s.mu.RLock()
 	e := s.m.get(h, key)
@@ -234,7 +272,8 @@ func (db *DB) Peek(key []byte) *Entry {
 
 // StoredEntry returns the entry stored under key, live or expired (Redis's
 // dictFind, which DEBUG OBJECT uses): it removes nothing, calls no hook
-// and leaves the access time. The caller holds key's tag lock.
+// and leaves the access time. A cold value is not loaded (Load does).
+// The caller holds key's tag lock.
 func (db *DB) StoredEntry(key []byte) *Entry {
 	h, s := db.locate(key)
 	s.mu.RLock()
@@ -288,6 +327,7 @@ func (db *DB) removeLocked(s *shard, e *Entry) bool {
 		delete(s.volatile, e)
 	}
 	db.addMem(e, -e.MemSize())
+	db.freeColdLocked(e)
 	return true
 }
 
@@ -340,6 +380,11 @@ func (db *DB) storeLocked(s *shard, si int, h uint64, e *Entry) (old *Entry, cre
 			}
 		}
 		db.addMem(old, -old.MemSize())
+		db.freeColdLocked(old)
+		db.storedColdLocked(e)
+	}
+	if old == nil {
+		db.storedColdLocked(e)
 	}
 	if old == e {
 		db.addMem(e, e.MemSize()-before)
@@ -524,6 +569,12 @@ func (db *DB) Flush() {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.Lock()
+		if db.cold.Load() > 0 {
+			s.m.each(func(_ uint32, e *Entry) bool {
+				db.freeColdLocked(e)
+				return true
+			})
+		}
 		s.m.reset()
 		s.volatile = nil
 		s.mu.Unlock()
@@ -563,11 +614,18 @@ func (db *DB) Swap(other *DB) {
 		a.Store(b.Load())
 		b.Store(n)
 	}
+	for _, p := range [...][2]*atomic.Int64{{&db.cold, &other.cold}, {&db.coldMem, &other.coldMem}} {
+		n := p[0].Load()
+		p[0].Store(p[1].Load())
+		p[1].Store(n)
+	}
 }
 
 // ForEach calls fn for every live key until fn returns false. It holds one
 // shard's lock at a time, so fn must not call into the DB; for a
-// consistent view the caller holds the global lock exclusively.
+// consistent view the caller holds the global lock exclusively. An entry
+// may be cold (cold.go): a caller that reads values calls Load after
+// ForEach returns, or reads the cold record.
 func (db *DB) ForEach(fn func(key string, e *Entry) bool) { db.forEach(fn, true) }
 
 // ForEachStored is ForEach over every stored key, expired ones included
@@ -675,6 +733,9 @@ func (db *DB) randomEntry(rand func(n int) int) (string, *Entry, int64, *shard, 
 	return "", nil, 0, nil, false
 }
 
+// Scan hands fn entries that may be cold (cold.go): fn reads no value
+// without Load.
+//
 // Scan returns keys in ascending order of their hash (its shard index and
 // the fragment the table keeps: equal ones are returned together), starting at cursor,
 // until about count keys were collected, and the cursor to continue from
@@ -865,6 +926,7 @@ func (db *DB) SetString(key, v []byte, keepTTL bool) *Entry {
 		return e
 	}
 	db.changeString(e, func() {
+		db.dropColdLocked(e) // a full overwrite reads nothing
 		if e.Kind != KindString {
 			e.Kind, e.Obj, e.aux = KindString, nil, 0
 		}

@@ -53,6 +53,13 @@ func (db *DB) capture(e *Entry) {
 			return
 		}
 		if e.lru.CompareAndSwap(old, old&^snapBit|mark) {
+			if old&coldBit != 0 {
+				// Another holder of the shared tag lock may be loading
+				// the value: the capture sees it cold or loaded, whole.
+				mu := loadLock(e)
+				mu.Lock()
+				defer mu.Unlock()
+			}
 			db.OnCapture(e)
 			return
 		}

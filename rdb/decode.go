@@ -114,6 +114,27 @@ func DecodeValue(r *Reader, typ byte) (*Value, error) {
 // LoadReason tells what Redis logs about it, if anything.
 func Restore(payload []byte) (*Value, error) { return RestoreOptions{}.Restore(payload) }
 
+// DecodeEncoded decodes what EncodeValue wrote (a type byte and an
+// object, no footer), which must be all of enc. The value may alias enc.
+func DecodeEncoded(enc []byte) (*Value, error) {
+	r := NewReader(enc)
+	typ, err := r.ReadType()
+	if err != nil {
+		return nil, badData{err}
+	}
+	if !IsObjectType(typ) {
+		return nil, badData{corruptf("RDB type %d is not an object type", typ)}
+	}
+	v, err := DecodeValue(r, typ)
+	if err != nil {
+		return nil, err
+	}
+	if r.Remaining() != 0 {
+		return nil, badData{corruptf("%d bytes after the value", r.Remaining())}
+	}
+	return v, nil
+}
+
 // RestoreOptions are the choices RESTORE's decoding depends on.
 type RestoreOptions struct {
 	// SkipChecksum skips the CRC64 check of the footer (Redis's DEBUG

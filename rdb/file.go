@@ -213,6 +213,38 @@ func (fw *FileWriter) WriteKey(key []byte, v *Value, expireMs, lruIdle int64, lf
 	return fw.err
 }
 
+// WriteKeyEncoded is WriteKey for a value already encoded by EncodeValue
+// (its type byte and object: what a DUMP payload holds before its
+// footer), copied as it is: a snapshot writes a value from the disk tier
+// without decoding it. enc is not checked beyond its type byte.
+func (fw *FileWriter) WriteKeyEncoded(key, enc []byte, expireMs, lruIdle int64, lfuFreq int) error {
+	if fw.err != nil {
+		return fw.err
+	}
+	if len(enc) == 0 || !IsObjectType(enc[0]) {
+		return fmt.Errorf("rdb: WriteKeyEncoded of a value that is not an encoded object")
+	}
+	if lruIdle < -1 || lfuFreq < -1 || lfuFreq > 255 {
+		return fmt.Errorf("rdb: WriteKeyEncoded with LRU idle %d, LFU counter %d", lruIdle, lfuFreq)
+	}
+	s := fw.scratch[:0]
+	if expireMs != -1 {
+		s = binary.LittleEndian.AppendUint64(append(s, OpcodeExpireTimeMS), uint64(expireMs))
+	}
+	if lruIdle != -1 {
+		s = AppendLen(append(s, OpcodeIdle), uint64(lruIdle))
+	}
+	if lfuFreq != -1 {
+		s = append(s, OpcodeFreq, byte(lfuFreq))
+	}
+	s = append(s, enc[0])
+	s = AppendString(s, key, fw.opts.Compress)
+	fw.write(s)
+	fw.write(enc[1:])
+	fw.scratch = s[:0]
+	return fw.err
+}
+
 // Finish writes the EOF opcode and the checksum (zero when disabled) and
 // flushes the buffer. It does not close the underlying writer. The
 // FileWriter cannot be used afterwards.

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/hotkv/hotkv/tier"
 	"io"
 	"math"
 	"os"
@@ -320,6 +321,9 @@ func (s *Server) aofLog(level aof.LogLevel, msg string) {
 // from the append-only file when appendonly is yes (and then opens it for
 // appending), else from the snapshot file.
 func (s *Server) LoadData() error {
+	if s.tierErr != nil {
+		return s.tierErr // start-up is refused
+	}
 	if !s.cfg.Lookup("appendonly").Bool() {
 		return s.LoadSnapshot()
 	}
@@ -576,6 +580,20 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 				return err
 			}
 			idle, freq := access(k.idle, k.freq)
+			if k.cold != 0 {
+				var view *tier.View
+				if snap.view != nil {
+					view = snap.view.v
+				}
+				enc, err := s.coldPayload(view, k.cold)
+				if err == nil {
+					err = fw.WriteKeyEncoded(k.key, enc, k.expire, idle, freq)
+				}
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
 				return err
 			}
@@ -602,17 +620,25 @@ func (s *Server) encodeLiveDB(fw *rdb.FileWriter, i int, db *keyspace.DB, kill <
 		if err = s.keySaveDelay(kill); err != nil {
 			return false
 		}
+		exp := e.Expire()
+		if exp == 0 {
+			exp = -1
+		}
+		idle, freq := access(e.IdleSeconds(), db.Freq(e))
+		if id, _, cold := e.ColdRecord(); cold {
+			// Copied from the tier as it is, never loaded.
+			var enc []byte
+			if enc, err = s.coldPayload(nil, id); err == nil {
+				err = fw.WriteKeyEncoded(bytesOfString(key), enc, exp, idle, freq)
+			}
+			return err == nil
+		}
 		v := &str
 		if e.Kind == keyspace.KindString {
 			str = rdb.Value{Kind: rdb.KindString, Str: e.Str()}
 		} else if v = entryValue(e); v == nil {
 			return true
 		}
-		exp := e.Expire()
-		if exp == 0 {
-			exp = -1
-		}
-		idle, freq := access(e.IdleSeconds(), db.Freq(e))
 		err = fw.WriteKey(bytesOfString(key), v, exp, idle, freq)
 		return err == nil
 	})

@@ -21,6 +21,7 @@ func debugObject(c *Client, key []byte) {
 		c.errorReply(errNoSuchKey)
 		return
 	}
+	c.db.Load(e)
 	serialized := 0
 	if v := entryValue(e); v != nil {
 		// A DUMP payload is the type byte, the value, the RDB version

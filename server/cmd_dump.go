@@ -229,13 +229,22 @@ func cmdRestore(c *Client, args [][]byte) {
 // valueEntry builds key's collection value from rdb's form with HotKV's data
 // structures, under the configured encoding thresholds.
 func (c *Client) valueEntry(key []byte, v *rdb.Value) *keyspace.Entry {
+	k, obj := c.valueObject(v)
+	return keyspace.NewObject(key, k, obj)
+}
+
+// valueObject builds a collection from rdb's form with HotKV's data
+// structures, under the configured encoding thresholds, and returns it
+// with its kind. It reads only the server's configuration: any client
+// may build for any goroutine.
+func (c *Client) valueObject(v *rdb.Value) (keyspace.Kind, any) {
 	switch v.Kind {
 	case rdb.KindList:
 		l := c.newList()
 		for _, x := range v.Items {
 			l.PushBack(x)
 		}
-		return keyspace.NewObject(key, keyspace.KindList, l)
+		return keyspace.KindList, l
 	case rdb.KindSet:
 		var s *set.Set
 		max := c.maxIntset()
@@ -245,14 +254,14 @@ func (c *Client) valueEntry(key []byte, v *rdb.Value) *keyspace.Entry {
 			}
 			s.Add(m, max)
 		}
-		return keyspace.NewObject(key, keyspace.KindSet, s)
+		return keyspace.KindSet, s
 	case rdb.KindHash:
 		h := hash.New()
 		lim := c.hashLimits()
 		for _, p := range v.Pairs {
 			h.Set(p[0], p[1], lim)
 		}
-		return keyspace.NewObject(key, keyspace.KindHash, h)
+		return keyspace.KindHash, h
 	case rdb.KindZSet:
 		entries, value := c.zsetLimits()
 		small := len(v.ZSet) <= entries
@@ -263,14 +272,14 @@ func (c *Client) valueEntry(key []byte, v *rdb.Value) *keyspace.Entry {
 		for _, m := range v.ZSet {
 			z.Add(m.Member, m.Score, 0, entries, value)
 		}
-		return keyspace.NewObject(key, keyspace.KindZSet, z)
+		return keyspace.KindZSet, z
 	case rdb.KindStream:
 		// rdb decoded the stream with stream.Load already: it loads.
 		s, err := stream.Load(*v.Stream)
 		if err != nil {
-			panic("valueEntry: a decoded stream does not load: " + err.Error())
+			panic("valueObject: a decoded stream does not load: " + err.Error())
 		}
-		return keyspace.NewObject(key, keyspace.KindStream, s)
+		return keyspace.KindStream, s
 	}
-	panic("valueEntry: not a collection")
+	panic("valueObject: not a collection")
 }

@@ -18,28 +18,28 @@ func keyCommands() []*Command {
 		return &Command{Arity: 3, Flags: Readonly, First: 2, Last: 2, Step: 1, Handler: h}
 	}
 	return []*Command{
-		keyed("del", -2, Write, 1, -1, cmdDel),
-		keyed("unlink", -2, Write|Fast, 1, -1, cmdUnlink),
-		keyed("exists", -2, Readonly|Fast, 1, -1, cmdExists),
-		keyed("type", 2, Readonly|Fast, 1, 1, cmdType),
-		keyed("touch", -2, Readonly|Fast, 1, -1, cmdTouch),
-		keyed("expire", -3, Write|Fast, 1, 1, cmdExpire),
-		keyed("pexpire", -3, Write|Fast, 1, 1, cmdPexpire),
-		keyed("expireat", -3, Write|Fast, 1, 1, cmdExpireAt),
-		keyed("pexpireat", -3, Write|Fast, 1, 1, cmdPexpireAt),
-		keyed("ttl", 2, Readonly|Fast, 1, 1, cmdTTL),
-		keyed("pttl", 2, Readonly|Fast, 1, 1, cmdPTTL),
-		keyed("expiretime", 2, Readonly|Fast, 1, 1, cmdExpireTime),
-		keyed("pexpiretime", 2, Readonly|Fast, 1, 1, cmdPexpireTime),
-		keyed("persist", 2, Write|Fast, 1, 1, cmdPersist),
-		keyed("rename", 3, Write, 1, 2, cmdRename),
-		keyed("renamenx", 3, Write|Fast, 1, 2, cmdRenameNX),
+		keysOnly(keyed("del", -2, Write, 1, -1, cmdDel)),
+		keysOnly(keyed("unlink", -2, Write|Fast, 1, -1, cmdUnlink)),
+		keysOnly(keyed("exists", -2, Readonly|Fast, 1, -1, cmdExists)),
+		keysOnly(keyed("type", 2, Readonly|Fast, 1, 1, cmdType)),
+		keysOnly(keyed("touch", -2, Readonly|Fast, 1, -1, cmdTouch)),
+		keysOnly(keyed("expire", -3, Write|Fast, 1, 1, cmdExpire)),
+		keysOnly(keyed("pexpire", -3, Write|Fast, 1, 1, cmdPexpire)),
+		keysOnly(keyed("expireat", -3, Write|Fast, 1, 1, cmdExpireAt)),
+		keysOnly(keyed("pexpireat", -3, Write|Fast, 1, 1, cmdPexpireAt)),
+		keysOnly(keyed("ttl", 2, Readonly|Fast, 1, 1, cmdTTL)),
+		keysOnly(keyed("pttl", 2, Readonly|Fast, 1, 1, cmdPTTL)),
+		keysOnly(keyed("expiretime", 2, Readonly|Fast, 1, 1, cmdExpireTime)),
+		keysOnly(keyed("pexpiretime", 2, Readonly|Fast, 1, 1, cmdPexpireTime)),
+		keysOnly(keyed("persist", 2, Write|Fast, 1, 1, cmdPersist)),
+		keysOnly(keyed("rename", 3, Write, 1, 2, cmdRename)),
+		keysOnly(keyed("renamenx", 3, Write|Fast, 1, 2, cmdRenameNX)),
 		// COPY's DB option names the destination database, not a key: the
 		// tag lock of newkey covers it in every database.
 		keyed("copy", -3, Write|DenyOOM, 1, 2, cmdCopy),
 		// MOVE touches the same key name in another database; tag locks
 		// are per tag across databases, so key 1 covers both.
-		keyed("move", 3, Write|Fast, 1, 1, cmdMove),
+		keysOnly(keyed("move", 3, Write|Fast, 1, 1, cmdMove)),
 		{Name: "keys", Arity: 2, Flags: Readonly | Global, Handler: cmdKeys},
 		// SCAN, RANDOMKEY and DBSIZE take no key locks: the keyspace
 		// shards lock internally, and they only read keys' kinds and
@@ -66,6 +66,17 @@ func (c *Client) lookupNoTouch(key []byte) *keyspace.Entry {
 	return c.countLookup(key, c.db.Peek(key))
 }
 
+// lookupKeyNoTouch is lookupNoTouch for a command that needs only the
+// key, its kind and its expiry: a cold value stays on disk, and the entry
+// must not be read for its value.
+func (c *Client) lookupKeyNoTouch(key []byte) *keyspace.Entry {
+	return c.countLookup(key, c.db.PeekRef(key))
+}
+
+// lookupKeyWrite is lookupWrite for a command that needs only the key,
+// its kind and its expiry (lookupKeyNoTouch).
+func (c *Client) lookupKeyWrite(key []byte) *keyspace.Entry { return c.db.GetRef(key) }
+
 // DEL key [key ...]
 func cmdDel(c *Client, args [][]byte) {
 	c.delKeys(args, c.srv.cfg.Lookup("lazyfree-lazy-user-del").Bool())
@@ -81,7 +92,7 @@ func (c *Client) delKeys(args [][]byte, lazy bool) {
 	for _, k := range args[1:] {
 		var e *keyspace.Entry
 		if lazy {
-			e = c.db.Peek(k)
+			e = c.db.PeekRef(k) // a cold value is freed unread
 		}
 		if c.db.Delete(k) {
 			if e != nil {
@@ -99,7 +110,7 @@ func (c *Client) delKeys(args [][]byte, lazy bool) {
 func cmdExists(c *Client, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
-		if c.lookupNoTouch(k) != nil {
+		if c.lookupKeyNoTouch(k) != nil {
 			n++
 		}
 	}
@@ -111,7 +122,7 @@ func cmdTouch(c *Client, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
 		// TOUCH updates the access time even for a NO-TOUCH client.
-		if c.countLookup(k, c.db.Get(k)) != nil {
+		if c.countLookup(k, c.db.GetRef(k)) != nil {
 			n++
 		}
 	}
@@ -120,7 +131,7 @@ func cmdTouch(c *Client, args [][]byte) {
 
 // TYPE key
 func cmdType(c *Client, args [][]byte) {
-	if e := c.lookupNoTouch(args[1]); e != nil {
+	if e := c.lookupKeyNoTouch(args[1]); e != nil {
 		c.w.Simple(e.Kind.String())
 		return
 	}
@@ -191,7 +202,7 @@ func (c *Client) expireGeneric(args [][]byte, name string, basetime int64, secon
 	}
 	when += basetime
 	key := args[1]
-	e := c.lookupWrite(key)
+	e := c.lookupKeyWrite(key)
 	if e == nil {
 		c.w.Int(0)
 		return
@@ -242,7 +253,7 @@ func cmdPexpireAt(c *Client, args [][]byte) { c.expireGeneric(args, "pexpireat",
 // in milliseconds or seconds rounded to the nearest: -2 when the key does
 // not exist, -1 when it has no expiry.
 func (c *Client) ttlGeneric(key []byte, ms, abs bool) {
-	e := c.lookupNoTouch(key)
+	e := c.lookupKeyNoTouch(key)
 	if e == nil {
 		c.w.Int(-2)
 		return
@@ -276,7 +287,7 @@ func cmdPexpireTime(c *Client, args [][]byte) { c.ttlGeneric(args[1], true, true
 
 // PERSIST key
 func cmdPersist(c *Client, args [][]byte) {
-	e := c.lookupWrite(args[1])
+	e := c.lookupKeyWrite(args[1])
 	if e == nil || e.Expire() == 0 {
 		c.propagateNothing()
 		c.w.Int(0)
@@ -291,7 +302,7 @@ func cmdPersist(c *Client, args [][]byte) {
 // keeping its value and expiry.
 func (c *Client) renameGeneric(args [][]byte, nx bool) {
 	src, dst := args[1], args[2]
-	e := c.lookupWrite(src)
+	e := c.lookupKeyWrite(src)
 	if e == nil {
 		c.errorReply(errNoSuchKey)
 		return
@@ -304,14 +315,14 @@ func (c *Client) renameGeneric(args [][]byte, nx bool) {
 		}
 		return
 	}
-	if c.lookupWrite(dst) != nil {
+	if c.lookupKeyWrite(dst) != nil {
 		if nx {
 			c.w.Int(0)
 			return
 		}
 		c.db.Delete(dst) // as Redis: the new key is a "new" one
 	}
-	c.db.Delete(src)
+	c.db.Detach(src) // a cold value moves unread
 	c.db.Set(dst, e) // keeps e's expiry
 	c.notify(evGeneric, "rename_from", src)
 	c.notify(evGeneric, "rename_to", dst)
@@ -412,13 +423,13 @@ func cmdMove(c *Client, args [][]byte) {
 		return
 	}
 	key := args[1]
-	e := c.lookupWrite(key)
-	if e == nil || dst.Get(key) != nil {
+	e := c.lookupKeyWrite(key)
+	if e == nil || dst.GetRef(key) != nil {
 		c.w.Int(0)
 		return
 	}
-	c.db.Delete(key)
-	dst.Set(key, e) // keeps e's expiry
+	c.db.Detach(key) // a cold value moves unread
+	dst.Set(key, e)  // keeps e's expiry
 	c.notify(evGeneric, "move_from", key)
 	c.srv.notifyDB(i, evGeneric, "move_to", key)
 	c.w.Int(1)

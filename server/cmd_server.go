@@ -817,7 +817,7 @@ type infoSection struct {
 }
 
 // infoSections lists the sections in the order Redis prints them, with
-// HotKV's own "keylocks" last.
+// HotKV's own "keylocks" and "tiering" last.
 var infoSections []infoSection
 
 func init() {
@@ -836,6 +836,7 @@ func init() {
 		{"cluster", "Cluster", true, (*Server).infoCluster},
 		{"keyspace", "Keyspace", true, (*Server).infoKeyspace},
 		{"keylocks", "Keylocks", true, (*Server).infoKeylocks},
+		{"tiering", "Tiering", false, (*Server).infoTiering},
 	}
 }
 
@@ -1329,5 +1330,9 @@ func (s *Server) infoKeylocks(b []byte) []byte {
 	b = fmt.Appendf(b, "keylock_wait_usec:%d\r\n", waitMicros)
 	b = fmt.Appendf(b, "global_lock_exclusive_acquisitions:%d\r\n", global)
 	b = fmt.Appendf(b, "keylock_tags_held:%d\r\n", held)
+	// Disk reads of cold values made while a command held its locks
+	// (a script's dynamic keys, values not loaded before the locks).
+	b = fmt.Appendf(b, "keylock_disk_reads:%d\r\n", s.tier.loadsUnderLock.Load())
+	b = fmt.Appendf(b, "keylock_disk_read_usec:%d\r\n", s.tier.lockedLoadNs.Load()/1000)
 	return s.infoScriptLocks(b)
 }

@@ -161,7 +161,7 @@ func TestInfoSections(t *testing.T) {
 			ht, _ := srvInfo(t, hotkv)
 			var filtered []string
 			for _, h := range ht {
-				if h != "Keylocks" {
+				if h != "Keylocks" && h != "Tiering" { // HotKV's own
 					filtered = append(filtered, h)
 				}
 			}
@@ -216,7 +216,7 @@ func TestInfoSelection(t *testing.T) {
 	})
 	p.DoBoth("INFO all", func(_, hotkv string) {
 		titles, _ := srvInfo(t, hotkv)
-		want := "Server,Clients,Memory,Persistence,Stats,Replication,CPU,Modules,Commandstats,Errorstats,Latencystats,Cluster,Keyspace,Keylocks"
+		want := "Server,Clients,Memory,Persistence,Stats,Replication,CPU,Modules,Commandstats,Errorstats,Latencystats,Cluster,Keyspace,Keylocks,Tiering"
 		if got := strings.Join(titles, ","); got != want {
 			t.Errorf("INFO all sections: %s, want %s", got, want)
 		}

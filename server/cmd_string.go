@@ -20,8 +20,8 @@ func stringCommands() []*Command {
 	)
 	return []*Command{
 		{Name: "get", Arity: 2, Flags: rof, First: 1, Last: 1, Step: 1, Handler: cmdGet},
-		{Name: "set", Arity: -3, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdSet},
-		{Name: "setnx", Arity: 3, Flags: rwf, First: 1, Last: 1, Step: 1, Handler: cmdSetNX},
+		{Name: "set", Arity: -3, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdSet, KeysOnly: setKeysOnly},
+		{Name: "setnx", Arity: 3, Flags: rwf, First: 1, Last: 1, Step: 1, Handler: cmdSetNX, KeysOnly: alwaysKeysOnly},
 		{Name: "setex", Arity: 4, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdSetEX},
 		{Name: "psetex", Arity: 4, Flags: rw, First: 1, Last: 1, Step: 1, Handler: cmdPSetEX},
 		{Name: "getset", Arity: 3, Flags: rwf, First: 1, Last: 1, Step: 1, Handler: cmdGetSet},
@@ -202,7 +202,7 @@ func (c *Client) setGeneric(cmd string, flags int, key, val, expArg []byte, args
 			return
 		}
 	} else if flags&(setNX|setXX) != 0 {
-		old = c.lookupWrite(key)
+		old = c.lookupKeyWrite(key) // existence only: a cold value stays on disk
 	}
 	if flags&setNX != 0 && old != nil || flags&setXX != 0 && old == nil {
 		c.propagateNothing()
@@ -247,7 +247,7 @@ func cmdSet(c *Client, args [][]byte) {
 
 // SETNX key value
 func cmdSetNX(c *Client, args [][]byte) {
-	if c.lookupWrite(args[1]) != nil {
+	if c.lookupKeyWrite(args[1]) != nil {
 		c.propagateNothing()
 		c.w.Int(0)
 		return

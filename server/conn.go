@@ -90,6 +90,9 @@ type Client struct {
 	// parked is the command waiting for its locks (park.go); curCmd and
 	// curArgs are the command the gate is running, for acquire to park.
 	parked *parking
+	// preloaded are the cold values read for the current command before
+	// its locks (tierprep.go).
+	preloaded []preloaded
 	// postponed is the command waiting for the end of a CLIENT PAUSE
 	// (pause.go).
 	postponed *postponement

@@ -40,7 +40,7 @@ type cowSnap struct {
 func (s *Server) startSnapshot() *cowSnap {
 	s.completeSnapshot()
 	cs := &cowSnap{s: s, ready: make(chan struct{}),
-		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo()}}
+		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo(), view: s.newSnapView()}}
 	for i, db := range s.dbs {
 		// Room for every key there is: keys created meanwhile are not
 		// captured, so the slices never grow (and never move).
@@ -74,14 +74,18 @@ func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 		exp = -1
 	}
 	k := snapKey{expire: exp, idle: e.IdleSeconds(), freq: cs.s.dbs[db].Freq(e)}
-	if e.Kind != keyspace.KindString {
+	if id, _, cold := e.ColdRecord(); cold {
+		// Cold since before the snapshot started (the demoter captures
+		// a value before it moves it): the view holds its record.
+		k.cold = id
+	} else if e.Kind != keyspace.KindString {
 		if k.v = entryValue(e); k.v == nil {
 			return
 		}
 	}
 	cs.mu.Lock()
 	k.key = cs.arena.copyString(e.Key())
-	if k.v == nil {
+	if k.v == nil && k.cold == 0 {
 		k.str = cs.arena.copy(e.Str()) // strings change in place
 	}
 	cs.snap.dbs[db] = append(cs.snap.dbs[db], k)

@@ -113,6 +113,7 @@ func (s *Server) datasetDigest() digest {
 		final.mix(id[:])
 		for cursor := uint64(0); ; {
 			cursor = db.Scan(cursor, 1024, func(key string, e *keyspace.Entry) {
+				db.Load(e) // under the global lock: counted as a load under a lock
 				var kv digest
 				kv.mix([]byte(key))
 				valueDigest(&kv, e)

@@ -45,6 +45,11 @@ const (
 	errUnknownSubcommand = "ERR unknown subcommand '%.128s'. Try %s HELP."
 	errArity             = "ERR wrong number of arguments for '%s' command"
 	errInternal          = "ERR internal error while running '%s': %v"
+	// A cold value the disk tier cannot read (a failing disk, a corrupt
+	// record): the command fails, never answers with a wrong value.
+	errTierLoad = "ERR disk tier: %v"
+	// Start-up with a tiering-dir that cannot be used.
+	errTieringDir        = "Can't use the tiering directory %s: %v"
 	errProtoVersion      = "NOPROTO unsupported protocol version"
 	errNXXXGTLT          = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errGTLTNX            = "ERR GT, LT, and/or NX options at the same time are not compatible"

@@ -84,6 +84,9 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 	}
 	if !held {
 		s.complete(c)
+		if s.tier.eager {
+			s.demoteNow(int(c.dbIndex.Load()), c.keys)
+		}
 	}
 	return end, true
 }
@@ -108,28 +111,53 @@ func (s *Server) lockCommand(c *Client, cmd *Command, args [][]byte) bool {
 	for _, i := range c.keyPos {
 		c.keys = append(c.keys, args[i])
 	}
-	return s.lockFor(c, c.guard, false, c.keys, cmd.Flags&(Write|Exclusive) != 0)
+	load := c.keys
+	if cmd.KeysOnly != nil && cmd.KeysOnly(args) {
+		load = nil // its values stay where they are
+	}
+	return s.lockLoaded(c, c.guard, false, c.keys, load, cmd.Flags&(Write|Exclusive) != 0)
 }
 
 // lockFor is the one place where a command, a transaction or a script
 // asks for its locks with g: the global lock exclusively (global), or
 // keys' tag locks (exclusively when write). Before it asks, the hooks
-// prepare the keys (Hooks.Prepare: a cold value is loaded before its lock
-// is taken, never under it) and the keys' cache misses are overlapped
+// prepare the keys (Hooks.Prepare), their cold values are read with no
+// lock held (lockLoaded, tierprep.go) and the keys' cache misses are overlapped
 // (MSET: 31% of its CPU before). It reports whether the locks are held;
 // when not, the command was refused (BUSY) or parked, and must return at
 // once (acquire).
 func (s *Server) lockFor(c *Client, g *lock.Guard, global bool, keys [][]byte, write bool) bool {
+	return s.lockLoaded(c, g, global, keys, keys, write)
+}
+
+// lockLoaded is lockFor that first reads the cold values of load (keys
+// whose values the command needs: its keys, a script's declared keys
+// under the global lock, a transaction's value-reading commands' keys)
+// with no lock held, parking c meanwhile (tierprep.go), and installs
+// them once the locks are held.
+func (s *Server) lockLoaded(c *Client, g *lock.Guard, global bool, keys, load [][]byte, write bool) bool {
 	if len(keys) > 1 {
 		c.db.Prefetch(keys)
 	}
 	for _, prepare := range s.hooks.Prepare {
 		prepare(c, keys)
 	}
+	if !s.preload(c, load) {
+		return false // parked while the values are read
+	}
 	if write && !global {
 		keys = s.searchLocks(keys) // the indexes the keys match (search.go)
 	}
-	return s.acquire(c, g, global, keys, write)
+	if !s.acquire(c, g, global, keys, write) {
+		if c.parked == nil {
+			c.preloaded = c.preloaded[:0] // refused
+		}
+		return false
+	}
+	if len(c.preloaded) > 0 {
+		s.installPreloaded(c)
+	}
+	return true
 }
 
 // complete ends a command that ran under locks of its own, held by c's

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/hotkv/hotkv/keyspace"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -361,6 +362,13 @@ func (s *Server) runHandler(c *Client, cmd *Command, args [][]byte) {
 	mark := len(c.w.Buf)
 	defer func() {
 		if r := recover(); r != nil {
+			if le, ok := r.(*keyspace.LoadError); ok {
+				// A cold value that cannot be read: the command fails.
+				s.warnf("%v (command %q from client id=%d)", le, cmd.Name, c.id)
+				c.w.Buf = c.w.Buf[:mark]
+				c.errorReply(fmt.Sprintf(errTierLoad, le.Err))
+				return
+			}
 			s.stats.panics.Add(1)
 			s.warnf("panic in command %q from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
 			c.w.Buf = c.w.Buf[:mark]

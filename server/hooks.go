@@ -2,9 +2,10 @@ package server
 
 // Hooks are where capabilities that live in packages of their own join
 // the executor (exec.go) without the executor knowing them: ACL
-// permissions and cluster routing refuse commands, the storage tier loads
-// cold values and search locks its indexes before a command's locks are
-// taken. They are installed before the server serves (AddHooks) and read
+// permissions and cluster routing refuse commands, and search locks its
+// indexes before a command's locks are taken. (The disk tier's loads
+// before locks are the executor's own: lockLoaded, tierprep.go, since
+// they park the client.) They are installed before the server serves (AddHooks) and read
 // without locks afterwards.
 type Hooks struct {
 	// Refuse runs before every command the executor runs — a client's

@@ -46,12 +46,26 @@ var startShared sync.Once
 func startServer(tb testing.TB, args ...string) (*Server, string) {
 	tb.Helper()
 	port := difftest.FreePort(tb)
-	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
-		"--dir", tb.TempDir(), "--save", ""}, args...))
+	cfg, err := config.Load("", append(append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
+		"--dir", tb.TempDir(), "--save", ""}, tieringArgs()...), args...))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return serveConfig(tb, cfg)
+}
+
+// tieringTests is set by HOTKV_TEST_TIERING=1: the test servers run with
+// the disk tier on, a one-byte budget and eager demotion, so that nearly
+// every value is on disk between commands ("everything cold"), and the
+// differential tests check that replies do not change.
+var tieringTests = os.Getenv("HOTKV_TEST_TIERING") != ""
+
+// tieringArgs are the directives of the tiering test mode.
+func tieringArgs() []string {
+	if !tieringTests {
+		return nil
+	}
+	return []string{"--tiering", "yes", "--tiering-memory", "1"}
 }
 
 // serveConfig starts an in-process HotKV with cfg (its log opened, its
@@ -59,7 +73,15 @@ func startServer(tb testing.TB, args ...string) (*Server, string) {
 // address.
 func serveConfig(tb testing.TB, cfg *config.Config) (*Server, string) {
 	tb.Helper()
+	return serveConfigWith(tb, cfg, func(s *Server) { s.setEagerTiering(tieringTests) })
+}
+
+// serveConfigWith is serveConfig with prep run on the new server before
+// it loads and serves.
+func serveConfigWith(tb testing.TB, cfg *config.Config, prep func(*Server)) (*Server, string) {
+	tb.Helper()
 	s := New(cfg)
+	prep(s)
 	if err := s.OpenLog(); err != nil { // logfile, when a test names one
 		tb.Fatal(err)
 	}
@@ -88,12 +110,13 @@ func sharedHotKV(tb testing.TB) string {
 		if err != nil {
 			panic(err)
 		}
-		cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
-			"--dir", dir, "--save", ""})
+		cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
+			"--dir", dir, "--save", ""}, tieringArgs()...))
 		if err != nil {
 			panic(err)
 		}
 		shared.srv = New(cfg)
+		shared.srv.setEagerTiering(tieringTests)
 		if err := shared.srv.Listen(); err != nil {
 			panic(err)
 		}

@@ -113,20 +113,26 @@ func cmdExec(c *Client, args [][]byte) {
 	// executor takes no lock for EXEC itself (RunsQueue).
 	global := false
 	c.keys = c.keys[:0]
+	var load [][]byte // the keys whose values the queue reads
 	for _, q := range tx.queue {
 		if q.cmd.Flags&(Global|Scripting) != 0 || q.cmd.GlobalFor != nil && q.cmd.GlobalFor(q.args) {
 			global = true
 			break
 		}
 		c.keyPos = q.cmd.keyPositions(c.keyPos[:0], q.args)
+		keysOnly := q.cmd.KeysOnly != nil && q.cmd.KeysOnly(q.args)
 		for _, i := range c.keyPos {
 			c.keys = append(c.keys, q.args[i])
+			if !keysOnly && c.srv.tiering() {
+				load = append(load, q.args[i])
+			}
 		}
 	}
 	// The executor releases them once EXEC ran (execute's complete),
 	// after emitting the queue's records as one MULTI ... EXEC unit.
+	// The queue's cold values are read before (lockLoaded).
 	if !c.callerLocks && (global || len(c.keys) > 0) {
-		if !c.srv.lockFor(c, c.guard, global, c.keys, true) {
+		if !c.srv.lockLoaded(c, c.guard, global, c.keys, load, true) {
 			return // refused (EXECABORT: BUSY), or parked to run again
 		}
 	}

@@ -52,6 +52,10 @@ type parking struct {
 	// granted is set on the client's loop once the locks are held, until
 	// acquire takes them over.
 	granted bool
+	// loading marks a command parked while its cold values are read
+	// (tierprep.go): it holds and queues no lock, and busy scripts do not
+	// look for it.
+	loading bool
 }
 
 // acquire takes the locks a command needs: the global lock exclusively
@@ -160,6 +164,7 @@ func (s *Server) resumeParked(p *parking) {
 	}
 	if c.parked == nil {
 		c.applyReplyMode(mark)
+		c.preloaded = c.preloaded[:0] // values read for it (tierprep.go)
 	}
 	c.resume()
 }
@@ -224,6 +229,9 @@ func (s *Server) refuseParked(sr *scriptRun, msg string) {
 // unparkOnClose withdraws c's parked command when its connection goes
 // away; if the locks are already granted, the resume task releases them.
 func (c *Client) unparkOnClose() {
+	if p := c.parked; p != nil && p.loading {
+		return // the values' reader finds the client gone
+	}
 	if p := c.parked; p != nil && !p.granted && c.srv.parking.withdraw(p) {
 		c.parked = nil
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/hotkv/hotkv/keyspace"
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
+	"github.com/hotkv/hotkv/tier"
 )
 
 // Snapshots (SAVE, BGSAVE, dump.rdb at start-up) in Redis 7.0's RDB
@@ -122,6 +124,7 @@ type snapKey struct {
 	key    []byte
 	str    []byte     // a string's value (v is nil)
 	v      *rdb.Value // a collection's value
+	cold   uint64     // a cold value's tier record (str and v are nil), read through the snapshot's view
 	expire int64      // unix ms, or -1
 	idle   int64      // seconds since last access (under LRU)
 	freq   int        // the LFU counter (under LFU)
@@ -184,6 +187,10 @@ type snapshot struct {
 	// progress, when set, counts the keys written (a child's job:
 	// current_save_keys_processed).
 	progress *atomic.Int64
+	// view is the disk tier as it was when the snapshot started, which
+	// its cold values (snapKey.cold) are read from; nil without tiering
+	// and for a live snapshot (read from the store itself).
+	view *snapView
 }
 
 // wrote counts a key written.
@@ -199,6 +206,21 @@ func (snap *snapshot) keyDelay(s *Server) func(kill <-chan struct{}) error {
 		return snap.delay
 	}
 	return s.keySaveDelay
+}
+
+// snapView holds a background snapshot's view of the disk tier. It is
+// closed when the last snapshot that uses it is collected (a snapshot
+// may be written several times: a BGSAVE and replicas' full syncs).
+type snapView struct{ v *tier.View }
+
+// newSnapView returns a view of the tier, or nil without tiering.
+func (s *Server) newSnapView() *snapView {
+	if !s.tiering() {
+		return nil
+	}
+	sv := &snapView{v: s.tier.store.View()}
+	runtime.AddCleanup(sv, func(v *tier.View) { v.Close() }, sv.v)
+	return sv
 }
 
 // saveLive writes the snapshot file from the live dataset under the
@@ -736,6 +758,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 	ec := s.newInternalClient(engineClient, 0, 0)
 	empty := 0
 	delayParam, delay := s.cfg.Lookup("key-load-delay"), &loadDelay{}
+	spill := &tierSpill{s: s}
 	return &rdb.FileReader{
 		Databases:    len(s.dbs),
 		ShareStrings: true, // SetString copies them
@@ -773,6 +796,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 				db.SetExpire(key, expireMs)
 			}
 			db.SetAccess(e, idle, freq)
+			spill.loaded(db, e)
 			counts.loaded++
 			if us := delayParam.Int(); us != 0 {
 				delay.key(us)

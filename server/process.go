@@ -63,6 +63,9 @@ func (s *Server) CheckStartup() error {
 		}
 	}
 	errs = append(errs, s.renames.errs...)
+	if s.tierErr != nil {
+		errs = append(errs, s.tierErr)
+	}
 	var users [][]string
 	for _, d := range s.cfg.Directives() {
 		switch d[0] {

@@ -230,7 +230,7 @@ func (snap *snapshot) filtered(f rdbFilter) *snapshot {
 	if f == filterNone {
 		return snap
 	}
-	out := &snapshot{dbs: make([][]snapKey, len(snap.dbs)), dirty: snap.dirty}
+	out := &snapshot{dbs: make([][]snapKey, len(snap.dbs)), dirty: snap.dirty, view: snap.view}
 	if f == filterFunctions {
 		out.functions = snap.functions
 	}

@@ -130,7 +130,9 @@ func (s *Server) runScript(c *Client, sr *scriptRun, held bool) {
 				sr.tags = append(sr.tags, lock.Tag(k))
 			}
 		} else {
-			ok = s.lockFor(c, g, true, nil, true)
+			// The declared keys' cold values are read before the
+			// global lock is asked for, as under key locks.
+			ok = s.lockLoaded(c, g, true, nil, keys, true)
 		}
 		if !ok {
 			return

@@ -140,6 +140,8 @@ type Server struct {
 	evict       evictState       // evict.go
 	cev         clientEvictState // cevict.go
 	access      *keyspace.Access // the databases' access tracking (LRU or LFU)
+	tier        tierState        // the disk tier (tier.go)
+	tierErr     error            // why the disk tier could not open: start-up is refused
 	memReturn   memReturn        // memreturn.go
 	replicaWait replicaWait      // shutdown.go: a shutdown waiting for its replicas
 }
@@ -293,6 +295,7 @@ func New(cfg *config.Config) *Server {
 	s.initACL(cfg)
 	s.applyRenames()
 	s.cronHz() // INFO's hz before the cron runs
+	s.tierErr = s.openTier(cfg)
 	return s
 }
 
@@ -351,6 +354,10 @@ func (s *Server) Serve() error {
 	}
 	s.wg.Add(1)
 	go s.cron()
+	if s.tiering() {
+		s.wg.Add(1)
+		go s.demoter()
+	}
 	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
 	paused := func() bool { return s.pause.mode.Load() != pauseOff }
 	go s.repl.Heartbeats(pingPeriod.Int, s.cfg.Lookup("repl-backlog-ttl").Int, paused, s.done)
@@ -377,6 +384,7 @@ func (s *Server) Serve() error {
 		s.logf("Exiting with a busy script still running (SHUTDOWN NOSAVE).")
 	}
 	s.closeAOF() // no command runs any more (or one that is abandoned)
+	s.closeTier()
 	s.listen.mu.Lock()
 	defer s.listen.mu.Unlock()
 	return s.listen.err
@@ -435,7 +443,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	waited := make(chan struct{})
-	go func() { s.wg.Wait(); s.stopTransport(); s.closeAOF(); close(waited) }()
+	go func() { s.wg.Wait(); s.stopTransport(); s.closeAOF(); s.closeTier(); close(waited) }()
 	select {
 	case <-waited:
 		return nil

@@ -123,7 +123,13 @@ type Command struct {
 	// patterns read keys that no key spec names. Like Keys it must not
 	// fail on malformed args.
 	GlobalFor func(args [][]byte) bool
-	Handler   HandlerFunc
+	// KeysOnly, when set, reports whether this call needs only its keys'
+	// existence, kinds and expiries, not their values (EXISTS, TTL, DEL,
+	// RENAME, SET without GET...): cold values are not loaded before its
+	// locks (tierprep.go), and its handler reads none. Like Keys it must
+	// not fail on malformed args.
+	KeysOnly func(args [][]byte) bool
+	Handler  HandlerFunc
 	// Sub holds subcommands (CONFIG GET, CLIENT LIST, ...), by lower-case
 	// name.
 	Sub map[string]*Command

@@ -200,12 +200,20 @@ func TestCrashEverysecKeepsAcknowledgedWrites(t *testing.T) {
 	testCrashKeepsAcknowledgedWrites(t, "everysec")
 }
 
+// TestCrashAlwaysWithTiering is TestCrashAlwaysKeepsAcknowledgedWrites
+// with the disk tier on and a one-byte budget: values move to disk as
+// they are written, the tier is rebuilt at each start, and nothing
+// acknowledged is lost.
+func TestCrashAlwaysWithTiering(t *testing.T) {
+	testCrashKeepsAcknowledgedWrites(t, "always", "--tiering", "yes", "--tiering-memory", "1")
+}
+
 // testCrashKeepsAcknowledgedWrites runs cycles on one directory: start the
 // binary (loading everything the earlier cycles wrote), check it has what
 // the writers of the previous cycle were told, run 8 concurrent writers
 // (and, every other cycle, a BGREWRITEAOF), SIGKILL the process at a
 // random moment.
-func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
+func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string, extra ...string) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	const writers = 8
@@ -216,7 +224,7 @@ func testCrashKeepsAcknowledgedWrites(t *testing.T, policy string) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
 	t.Logf("appendfsync %s, seed %d", policy, seed)
-	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", policy, "--save", ""}
+	args := append([]string{"--dir", dir, "--appendonly", "yes", "--appendfsync", policy, "--save", ""}, extra...)
 
 	state := make([]writerState, writers)
 	for i := range state {
