@@ -155,15 +155,46 @@ func (s *Server) searchSync(g *lock.Guard) {
 // no snapshot capture — so that FT.SEARCH, which holds the index's lock
 // but not its documents' keys' locks, may call it: every command that
 // writes those keys holds the index's lock exclusively.
+//
+// An indexed hash is never cold (the disk tier leaves the keys an index
+// matches in memory: searchIndexed): its value can be read without the
+// key's lock. A document that was cold when its index began to follow it
+// was loaded then (searchDoc), under the global lock.
 func (s *Server) searchHash(key string) *hash.Hash {
 	db := s.dbs[0]
 	if stored, expired := db.Stored([]byte(key)); !stored || expired {
 		return nil
 	}
-	if e := db.StoredEntry([]byte(key)); e != nil && e.Kind == keyspace.KindHash {
+	if e := db.StoredEntry([]byte(key)); e != nil && e.Kind == keyspace.KindHash && !e.IsCold() {
 		return e.Obj.(*hash.Hash)
 	}
 	return nil
+}
+
+// searchDoc returns the hash stored under key in database 0, which an
+// index begins to follow, loading it from the disk tier if it is cold.
+// The caller holds the global lock exclusively (FT.CREATE, FT.ALTER,
+// SWAPDB) and found the key with searchMatching.
+func (s *Server) searchDoc(key string) *hash.Hash {
+	db := s.dbs[0]
+	e := db.StoredEntry([]byte(key))
+	db.Load(e)
+	return e.Obj.(*hash.Hash)
+}
+
+// searchIndexed reports whether key of database dbi is a document some
+// index may follow: the disk tier leaves its value in memory. The caller
+// holds key's lock (the list of indexes changes under the global lock).
+func (s *Server) searchIndexed(dbi int, key []byte) bool {
+	if dbi != 0 {
+		return false
+	}
+	for _, fi := range s.searchIndexes() {
+		if fi.ix.Schema.Matches(string(key)) {
+			return true
+		}
+	}
+	return false
 }
 
 // searchReindex updates every index key matches from database 0's value
@@ -189,13 +220,23 @@ func (s *Server) searchReindex(key string) {
 func (s *Server) searchScan(fi *ftIndex) {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
+	for _, key := range s.searchMatching(fi) {
+		h := s.searchDoc(key)
+		fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+	}
+}
+
+// searchMatching returns the keys of the hashes of database 0 that fi
+// matches. The caller holds the global lock exclusively.
+func (s *Server) searchMatching(fi *ftIndex) []string {
+	var keys []string
 	s.dbs[0].ForEach(func(key string, e *keyspace.Entry) bool {
 		if e.Kind == keyspace.KindHash && fi.ix.Schema.Matches(key) {
-			h := e.Obj.(*hash.Hash)
-			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
+			keys = append(keys, key)
 		}
 		return true
 	})
+	return keys
 }
 
 // searchFlushed drops every index, as RediSearch does on FLUSHALL and on
@@ -225,15 +266,14 @@ func (s *Server) searchRescan(fi *ftIndex) {
 		}
 	}
 	fi.mu.Unlock()
-	s.dbs[0].ForEach(func(key string, e *keyspace.Entry) bool {
-		if e.Kind == keyspace.KindHash && fi.ix.Schema.Matches(key) && !fi.ix.Has(key) {
-			h := e.Obj.(*hash.Hash)
+	for _, key := range s.searchMatching(fi) {
+		if !fi.ix.Has(key) {
+			h := s.searchDoc(key)
 			fi.mu.Lock()
 			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
 			fi.mu.Unlock()
 		}
-		return true
-	})
+	}
 }
 
 // searchReset rebuilds every index from database 0 after SWAPDB replaced

@@ -448,6 +448,9 @@ func (s *Server) demoteKey(g *lock.Guard, dbi int, key []byte) (bool, error) {
 	if e == nil || e.IsCold() || e.ValueMem() < s.tier.minValue || db.IsExpired(e.Expire()) {
 		return false, nil
 	}
+	if s.searchIndexed(dbi, key) {
+		return false, nil // a search index reads it without its lock (searchHash)
+	}
 	return s.demoteEntry(db, e)
 }
 
@@ -595,7 +598,7 @@ func (sp *tierSpill) loaded(db *keyspace.DB, e *keyspace.Entry) {
 		sp.over = s.datasetMem() > s.tier.budgetBytes(s.maxmemory.Int())
 	}
 	sp.n++
-	if sp.over && e.ValueMem() >= s.tier.minValue {
+	if sp.over && e.ValueMem() >= s.tier.minValue && !(db == s.dbs[0] && s.searchIndexed(0, []byte(e.Key()))) {
 		s.demoteEntry(db, e) // a failed write leaves the value in memory
 	}
 }

@@ -389,3 +389,36 @@ func TestTieringDynamicKeyUnderGlobalLock(t *testing.T) {
 		t.Fatalf("loads under lock %d, want 1", n)
 	}
 }
+
+// TestTieringSearchDocuments: hashes that were cold when an index began
+// to follow them are loaded by FT.CREATE's scan, and the tier leaves the
+// documents of an index in memory afterwards (FT.SEARCH reads them under
+// the index's lock, without their keys' locks); other keys still move.
+func TestTieringSearchDocuments(t *testing.T) {
+	_, c := startTiered(t)
+	big := strings.Repeat("lorem ", 60)
+	for _, k := range []string{"doc:1", "doc:2", "other"} {
+		expect(t, c, ":2\r\n", "HSET", k, "title", "hello "+k, "body", big)
+	}
+	if n := tierInfo(t, c, "tiering_values_on_disk"); n != 3 {
+		t.Fatalf("values on disk before FT.CREATE: %d, want 3", n)
+	}
+	expect(t, c, "+OK\r\n", "FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "doc:", "SCHEMA", "title", "TEXT")
+	if n := tierInfo(t, c, "tiering_values_on_disk"); n != 1 {
+		t.Fatalf("values on disk after FT.CREATE: %d, want 1 (other)", n)
+	}
+	search := func() string { return c.Do("FT.SEARCH", "idx", "hello", "NOCONTENT", "SORTBY", "title") }
+	want := "*3\r\n:2\r\n$5\r\ndoc:1\r\n$5\r\ndoc:2\r\n"
+	if got := search(); got != want {
+		t.Fatalf("FT.SEARCH: %q, want %q", got, want)
+	}
+	expect(t, c, ":0\r\n", "HSET", "doc:1", "title", "hello again") // eager mode would demote it now
+	expect(t, c, ":2\r\n", "HSET", "doc:3", "title", "hello three", "body", big)
+	expect(t, c, ":0\r\n", "HSET", "other", "body", big+"!")
+	if n := tierInfo(t, c, "tiering_values_on_disk"); n != 1 {
+		t.Fatalf("values on disk after writes: %d, want 1 (other)", n)
+	}
+	if got, want := search(), "*4\r\n:3\r\n$5\r\ndoc:1\r\n$5\r\ndoc:2\r\n$5\r\ndoc:3\r\n"; got != want {
+		t.Fatalf("FT.SEARCH after writes: %q, want %q", got, want)
+	}
+}
