@@ -118,7 +118,10 @@ func (db *DB) ColdID(key []byte) (Kind, uint64, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.m.get(h, key)
-	if e == nil || !e.isColdLocked() {
+	// The cold mark first: without the tag lock, a hot entry's flags and
+	// value belong to their writer; a cold one's change only under the
+	// shard mutex held here.
+	if e == nil || !e.IsCold() {
 		return KindNone, 0, false
 	}
 	return e.Kind, e.Obj.(*coldRef).id, true
