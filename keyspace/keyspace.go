@@ -173,22 +173,10 @@ func (db *DB) locate(key []byte) (uint64, *shard) {
 // Get returns the live entry for key, or nil. An expired entry is removed.
 // The caller holds key's tag lock (shared at least).
 func (db *DB) Get(key []byte) *Entry {
-	h, s := db.locate(key)
-	s.mu.RLock()
-	e := s.m.get(h, key)
-	if e == nil {
-		s.mu.RUnlock()
-		return nil
+	e := db.GetRef(key)
+	if e != nil {
+		db.Load(e)
 	}
-	exp := e.expire
-	s.mu.RUnlock()
-	if exp != 0 && exp <= db.expiryNow() {
-		db.expireIfSame(s, e)
-		return nil
-	}
-	db.Load(e)
-	db.capture(e)
-	db.touch(e)
 	return e
 }
 

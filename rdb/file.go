@@ -189,16 +189,7 @@ func (fw *FileWriter) WriteKey(key []byte, v *Value, expireMs, lruIdle int64, lf
 	if lruIdle < -1 || lfuFreq < -1 || lfuFreq > 255 {
 		return fmt.Errorf("rdb: WriteKey with LRU idle %d, LFU counter %d", lruIdle, lfuFreq)
 	}
-	s := fw.scratch[:0]
-	if expireMs != -1 {
-		s = binary.LittleEndian.AppendUint64(append(s, OpcodeExpireTimeMS), uint64(expireMs))
-	}
-	if lruIdle != -1 {
-		s = AppendLen(append(s, OpcodeIdle), uint64(lruIdle))
-	}
-	if lfuFreq != -1 {
-		s = append(s, OpcodeFreq, byte(lfuFreq))
-	}
+	s := appendKeyOpcodes(fw.scratch[:0], expireMs, lruIdle, lfuFreq)
 	typeAt := len(s)
 	s = append(s, 0)
 	s = AppendString(s, key, fw.opts.Compress)
@@ -211,6 +202,21 @@ func (fw *FileWriter) WriteKey(key []byte, v *Value, expireMs, lruIdle int64, lf
 		fw.scratch = nil // do not hold on to a huge value's buffer
 	}
 	return fw.err
+}
+
+// appendKeyOpcodes appends the opcodes that precede a key's type byte:
+// its expiry, LRU idle time and LFU counter (each -1 for none).
+func appendKeyOpcodes(s []byte, expireMs, lruIdle int64, lfuFreq int) []byte {
+	if expireMs != -1 {
+		s = binary.LittleEndian.AppendUint64(append(s, OpcodeExpireTimeMS), uint64(expireMs))
+	}
+	if lruIdle != -1 {
+		s = AppendLen(append(s, OpcodeIdle), uint64(lruIdle))
+	}
+	if lfuFreq != -1 {
+		s = append(s, OpcodeFreq, byte(lfuFreq))
+	}
+	return s
 }
 
 // WriteKeyEncoded is WriteKey for a value already encoded by EncodeValue
@@ -227,16 +233,7 @@ func (fw *FileWriter) WriteKeyEncoded(key, enc []byte, expireMs, lruIdle int64, 
 	if lruIdle < -1 || lfuFreq < -1 || lfuFreq > 255 {
 		return fmt.Errorf("rdb: WriteKeyEncoded with LRU idle %d, LFU counter %d", lruIdle, lfuFreq)
 	}
-	s := fw.scratch[:0]
-	if expireMs != -1 {
-		s = binary.LittleEndian.AppendUint64(append(s, OpcodeExpireTimeMS), uint64(expireMs))
-	}
-	if lruIdle != -1 {
-		s = AppendLen(append(s, OpcodeIdle), uint64(lruIdle))
-	}
-	if lfuFreq != -1 {
-		s = append(s, OpcodeFreq, byte(lfuFreq))
-	}
+	s := appendKeyOpcodes(fw.scratch[:0], expireMs, lruIdle, lfuFreq)
 	s = append(s, enc[0])
 	s = AppendString(s, key, fw.opts.Compress)
 	fw.write(s)
