@@ -47,6 +47,15 @@ func Launch(extra ...string) (addr string, stop func(), err error) {
 	if err != nil {
 		return "", nil, ErrNoRedis
 	}
+	return launch(bin, nil, extra...)
+}
+
+// launch starts the redis-server at bin (with env added to the
+// environment) on a free port with persistence off, in a temporary
+// directory of its own, and returns its address and a function that
+// stops it; extra are additional "--directive value" arguments. A server
+// that does not start is reported with the end of its log.
+func launch(bin string, env []string, extra ...string) (addr string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -60,8 +69,12 @@ func Launch(extra ...string) (addr string, stop func(), err error) {
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, extra...)
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("starting redis-server: %w", err)
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	stop = func() {
 		cmd.Process.Kill()
@@ -69,9 +82,10 @@ func Launch(extra ...string) (addr string, stop func(), err error) {
 		os.RemoveAll(dir)
 	}
 	addr = fmt.Sprintf("127.0.0.1:%d", port)
-	if err := WaitReady(addr, 5*time.Second); err != nil {
+	if err := WaitReady(addr, 10*time.Second); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
 		stop()
-		return "", nil, fmt.Errorf("redis-server did not start: %w", err)
+		return "", nil, fmt.Errorf("%s did not start: %w\n%s", bin, err, log)
 	}
 	return addr, stop, nil
 }

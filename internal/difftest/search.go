@@ -3,13 +3,10 @@ package difftest
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // SearchOptOut is the environment variable that lets the search
@@ -43,36 +40,8 @@ func LaunchSearch() (addr string, stop func(), err error) {
 		return "", nil, fmt.Errorf("fetching the search oracle (scripts/search-oracle.sh; set %s=1 to skip): %w", SearchOptOut, err)
 	}
 	dir := strings.TrimSpace(string(out))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	work, err := os.MkdirTemp("", "hotkv-search-oracle-*")
-	if err != nil {
-		return "", nil, err
-	}
-	cmd := exec.Command(filepath.Join(dir, "bin", "redis-server"), "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", work, "--daemonize", "no",
-		"--logfile", filepath.Join(work, "redis.log"), "--loadmodule", filepath.Join(dir, "lib", "redisearch.so"))
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+filepath.Join(dir, "lib"))
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(work)
-		return "", nil, fmt.Errorf("starting the search oracle: %w", err)
-	}
-	stop = func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		os.RemoveAll(work)
-	}
-	addr = fmt.Sprintf("127.0.0.1:%d", port)
-	if err := WaitReady(addr, 10*time.Second); err != nil {
-		log, _ := os.ReadFile(filepath.Join(work, "redis.log"))
-		stop()
-		return "", nil, fmt.Errorf("the search oracle did not start: %w\n%s", err, log)
-	}
-	return addr, stop, nil
+	return launch(filepath.Join(dir, "bin", "redis-server"), []string{"LD_LIBRARY_PATH=" + filepath.Join(dir, "lib")},
+		"--loadmodule", filepath.Join(dir, "lib", "redisearch.so"))
 }
 
 // moduleRoot returns the directory of the go.mod above the working
