@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"github.com/hotkv/hotkv/tier"
 	"io"
 	"math"
 	"os"
@@ -581,17 +580,14 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 			}
 			idle, freq := access(k.idle, k.freq)
 			if k.cold != 0 {
-				var view *tier.View
-				if snap.view != nil {
-					view = snap.view.v
-				}
-				enc, err := s.coldPayload(view, k.cold)
+				enc, err := s.snapColdPayload(snap, k.cold)
 				if err == nil {
 					err = fw.WriteKeyEncoded(k.key, enc, k.expire, idle, freq)
 				}
 				if err != nil {
 					return err
 				}
+				snap.wrote()
 				continue
 			}
 			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
@@ -735,7 +731,7 @@ func (s *Server) rewriteAOF(held bool) error {
 		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
 			snap.kill, snap.delay, snap.progress = stop, delay, progress
 			if !d.RDBPreamble {
-				return writeCommandBase(w, snap, s.aof.timestamps.Bool(), delay)
+				return s.writeCommandBase(w, snap, s.aof.timestamps.Bool(), delay)
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
@@ -1010,7 +1006,7 @@ const rewriteItemsPerCmd = 64
 // database a SELECT and, per key, the commands that build it and its
 // PEXPIREAT, after a timestamp annotation when timestamps
 // (aof-timestamp-enabled). delay runs before each key (keySaveDelay).
-func writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(kill <-chan struct{}) error) error {
+func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(kill <-chan struct{}) error) error {
 	var buf []byte
 	if timestamps {
 		if _, err := w.Write(aof.AppendTimestamp(nil, time.Now().Unix())); err != nil {
@@ -1037,6 +1033,17 @@ func writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(k
 		for _, k := range keys {
 			if err := delay(snap.kill); err != nil {
 				return err
+			}
+			if k.cold != 0 {
+				// A value on the disk tier: decoded from the snapshot's
+				// view of its record, as the RDB form copies it.
+				enc, err := s.snapColdPayload(snap, k.cold)
+				if err == nil {
+					k.v, err = rdb.DecodeEncoded(enc)
+				}
+				if err != nil {
+					return err
+				}
 			}
 			if err := writeKeyCommands(put, k); err != nil {
 				return err

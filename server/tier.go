@@ -495,6 +495,16 @@ func (s *Server) closeTier() {
 	}
 }
 
+// snapColdPayload is coldPayload through snap's view of the tier (the
+// store itself for a live snapshot).
+func (s *Server) snapColdPayload(snap *snapshot, id uint64) ([]byte, error) {
+	var view *tier.View
+	if snap.view != nil {
+		view = snap.view.v
+	}
+	return s.coldPayload(view, id)
+}
+
 // coldPayload returns a cold entry's RDB encoding as a snapshot writes
 // it: from view when given (a background snapshot), else from the live
 // store (the caller holds the global lock exclusively).

@@ -133,11 +133,15 @@ func payloadOf(t *testing.T, c *difftest.Conn, key string) string {
 // Snapshots copy cold values from the tier: SAVE (live) and BGSAVE
 // (copy-on-write, through a view), each reloaded.
 func TestTieringSnapshots(t *testing.T) {
-	for _, save := range []string{"SAVE", "BGSAVE", "BGREWRITEAOF"} {
+	for _, save := range []string{"SAVE", "BGSAVE", "BGREWRITEAOF", "BGREWRITEAOF commands"} {
 		t.Run(save, func(t *testing.T) {
-			args := []string{}
-			if save == "BGREWRITEAOF" {
-				args = []string{"--appendonly", "yes"}
+			args, reload := []string{}, "RELOAD"
+			switch save {
+			case "BGREWRITEAOF":
+				args, reload = []string{"--appendonly", "yes"}, "LOADAOF"
+			case "BGREWRITEAOF commands": // a base of commands, not an RDB
+				args, reload = []string{"--appendonly", "yes", "--aof-use-rdb-preamble", "no"}, "LOADAOF"
+				save = "BGREWRITEAOF"
 			}
 			_, c := startTiered(t, args...)
 			fill(c)
@@ -161,12 +165,12 @@ func TestTieringSnapshots(t *testing.T) {
 			if n := tierInfo(t, c, "tiering_loads"); n != loads {
 				t.Fatalf("%s loaded %d values", save, n-loads)
 			}
-			if got := c.Do("DEBUG", "RELOAD"); got != "+OK\r\n" {
+			if got := c.Do("DEBUG", reload); got != "+OK\r\n" {
 				t.Fatal(got)
 			}
 			for i, r := range fillReads {
 				if got := c.Do(r...); got != want[i] {
-					t.Fatalf("%v after %s and a reload: %q, want %q", r, save, got, want[i])
+					t.Fatalf("%v after %s and DEBUG %s: %q, want %q", r, save, reload, got, want[i])
 				}
 			}
 		})
