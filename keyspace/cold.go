@@ -43,9 +43,10 @@ const flagCold = 1 << 4
 
 // coldRef is a cold entry's Obj.
 type coldRef struct {
-	id   uint64 // the tier record
-	size int64  // the record's payload bytes
-	mem  int64  // what the value held in memory (MemSize beyond the entry)
+	id     uint64 // the tier record
+	size   int64  // the record's payload bytes
+	mem    int64  // what the value held in memory (MemSize beyond the entry)
+	effort int64  // what the server noted of the value (Demote), for UNLINK's bookkeeping
 }
 
 // coldRefMem is what a coldRef costs in memory: its allocation and the
@@ -99,6 +100,15 @@ func (e *Entry) IsCold() bool { return e.lru.Load()&coldBit != 0 }
 // isColdLocked is IsCold for a caller holding e's tag lock or shard mutex.
 func (e *Entry) isColdLocked() bool { return e.flags&flagCold != 0 }
 
+// ColdEffort returns what Demote noted of a cold entry's value, and
+// false for a value in memory. The caller holds the key's tag lock.
+func (e *Entry) ColdEffort() (int64, bool) {
+	if !e.isColdLocked() {
+		return 0, false
+	}
+	return e.Obj.(*coldRef).effort, true
+}
+
 // ColdRecord returns the record of a cold entry and its payload size. The
 // caller holds the key's tag lock (the entry cannot change place).
 func (e *Entry) ColdRecord() (id uint64, size int64, ok bool) {
@@ -137,10 +147,12 @@ func (e *Entry) ValueMem() int64 {
 }
 
 // Demote makes e, key's live entry, cold: its value is now the tier
-// record id (size payload bytes), which the caller wrote. Nothing but the
+// record id (size payload bytes), which the caller wrote. effort is what
+// the caller wants to know of the value while it is cold, without reading
+// it (ColdEffort: the server's free effort, for UNLINK). Nothing but the
 // memory accounting sees it. The caller holds key's tag lock exclusively
 // and has captured e for a running snapshot (CaptureEntry) first.
-func (db *DB) Demote(e *Entry, id uint64, size int64) {
+func (db *DB) Demote(e *Entry, id uint64, size, effort int64) {
 	s := db.shardOf(e)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -148,7 +160,7 @@ func (db *DB) Demote(e *Entry, id uint64, size int64) {
 		return
 	}
 	before := e.MemSize()
-	r := &coldRef{id: id, size: size, mem: e.ValueMem()}
+	r := &coldRef{id: id, size: size, mem: e.ValueMem(), effort: effort}
 	e.Obj = r
 	e.flags = e.flags&^(flagExt|flagBoxed) | flagCold
 	if e.Kind == KindString {

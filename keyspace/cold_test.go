@@ -73,7 +73,7 @@ func demote(db *DB, t *memTier, key string) {
 	} else {
 		p = e.Obj.(*blob).b
 	}
-	db.Demote(e, t.put(p), int64(len(p)))
+	db.Demote(e, t.put(p), int64(len(p)), 0)
 }
 
 func coldDB() (*DB, *memTier, *[]string) {

@@ -733,6 +733,8 @@ func TestDebugLoadAOF(t *testing.T) {
 
 // TestDebugLoadAOFConcurrentWriters: writes from other clients during
 // DEBUG LOADAOF are neither lost nor applied twice, and nothing deadlocks.
+// While the file loads they are answered LOADING, as Redis answers them,
+// and sent again.
 func TestDebugLoadAOFConcurrentWriters(t *testing.T) {
 	_, addr := startServer(t, "--appendonly", "yes", "--dir", t.TempDir(), "--enable-debug-command", "yes")
 	const writers, incrs = 4, 300
@@ -742,9 +744,13 @@ func TestDebugLoadAOFConcurrentWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := difftest.Dial(t, addr)
+			do := func(args ...string) {
+				for strings.HasPrefix(c.Do(args...), "-LOADING") {
+				}
+			}
 			for i := 0; i < incrs; i++ {
-				c.Do("INCR", fmt.Sprintf("{c}%d", w))
-				c.Do("RPUSH", "l", "x")
+				do("INCR", fmt.Sprintf("{c}%d", w))
+				do("RPUSH", "l", "x")
 			}
 		}()
 	}

@@ -20,6 +20,9 @@ const lazyfreeThreshold = 64
 // freeEffort is Redis's lazyfreeGetFreeEffort: about the number of
 // allocations freeing the value takes.
 func freeEffort(e *keyspace.Entry) int {
+	if n, cold := e.ColdEffort(); cold {
+		return int(n) // noted when it moved to the disk tier
+	}
 	switch e.Kind {
 	case keyspace.KindList:
 		if l, ok := e.Obj.(*list.List); ok {

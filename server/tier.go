@@ -469,7 +469,7 @@ func (s *Server) demoteEntry(db *keyspace.DB, e *keyspace.Entry) (bool, error) {
 		t.writeErrors.Add(1)
 		return false, err
 	}
-	db.Demote(e, id, int64(len(p)))
+	db.Demote(e, id, int64(len(p)), int64(freeEffort(e)))
 	t.demotions.Add(1)
 	return true, nil
 }

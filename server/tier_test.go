@@ -259,12 +259,12 @@ func startSlowTier(t *testing.T, delay time.Duration, keys ...string) (*Server, 
 // While a declared cold key loads, its tag is not locked: another
 // client's command on the same tag runs meanwhile.
 func TestTieringLoadBeforeLocks(t *testing.T) {
-	const delay = 600 * time.Millisecond
+	const delay = 1500 * time.Millisecond // slack for a loaded machine under -race
 	_, addr := startSlowTier(t, delay, "{t}:cold")
 	a, b := difftest.Dial(t, addr), difftest.Dial(t, addr)
 	start := time.Now()
 	a.Send(difftest.Encode("GET", "{t}:cold"))
-	time.Sleep(50 * time.Millisecond) // A is reading the disk
+	time.Sleep(150 * time.Millisecond) // A is reading the disk
 	if got := b.Do("SET", "{t}:other", "x"); got != "+OK\r\n" {
 		t.Fatal(got)
 	}
@@ -286,13 +286,13 @@ func TestTieringLoadBeforeLocks(t *testing.T) {
 // command on that tag waits for it, one on another tag does not, and
 // INFO counts it. The same script declaring the key loads it first.
 func TestTieringDynamicKeyUnderLock(t *testing.T) {
-	const delay = 600 * time.Millisecond
+	const delay = 1500 * time.Millisecond // slack for a loaded machine under -race
 	_, addr := startSlowTier(t, delay, "{t}:cold", "{t}:cold2")
 	a, b, other := difftest.Dial(t, addr), difftest.Dial(t, addr), difftest.Dial(t, addr)
 	script := "#!lua flags=allow-key-locking\nreturn redis.call('GET', '{t}:' .. ARGV[1])"
 	start := time.Now()
 	a.Send(difftest.Encode("EVAL", script, "1", "{t}:hot", "cold"))
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(150 * time.Millisecond)
 	if got := other.Do("SET", "{u}:x", "1"); got != "+OK\r\n" || time.Since(start) >= delay {
 		t.Fatalf("another tag waited for a dynamic key's read: %q after %v", got, time.Since(start))
 	}
@@ -308,7 +308,7 @@ func TestTieringDynamicKeyUnderLock(t *testing.T) {
 	// Declared: loaded before the locks; the tag stays free meanwhile.
 	start = time.Now()
 	a.Send(difftest.Encode("EVAL", "#!lua flags=allow-key-locking\nreturn redis.call('GET', KEYS[1])", "1", "{t}:cold2"))
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(150 * time.Millisecond)
 	if got := b.Do("SET", "{t}:x", "2"); got != "+OK\r\n" || time.Since(start) >= delay {
 		t.Fatalf("the tag was locked while a declared key loaded: %q after %v", got, time.Since(start))
 	}
@@ -377,12 +377,12 @@ func TestTieringLoadSpills(t *testing.T) {
 // Under the global lock (a script without allow-key-locking) a dynamic
 // cold key's read delays every client, as the spec documents.
 func TestTieringDynamicKeyUnderGlobalLock(t *testing.T) {
-	const delay = 600 * time.Millisecond
+	const delay = 1500 * time.Millisecond // slack for a loaded machine under -race
 	_, addr := startSlowTier(t, delay, "{t}:cold")
 	a, other := difftest.Dial(t, addr), difftest.Dial(t, addr)
 	start := time.Now()
 	a.Send(difftest.Encode("EVAL", "return redis.call('GET', '{t}:' .. ARGV[1])", "0", "cold"))
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(150 * time.Millisecond)
 	if got := other.Do("SET", "{u}:x", "1"); got != "+OK\r\n" || time.Since(start) < delay {
 		t.Fatalf("another tag did not wait for a dynamic key's read under the global lock: %q after %v", got, time.Since(start))
 	}
