@@ -36,9 +36,16 @@ deps:
 	@./scripts/search-oracle.sh >/dev/null || [ "$$HOTKV_SKIP_SEARCH_ORACLE" = 1 ] || \
 	  { echo "ERROR: could not fetch the search oracle (scripts/search-oracle.sh); set HOTKV_SKIP_SEARCH_ORACLE=1 to skip its tests"; exit 1; }
 
+# TIERING_TESTS are the server tests run a second time with every value
+# on the disk tier between commands (HOTKV_TEST_TIERING=1, issue #20): the
+# differential tests by command family, persistence, scripts and
+# transactions must give the same replies as with all values in memory.
+TIERING_TESTS = String|Hash|List|Set|ZSet|Stream|Keys|Rename|Expire|Dump|Restore|Reload|Script|Function|Multi|Exec|Watch|Tiering|AOF|RDB|Save|Sort|Bit|HLL|Pf|Geo|Incr|Object|Scan|Copy|Move|Lazyfree|FT
+
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+	HOTKV_TEST_TIERING=1 $(GO) test -count=1 -timeout 10m -run '$(TIERING_TESTS)' ./server/
 	cd third_party/gopher-lua && $(GO) test -count=1 ./...
 	$(MAKE) fuzz
 	$(MAKE) clients
