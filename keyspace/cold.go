@@ -297,30 +297,7 @@ func (db *DB) dropColdLocked(e *Entry) {
 // Detach is Delete for an entry the caller stores again, under another
 // key or in another database (RENAME, MOVE): a cold entry's record is
 // not freed, it moves with the entry.
-func (db *DB) Detach(key []byte) bool {
-	db.captureKey(key)
-	h, s := db.locate(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.m.get(h, key)
-	if e == nil {
-		return false
-	}
-	live := e.expire == 0 || e.expire > db.expiryNow()
-	if e.isColdLocked() {
-		// The record goes with the entry: removeLocked counts it out
-		// without freeing it, storeLocked counts it in again.
-		e.flags |= flagDetached
-	}
-	db.removeLocked(s, e)
-	switch {
-	case live:
-		db.modified(e.Key())
-	case db.OnExpire != nil:
-		db.OnExpire(e.Key())
-	}
-	return live
-}
+func (db *DB) Detach(key []byte) bool { return db.remove(key, true) }
 
 // flagDetached marks a cold entry Detach removed: its record belongs to
 // whoever stores it again.

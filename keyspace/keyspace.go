@@ -467,22 +467,32 @@ func (db *DB) changeString(e *Entry, fn func()) {
 }
 
 // Delete removes key and reports whether a live entry was there.
-func (db *DB) Delete(key []byte) bool {
+func (db *DB) Delete(key []byte) bool { return db.remove(key, false) }
+
+// remove is Delete, or Detach when detach: a cold entry then keeps its
+// tier record, which moves with the entry.
+func (db *DB) remove(key []byte, detach bool) bool {
 	db.captureKey(key)
 	h, s := db.locate(key)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	e := s.m.get(h, key)
-	live := e != nil && (e.expire == 0 || e.expire > db.expiryNow())
-	if e != nil {
-		db.removeLocked(s, e)
-		switch {
-		case live:
-			db.modified(e.Key())
-		case db.OnExpire != nil:
-			db.OnExpire(e.Key())
-		}
+	if e == nil {
+		return false
 	}
-	s.mu.Unlock()
+	live := e.expire == 0 || e.expire > db.expiryNow()
+	if detach && e.isColdLocked() {
+		// The record goes with the entry: removeLocked counts it out
+		// without freeing it, storeLocked counts it in again.
+		e.flags |= flagDetached
+	}
+	db.removeLocked(s, e)
+	switch {
+	case live:
+		db.modified(e.Key())
+	case db.OnExpire != nil:
+		db.OnExpire(e.Key())
+	}
 	return live
 }
 
