@@ -223,10 +223,13 @@ type loop struct {
 	// batchAt is when the loop's current batch began (nanotime), or when
 	// a handoff gave the rest of it to a new goroutine: the watchdog
 	// measures how long the loop has been away from its connections by
-	// it. Written by the serving goroutine (and preempt's winner) only
-	// while the watchdog is on.
+	// it; 0 while the loop waits for events. Written by the serving
+	// goroutine (and preempt's winner).
 	batchAt atomic.Int64
-	_       [48]byte
+	// asleep is set by the watchdog when it stops looking until the
+	// loop's next batch arms the timer (see watchdog).
+	asleep atomic.Bool
+	_      [44]byte
 }
 
 // task is a function queued with Invoke: a loop's task (c nil) or a
@@ -286,6 +289,7 @@ func New(n int, h Handler) (*Group, error) {
 			return fail(errno)
 		}
 		l := &loop{g: g, epfd: epfd, wakefd: int(wfd), timerfd: int(tfd), conns: make(map[int]*Conn)}
+		l.batchAt.Store(batchLongAgo)
 		g.loops = append(g.loops, l)
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wfd)}
 		if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, int(wfd), &ev); err != nil {
@@ -542,6 +546,7 @@ func (l *loop) serve(st *runState) {
 		if l.g.closed.Load() {
 			break
 		}
+		l.pollWatchdog()
 		n, err := st.poll(l.epfd, time.Duration(l.g.maxSpin.Load()))
 		if err != nil && err != syscall.EINTR {
 			break

@@ -755,6 +755,42 @@ func TestTaskHandoff(t *testing.T) {
 	h.check(t)
 }
 
+// TestWatchdogLateFirstCall: a call that begins late in its batch — the
+// loop's thread lost its processor between arming the timer and the
+// batch's first call (a loop task that sleeps stands for that here) — is
+// still handed off. The watchdog once took a batch that had made no call
+// since its last look for an idle loop and stopped looking, so that the
+// call ran unwatched and its loop's other connections waited for it
+// (seen on a loaded 2-core machine: a script that never ends).
+func TestWatchdogLateFirstCall(t *testing.T) {
+	sg := startSerial(t, false, time.Millisecond)
+	h := sg.h
+	_, _, ea, sa := sg.dial()
+	cb, rb, _, _ := sg.dial()
+	sg.sync()
+	roundTrip(t, cb, rb, "ready")
+	time.Sleep(20 * time.Millisecond) // the watchdog has gone to sleep
+	handoffs := sg.g.handoffs.Load()
+	l := sg.g.loops[0]
+	// One batch: the late start, then the long call.
+	l.Invoke(func() {
+		l.Invoke(func() { time.Sleep(5 * time.Millisecond) })
+		ea.Invoke(func() {
+			h.enter(sa)
+			defer h.leave(sa)
+			<-sa.release
+		})
+	})
+	time.Sleep(20 * time.Millisecond) // the long call has begun
+	t0 := time.Now()
+	roundTrip(t, cb, rb, "meanwhile")
+	rtt := time.Since(t0)
+	sa.unblock()
+	if rtt > 50*time.Millisecond || sg.g.handoffs.Load() == handoffs {
+		t.Errorf("round trip beside a call that began late in its batch: %v, %d handoffs", rtt, sg.g.handoffs.Load()-handoffs)
+	}
+}
+
 // TestPeerClosesWhileInFlight: the end of the stream that comes while a
 // call is in flight is not lost: once the call has returned, the handler
 // reads the rest of the input and the end, and the connection is closed.

@@ -56,12 +56,19 @@ func (g *Group) HandoffAfter() time.Duration { return time.Duration(g.handoffAft
 // with d = 10 ms). Re-arming a near timer at every batch costs 13 µs
 // there, hence the d/4 limit.
 //
-// When the timer fires, the watchdog looks at the loop's call word: if
-// the loop has made no call since its last look it is idle (or in loop
-// code, which is never handed off) and the watchdog sleeps until the
-// loop's next batch arms the timer; else it looks again every d/4 (arming
-// the timer itself), and hands off a call that runs when the loop has
-// been in its batch for 3/4 d. It reads no clock of the calls': the batch's
+// When the timer fires, the watchdog looks at the loop: if it is waiting
+// for events (it sets batchAt to 0 before it polls) the watchdog goes to
+// sleep until the loop's next batch arms the timer; else it looks again
+// every d/4 (arming the timer itself), and hands off a call that runs
+// when the loop has been in its batch for 3/4 d. A loop that has made no
+// call since the last look is not idle: on a loaded machine its thread
+// may lose its processor between arming the timer and the batch's first
+// call, and that call must not then run unwatched. The watchdog's sleep
+// and the loop's next batch are ordered like a lock handshake: the
+// watchdog sets asleep and then reads batchAt, the loop stores batchAt
+// and then reads asleep, so one of them sees the other, and the batch
+// arms the timer (the loop's d/4 rule alone cannot tell: the batch's
+// clock may have been read before the look). It reads no clock of the calls': the batch's
 // start is the clock read the loop makes anyway, published (batchAt), and
 // a handoff starts the rest of the batch afresh. Measuring from the
 // batch, not from the watchdog's first sight of the call, matters when
@@ -101,15 +108,27 @@ func setTimer(fd int, d time.Duration) {
 func (l *loop) armWatchdog() {
 	d := time.Duration(l.g.handoffAfter.Load())
 	if d <= 0 {
+		// Off: in a batch of unknown age, for when the watchdog is
+		// turned on during it.
+		l.batchAt.Store(batchLongAgo)
 		return
 	}
 	now := nanotime()
 	l.batchAt.Store(int64(now))
-	if now-l.armedAt >= d/4 {
+	if now-l.armedAt >= d/4 || l.asleep.Load() {
+		l.asleep.Store(false)
 		l.armedAt = now
 		setTimer(l.timerfd, d/2) // the loop serves: the descriptor is open
 	}
 }
+
+// batchLongAgo is batchAt for a batch of unknown start: a new loop's
+// first tasks, which it runs before it first polls.
+const batchLongAgo = 1
+
+// pollWatchdog tells the watchdog that the loop is about to wait for
+// events: it is idle until its next batch.
+func (l *loop) pollWatchdog() { l.batchAt.Store(0) }
 
 // startWatchdog starts l's watchdog, which takes l.timerfd over.
 func startWatchdog(l *loop) *watchdog {
@@ -140,7 +159,6 @@ func (wd *watchdog) run() {
 	defer close(wd.done)
 	l := wd.l
 	var buf [8]byte
-	var seen uint64 // the loop's call word at the last look
 	for {
 		if _, err := wd.f.Read(buf[:]); err != nil {
 			return // closed
@@ -154,12 +172,18 @@ func (wd *watchdog) run() {
 		// the batchAt read below was stored, so the batch's age bounds
 		// the call's from above.
 		call := l.call.Load()
-		if call&1 != 0 && nanotime()-time.Duration(l.batchAt.Load()) >= d*3/4 {
+		at := l.batchAt.Load()
+		if call&1 != 0 && nanotime()-time.Duration(at) >= d*3/4 {
 			l.preempt(call >> 1) // the loop has been away for 3/4 d
-		} else if call == seen && call&1 == 0 {
-			continue // no call since the last look: idle until the next batch arms the timer
+		} else if call&1 == 0 && at == 0 {
+			// Waiting for events: sleep until the next batch arms the
+			// timer, unless one has begun meanwhile (see watchdog).
+			l.asleep.Store(true)
+			if l.batchAt.Load() == 0 {
+				continue
+			}
+			l.asleep.Store(false)
 		}
-		seen = call
 		wd.arm(d / 4)
 	}
 }
