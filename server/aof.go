@@ -456,6 +456,7 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 		RDB:            s.rdbReader(&counts, true, s.dbs),
 		Log:            s.aofLog,
 		OnCommand: func(args [][]byte) error {
+			s.load.openGate() // as Redis serves from the first command
 			if lc.lookupMemo(args) == nil {
 				return fmt.Errorf("%w", aof.ErrUnknownCommand)
 			}

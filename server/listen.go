@@ -337,6 +337,13 @@ func (s *Server) TLSAddr() net.Addr {
 // acceptLoop accepts ln's connections until it is closed; tls says they
 // speak TLS.
 func (s *Server) acceptLoop(ln net.Listener, tls bool) error {
+	if gate := s.load.gate; gate != nil {
+		select {
+		case <-gate: // the load at start-up lets clients in
+		case <-s.done:
+			return nil
+		}
+	}
 	for {
 		conn, err := ln.Accept()
 		if err != nil {

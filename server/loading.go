@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -30,6 +31,25 @@ type loadState struct {
 	total   atomic.Int64 // the payload's bytes; 0: unknown (a stream)
 	loaded  atomic.Int64 // bytes read so far
 	usedMem atomic.Int64 // the snapshot's used-mem field, 0 before it is read
+
+	// gate holds the accepting of connections during the load at
+	// start-up (nil: none is held). Redis serves clients during a load
+	// only every loading-process-events-interval-bytes of a snapshot, and
+	// from the first command of an append-only file: a client that
+	// connects during a shorter load waits for it instead of getting
+	// LOADING. So the gate opens when the load ends, once the snapshot's
+	// reader has read gateAt bytes, or at the file's first command. Both
+	// are set before the load starts.
+	gate     chan struct{}
+	gateAt   int64
+	gateOnce sync.Once
+}
+
+// openGate lets the accept loops accept (see gate).
+func (l *loadState) openGate() {
+	if l.gate != nil {
+		l.gateOnce.Do(func() { close(l.gate) })
+	}
 }
 
 // startLoading marks a load of total bytes (0: unknown) as running,
@@ -76,16 +96,18 @@ func (s *Server) loadingRefusal(cmd *Command) string {
 }
 
 // counting returns r counting the bytes read as loaded.
-func (l *loadState) counting(r io.Reader) io.Reader { return &countingReader{r, &l.loaded} }
+func (l *loadState) counting(r io.Reader) io.Reader { return &countingReader{r, l} }
 
 type countingReader struct {
 	r io.Reader
-	n *atomic.Int64
+	l *loadState
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+	if c.l.loaded.Add(int64(n)) >= c.l.gateAt {
+		c.l.openGate()
+	}
 	return n, err
 }
 

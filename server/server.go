@@ -391,17 +391,22 @@ func (s *Server) Serve() error {
 }
 
 // LoadAndServe loads the dataset (LoadData) while it serves, as Redis
-// does: until the load ends, commands without the loading flag get
-// LOADING and INFO shows the load's progress. loaded gets the load's
-// result; once it returns, the server goes on (a replica connects to its
-// master only then). It returns when Serve does.
+// does: a client that connects early waits until the load ends or has
+// gone on long enough (loadState.gate); then, until the load ends,
+// commands without the loading flag get LOADING and INFO shows the
+// load's progress. loaded gets the load's result; once it returns, the
+// server goes on (a replica connects to its master only then). It
+// returns when Serve does.
 func (s *Server) LoadAndServe(loaded func(error)) error {
 	s.startLoading(0, false) // before a client can connect
 	s.loadingAtStart.Store(true)
+	s.load.gate = make(chan struct{})
+	s.load.gateAt = s.cfg.Lookup("loading-process-events-interval-bytes").Int()
 	go func() {
 		err := s.LoadData()
 		s.stopLoading() // when there was nothing to load
 		loaded(err)
+		s.load.openGate()
 		s.followConfiguredMaster()
 	}()
 	return s.Serve()

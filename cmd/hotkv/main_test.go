@@ -92,6 +92,35 @@ func dialRetry(t *testing.T, addr string) net.Conn {
 }
 
 // dialRetryNet is dialRetry on network ("tcp", "unix").
+// startDumping starts cmd with its output in a file and kills it when
+// the test ends; when the test failed, it first has the server dump its
+// goroutines (SIGQUIT) and logs the output, so that a stall shows where
+// it stood.
+func startDumping(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	out, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			cmd.Process.Signal(syscall.SIGUSR2)
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGQUIT)
+			time.Sleep(2 * time.Second)
+			if b, err := os.ReadFile(out.Name()); err == nil {
+				t.Logf("server output:\n%s", b)
+			}
+		}
+		cmd.Process.Kill()
+		out.Close()
+	})
+}
+
 func dialRetryNet(t *testing.T, network, addr string) net.Conn {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -147,15 +176,15 @@ func TestShutdownBusyScript(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "hotkv.sock")
 	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--dir", dir, "--busy-reply-threshold", "50")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	dialRetryNet(t, "unix", sock).Write(difftest.Encode("EVAL", "redis.call('SET', 'x', 1) while true do end", "0"))
+	startDumping(t, cmd)
+	eval := dialRetryNet(t, "unix", sock)
+	eval.Write(difftest.Encode("EVAL", "redis.call('SET', 'x', 1) while true do end", "0"))
 	c := difftest.DialUnix(t, sock)
 	for deadline := time.Now().Add(5 * time.Second); !strings.HasPrefix(c.Do("GET", "x"), "-BUSY"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the script never became busy")
+			eval.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			reply, _ := bufio.NewReader(eval).ReadString('\n')
+			t.Fatalf("the script never became busy; EVAL's reply: %q", reply)
 		}
 	}
 	if got := c.Do("SCRIPT", "KILL"); !strings.HasPrefix(got, "-UNKILLABLE") {
