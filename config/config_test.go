@@ -104,7 +104,7 @@ var immutableParams = []string{
 	"enable-protected-configs", "io-threads", "io-threads-do-reads", "logfile",
 	"lua-enable-deprecated-api", "pidfile", "rdbchecksum", "replicaof", "server_cpulist",
 	"set-proc-title", "socket-mark-id", "supervised", "syslog-enabled", "syslog-facility",
-	"syslog-ident", "tcp-backlog", "tiering", "tiering-dir", "unixsocket", "unixsocketperm",
+	"syslog-ident", "tcp-backlog", "unixsocket", "unixsocketperm",
 }
 
 func TestImmutable(t *testing.T) {

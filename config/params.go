@@ -207,8 +207,11 @@ func newTable() []*Param {
 		// the process, its directory (relative to dir), and the memory
 		// the dataset may hold before values move to disk (0: derived
 		// from maxmemory).
-		boolP("tiering", "", imm, false),
-		strP("tiering-dir", "", imm, false, "tier"),
+		// Mutable so that CONFIG SET of their current values succeeds
+		// (tools that set back what CONFIG GET * gave, as Redis's CONFIG
+		// sanity test); the server refuses a change (server/tier.go).
+		boolP("tiering", "", 0, false),
+		strP("tiering-dir", "", 0, false, "tier"),
 		intP("tiering-memory", "", mod, 0, longMax, 0, nMemory),
 		intP("auto-aof-rewrite-percentage", "", mod, 0, intMax, 100, 0),
 		intP("cluster-replica-validity-factor", "cluster-slave-validity-factor", mod, 0, intMax, 10, 0),

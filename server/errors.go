@@ -49,7 +49,10 @@ const (
 	// record): the command fails, never answers with a wrong value.
 	errTierLoad = "ERR disk tier: %v"
 	// Start-up with a tiering-dir that cannot be used.
-	errTieringDir        = "Can't use the tiering directory %s: %v"
+	errTieringDir = "Can't use the tiering directory %s: %v"
+	// CONFIG SET of tiering or tiering-dir to another value (a hook's
+	// veto: Redis's CONFIG SET failure wraps it).
+	errTieringAtStart    = "tiering and tiering-dir can be changed only at start-up"
 	errProtoVersion      = "NOPROTO unsupported protocol version"
 	errNXXXGTLT          = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errGTLTNX            = "ERR GT, LT, and/or NX options at the same time are not compatible"

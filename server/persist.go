@@ -356,13 +356,8 @@ func cmdBgsave(c *Client, args [][]byte) {
 	}
 	switch err := s.bgsave(c); {
 	case errors.Is(err, errBgRunning):
-		if len(args) == 2 {
-			// Another background save follows the running one.
-			s.persist.scheduled.Store(true)
-			c.w.Simple("Background saving scheduled")
-			return
-		}
-		c.errorReply(errBgsaveInProgress)
+		c.errorReply(errBgsaveInProgress) // SCHEDULE too, as in Redis
+
 	case err != nil:
 		c.errorReply(errSaveFailed) // Redis's shared.err
 	default:

@@ -86,6 +86,9 @@ type tierFree struct {
 func (s *Server) openTier(cfg *config.Config) error {
 	t := &s.tier
 	t.budget = cfg.Lookup("tiering-memory")
+	for _, name := range []string{"tiering", "tiering-dir"} {
+		cfg.OnChange(name, func(*config.Param) error { return errors.New(errTieringAtStart) })
+	}
 	if !cfg.Lookup("tiering").Bool() {
 		return nil
 	}

@@ -179,8 +179,16 @@ func TestTieringSnapshots(t *testing.T) {
 
 func TestTieringDirectives(t *testing.T) {
 	_, c := startTiered(t)
-	if got := c.Do("CONFIG", "SET", "tiering", "no"); !strings.Contains(got, "immutable") {
-		t.Fatalf("CONFIG SET tiering: %q", got)
+	// Set only at start-up; setting the value in force is no change.
+	for _, kv := range [][2]string{{"tiering", "no"}, {"tiering-dir", "elsewhere"}} {
+		want := "-ERR CONFIG SET failed (possibly related to argument '" + kv[0] + "') - " + errTieringAtStart + "\r\n"
+		if got := c.Do("CONFIG", "SET", kv[0], kv[1]); got != want {
+			t.Errorf("CONFIG SET %s %s: %q, want %q", kv[0], kv[1], got, want)
+		}
+	}
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "tiering", "yes")
+	if got := c.Do("CONFIG", "GET", "tiering"); !strings.Contains(got, "yes") {
+		t.Errorf("CONFIG GET tiering after the refused change: %q", got)
 	}
 	if got := c.Do("CONFIG", "SET", "tiering-memory", "10mb"); got != "+OK\r\n" {
 		t.Fatalf("CONFIG SET tiering-memory: %q", got)
