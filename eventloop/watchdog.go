@@ -15,12 +15,13 @@ import (
 // SetHandoffAfter sets how long a handler call (OnReadable, a Conn.Invoke
 // task, OnClose) may hold its loop: a call that has run for about d has
 // its loop handed to a new goroutine, exactly as if it had called
-// Conn.Handoff (0, the default: never). A call is handed off once its
-// loop has been in the call's batch of events for between 3/4 d and d
-// (later when no processor is free for the watchdog, by the time it waits
-// for one: the wait counts toward d); a call that starts late in a long
-// batch of short ones may be handed off sooner than d. See watchdog for
-// what it costs. It may be called at any time.
+// Conn.Handoff (0, the default: never). A call is handed off once the
+// watchdog has seen it running at two looks in a row (d/4 apart or more)
+// and its loop has been in the call's batch of events for 3/4 d (later
+// when no processor is free for the watchdog, by the time it waits for
+// one: the wait counts toward d); a call that starts late in a long batch
+// may be handed off sooner than d. A long batch of short calls hands none
+// off. See watchdog for what it costs. It may be called at any time.
 func (g *Group) SetHandoffAfter(d time.Duration) {
 	d = max(d, 0)
 	g.handoffAfter.Store(int64(d))
@@ -59,8 +60,12 @@ func (g *Group) HandoffAfter() time.Duration { return time.Duration(g.handoffAft
 // When the timer fires, the watchdog looks at the loop: if it is waiting
 // for events (it sets batchAt to 0 before it polls) the watchdog goes to
 // sleep until the loop's next batch arms the timer; else it looks again
-// every d/4 (arming the timer itself), and hands off a call that runs
-// when the loop has been in its batch for 3/4 d. A loop that has made no
+// every d/4 (arming the timer itself), and hands off a call that it sees
+// running at two looks in a row once the loop has been in its batch for
+// 3/4 d. (Not any call of a batch that old: a batch of many short calls —
+// 50 clients pipelining 16 scripts each is 1.6 ms of them — then handed
+// off one short call after another, each costing a goroutine and a
+// thread, and EVALSHA -P 16 ran at a third of Redis's rate.) A loop that has made no
 // call since the last look is not idle: on a loaded machine its thread
 // may lose its processor between arming the timer and the batch's first
 // call, and that call must not then run unwatched. The watchdog's sleep
@@ -68,14 +73,14 @@ func (g *Group) HandoffAfter() time.Duration { return time.Duration(g.handoffAft
 // watchdog sets asleep and then reads batchAt, the loop stores batchAt
 // and then reads asleep, so one of them sees the other, and the batch
 // arms the timer (the loop's d/4 rule alone cannot tell: the batch's
-// clock may have been read before the look). It reads no clock of the calls': the batch's
-// start is the clock read the loop makes anyway, published (batchAt), and
-// a handoff starts the rest of the batch afresh. Measuring from the
-// batch, not from the watchdog's first sight of the call, matters when
-// the processors are busy: each look may wait for one (on a loaded
-// 2-core machine under the race detector, tens of milliseconds), and
-// that wait counts toward d instead of restarting it, so a stalled call
-// is usually handed off at the first look after d/2.
+// clock may have been read before the look). It reads no clock of the
+// calls': the batch's start is the clock read the loop makes anyway,
+// published (batchAt), and a handoff starts the rest of the batch afresh.
+// Measuring from the batch, not from the watchdog's first sight of the
+// call, matters when the processors are busy: each look may wait for one
+// (on a loaded 2-core machine under the race detector, tens of
+// milliseconds), and that wait counts toward d instead of restarting it,
+// so a stalled call is usually handed off at the second look.
 type watchdog struct {
 	l     *loop
 	f     *os.File // the loop's timerfd, in the netpoller
@@ -159,6 +164,7 @@ func (wd *watchdog) run() {
 	defer close(wd.done)
 	l := wd.l
 	var buf [8]byte
+	var seen uint64 // the call word at the last look
 	for {
 		if _, err := wd.f.Read(buf[:]); err != nil {
 			return // closed
@@ -173,8 +179,12 @@ func (wd *watchdog) run() {
 		// the call's from above.
 		call := l.call.Load()
 		at := l.batchAt.Load()
-		if call&1 != 0 && nanotime()-time.Duration(at) >= d*3/4 {
-			l.preempt(call >> 1) // the loop has been away for 3/4 d
+		if call&1 != 0 && call == seen && nanotime()-time.Duration(at) >= d*3/4 {
+			// The call has run since the last look, and the loop has
+			// been away for 3/4 d. A call seen once may be one of a
+			// long batch's short ones: handing it off would cost a
+			// thread and gain nothing, the rest being as short.
+			l.preempt(call >> 1)
 		} else if call&1 == 0 && at == 0 {
 			// Waiting for events: sleep until the next batch arms the
 			// timer, unless one has begun meanwhile (see watchdog).
@@ -184,6 +194,7 @@ func (wd *watchdog) run() {
 			}
 			l.asleep.Store(false)
 		}
+		seen = call
 		wd.arm(d / 4)
 	}
 }
