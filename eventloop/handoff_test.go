@@ -791,6 +791,41 @@ func TestWatchdogLateFirstCall(t *testing.T) {
 	}
 }
 
+// TestLongBatchOfShortCalls: a batch of many short calls (2,000 tasks of
+// 10 µs: 20 ms) hands none off; each handoff costs a goroutine and a
+// thread and gains nothing when the calls after it are as short. The
+// watchdog once handed off whatever call ran once the batch was 3/4 d
+// old: one call every d (about 25 here), and pipelined scripts ran at a
+// third of Redis's rate. A few are allowed: the loop's thread may lose its
+// processor in the middle of a call, which then looks stalled.
+func TestLongBatchOfShortCalls(t *testing.T) {
+	sg := startSerial(t, false, time.Millisecond)
+	h := sg.h
+	_, _, ea, sa := sg.dial()
+	sg.sync()
+	time.Sleep(20 * time.Millisecond) // the watchdog has gone to sleep
+	handoffs := sg.g.handoffs.Load()
+	const calls = 2000
+	var ran atomic.Int64
+	sg.g.loops[0].Invoke(func() { // one batch
+		for i := 0; i < calls; i++ {
+			ea.Invoke(func() {
+				h.enter(sa)
+				defer h.leave(sa)
+				for t0 := time.Now(); time.Since(t0) < 10*time.Microsecond; {
+				}
+				ran.Add(1)
+			})
+		}
+	})
+	if !settle(func() bool { return ran.Load() == calls }) {
+		t.Fatalf("%d of %d calls ran", ran.Load(), calls)
+	}
+	if n := sg.g.handoffs.Load() - handoffs; n > 5 {
+		t.Errorf("a batch of %d calls of 10 µs handed off %d of them", calls, n)
+	}
+}
+
 // TestPeerClosesWhileInFlight: the end of the stream that comes while a
 // call is in flight is not lost: once the call has returned, the handler
 // reads the rest of the input and the end, and the connection is closed.
