@@ -451,6 +451,13 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 		}
 	}()
 	var counts loadCounts
+	// With the disk tier, values spill as the commands load them, as a
+	// snapshot's do (tierSpill): the demoter waits for the load, and a
+	// file larger than memory must load. Checked every 256 commands
+	// (the dataset's size sums every shard).
+	spill := held != nil && held.GlobalExclusive() && s.tiering()
+	var spillScratch demoteScratch
+	replayed := 0
 	l := &aof.Loader{
 		AllowTruncated: s.cfg.Lookup("aof-load-truncated").Bool(),
 		RDB:            s.rdbReader(&counts, true, s.dbs),
@@ -462,6 +469,9 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 			}
 			s.dispatch(lc, args)
 			lc.w.Reset()
+			if replayed++; spill && replayed%256 == 0 {
+				s.demoteToBudget(nil, &spillScratch, nil)
+			}
 			return nil
 		},
 	}

@@ -374,22 +374,31 @@ func (s *Server) demoter() {
 		}
 		t.drainFrees()
 		if s.loading() {
-			continue
+			continue // the load spills (tierSpill, the AOF replay's demoteToBudget)
 		}
-		budget := t.budgetBytes(s.maxmemory.Int())
-		for misses := 0; s.datasetMem() > budget && misses < 10; {
-			n, err := s.demotePass(g, &scratch)
-			if err != nil {
-				break // the disk refuses: try again at the next tick
-			}
-			if n == 0 {
-				misses++ // nothing movable in the sample
-			}
-			select {
-			case <-s.done:
-				return
-			default:
-			}
+		s.demoteToBudget(g, &scratch, s.done)
+	}
+}
+
+// demoteToBudget moves values to disk until the dataset fits the budget,
+// ten passes in a row find nothing movable, the disk refuses (the next
+// try is the demoter's next tick) or stop closes. g takes each victim's
+// tag lock, skipping busy tags; nil says that the caller holds the global
+// lock exclusively (the append-only file's replay).
+func (s *Server) demoteToBudget(g *lock.Guard, sc *demoteScratch, stop <-chan struct{}) {
+	budget := s.tier.budgetBytes(s.maxmemory.Int())
+	for misses := 0; s.datasetMem() > budget && misses < 10; {
+		n, err := s.demotePass(g, sc)
+		if err != nil {
+			return
+		}
+		if n == 0 {
+			misses++ // nothing movable in the sample
+		}
+		select {
+		case <-stop:
+			return
+		default:
 		}
 	}
 }
@@ -440,12 +449,15 @@ func (s *Server) demotePass(g *lock.Guard, sc *demoteScratch) (int, error) {
 }
 
 // demoteKey moves key's value in database dbi to disk if its tag is free
-// and the value is worth it; it holds the tag exclusively meanwhile.
+// and the value is worth it; it holds the tag exclusively meanwhile (g
+// nil: the caller holds the global lock).
 func (s *Server) demoteKey(g *lock.Guard, dbi int, key []byte) (bool, error) {
-	if !g.TryLockKey(key) {
-		return false, nil // busy: sampled again later
+	if g != nil {
+		if !g.TryLockKey(key) {
+			return false, nil // busy: sampled again later
+		}
+		defer g.Unlock()
 	}
-	defer g.Unlock()
 	db := s.dbs[dbi]
 	e := db.StoredEntry(key)
 	if e == nil || e.IsCold() || e.ValueMem() < s.tier.minValue || db.IsExpired(e.Expire()) {

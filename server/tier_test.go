@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -377,6 +378,47 @@ func TestTieringLoadSpills(t *testing.T) {
 	for i := 0; i < 2000; i += 97 {
 		v := strings.Repeat("v", 200+i%100)
 		if got := c.Do("GET", "k"+strconv.Itoa(i)); got != "$"+strconv.Itoa(len(v))+"\r\n"+v+"\r\n" {
+			t.Fatalf("k%d: %q", i, got)
+		}
+	}
+}
+
+// TestTieringAOFLoadSpills: an append-only file's commands spill their
+// values to disk as they load, as a snapshot's keys do: the load runs
+// here without the demoter (LoadData before Serve), and most values end
+// on disk.
+func TestTieringAOFLoadSpills(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1", "--dir", dir,
+		"--save", "", "--appendonly", "yes", "--aof-use-rdb-preamble", "no"}
+	cfg, err := config.Load("", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, addr := serveConfig(t, cfg)
+	c := difftest.Dial(t, addr)
+	for i := 0; i < 2000; i++ {
+		c.Do("SET", "k"+strconv.Itoa(i), strings.Repeat("v", 200+i%100))
+	}
+	src.Shutdown(context.Background())
+
+	cfg, err = config.Load("", append(args, "--tiering", "yes", "--tiering-memory", "100kb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg)
+	t.Cleanup(s.closeTier)
+	if err := s.LoadData(); err != nil {
+		t.Fatal(err)
+	}
+	// All in memory: about 620 KB, of which the keys and their entries
+	// (which stay) are about 200 KB.
+	if mem, n := s.datasetMem(), s.tier.demotions.Load(); mem > 450<<10 || n < 1000 {
+		t.Fatalf("after loading 2000 values of about 250 bytes over a 100 KB budget: %d bytes in memory, %d moved to disk", mem, n)
+	}
+	for i := 0; i < 2000; i += 97 {
+		v := strings.Repeat("v", 200+i%100)
+		if got := string(s.dbs[0].Get([]byte("k" + strconv.Itoa(i))).Str()); got != v {
 			t.Fatalf("k%d: %q", i, got)
 		}
 	}
