@@ -85,6 +85,9 @@ type Loader struct {
 	// usual). Its callbacks receive the keys and functions. Nil makes
 	// such a file an error (ErrRDB).
 	RDB *rdb.FileReader
+	// RDBInput, when set, wraps the input of RDB before it reads (the
+	// server counts the bytes as the load's progress).
+	RDBInput func(io.Reader) io.Reader
 
 	// Log, when set, receives the messages Redis logs while loading, with
 	// Redis's texts: "Reading RDB base file on AOF loading...", "DB loaded
@@ -644,6 +647,9 @@ func (l *Loader) load(r io.ReadSeeker, name, path string, last, oldStyle bool) (
 func (l *Loader) readRDB(r io.Reader) (rdb.FileInfo, error) {
 	if l.RDB == nil {
 		return rdb.FileInfo{}, &rdb.FileError{Offset: 0, Err: errors.New("aof: the file is an RDB and Loader.RDB is nil")}
+	}
+	if l.RDBInput != nil {
+		r = l.RDBInput(r)
 	}
 	return l.RDB.Read(r)
 }

@@ -65,10 +65,10 @@ func (g *Group) HandoffAfter() time.Duration { return time.Duration(g.handoffAft
 // 3/4 d. (Not any call of a batch that old: a batch of many short calls —
 // 50 clients pipelining 16 scripts each is 1.6 ms of them — then handed
 // off one short call after another, each costing a goroutine and a
-// thread, and EVALSHA -P 16 ran at a third of Redis's rate.) A loop that has made no
-// call since the last look is not idle: on a loaded machine its thread
-// may lose its processor between arming the timer and the batch's first
-// call, and that call must not then run unwatched. The watchdog's sleep
+// thread, and EVALSHA -P 16 ran at a third of Redis's rate.) A loop that
+// has made no call since the last look is not idle: on a loaded machine
+// its thread may lose its processor between arming the timer and the
+// batch's first call, and that call must not then run unwatched. The watchdog's sleep
 // and the loop's next batch are ordered like a lock handshake: the
 // watchdog sets asleep and then reads batchAt, the loop stores batchAt
 // and then reads asleep, so one of them sees the other, and the batch

@@ -461,6 +461,7 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 	l := &aof.Loader{
 		AllowTruncated: s.cfg.Lookup("aof-load-truncated").Bool(),
 		RDB:            s.rdbReader(&counts, true, s.dbs),
+		RDBInput:       s.load.counting, // progress, and the start-up gate
 		Log:            s.aofLog,
 		OnCommand: func(args [][]byte) error {
 			s.load.openGate() // as Redis serves from the first command

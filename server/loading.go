@@ -37,9 +37,9 @@ type loadState struct {
 	// only every loading-process-events-interval-bytes of a snapshot, and
 	// from the first command of an append-only file: a client that
 	// connects during a shorter load waits for it instead of getting
-	// LOADING. So the gate opens when the load ends, once the snapshot's
-	// reader has read gateAt bytes, or at the file's first command. Both
-	// are set before the load starts.
+	// LOADING. So the gate opens when the load ends, once a snapshot's
+	// reader (an AOF's RDB base too) has read gateAt bytes, or at an
+	// AOF's first command. Both are set before the load starts.
 	gate     chan struct{}
 	gateAt   int64
 	gateOnce sync.Once

@@ -117,3 +117,50 @@ func TestLoadingShortWaits(t *testing.T) {
 		t.Error("a client was served before the load ended")
 	}
 }
+
+// TestLoadingAOFBase: an append-only file's RDB base counts toward
+// loading-process-events-interval-bytes as a snapshot does: past it,
+// clients are let in and answered LOADING until the load ends.
+func TestLoadingAOFBase(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1", "--dir", dir,
+		"--save", "", "--appendonly", "yes", "--enable-debug-command", "yes"}
+	cfg, err := config.Load("", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, addr := serveConfig(t, cfg)
+	c := difftest.Dial(t, addr)
+	c.Do("DEBUG", "POPULATE", "3000", "key", "100")
+	if got := c.Do("BGREWRITEAOF"); !strings.HasPrefix(got, "+") {
+		t.Fatalf("BGREWRITEAOF: %q", got)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(c.Do("INFO", "persistence"), "aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the rewrite did not end")
+		}
+	}
+	src.Shutdown(context.Background())
+
+	cfg, err = config.Load("", append(args, "--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg)
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	loaded := make(chan error, 1)
+	go s.LoadAndServe(func(err error) { loaded <- err })
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	r := difftest.Dial(t, s.Addr().String())
+	if got := r.Do("DBSIZE"); got != "-"+errLoading+"\r\n" {
+		t.Errorf("DBSIZE while the base loads: %q", got)
+	}
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Do("DBSIZE"); got != ":3000\r\n" {
+		t.Errorf("DBSIZE after the load: %q", got)
+	}
+}

@@ -357,7 +357,6 @@ func cmdBgsave(c *Client, args [][]byte) {
 	switch err := s.bgsave(c); {
 	case errors.Is(err, errBgRunning):
 		c.errorReply(errBgsaveInProgress) // SCHEDULE too, as in Redis
-
 	case err != nil:
 		c.errorReply(errSaveFailed) // Redis's shared.err
 	default:
