@@ -166,7 +166,7 @@ func cmdHello(c *Client, args [][]byte) {
 	c.w.BulkString("role")
 	c.w.BulkString("master")
 	c.w.BulkString("modules")
-	c.w.Array(0)
+	modulesReply(c)
 }
 
 // cString is b as C's "%s" prints it: up to the first NUL byte.

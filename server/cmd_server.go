@@ -829,7 +829,7 @@ func init() {
 		{"stats", "Stats", true, (*Server).infoStats},
 		{"replication", "Replication", true, (*Server).infoReplication},
 		{"cpu", "CPU", true, (*Server).infoCPU},
-		{"modules", "Modules", true, nil},
+		{"modules", "Modules", true, (*Server).infoModules},
 		{"commandstats", "Commandstats", false, (*Server).infoCommandStats},
 		{"errorstats", "Errorstats", true, (*Server).infoErrorStats},
 		{"latencystats", "Latencystats", false, (*Server).infoLatencyStats},

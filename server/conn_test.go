@@ -102,6 +102,9 @@ var helloIDRe = regexp.MustCompile(`(\$2\r\nid\r\n):\d+\r\n`)
 func connSameHello(t *testing.T) func(redis, hotkv string) {
 	return func(redis, hotkv string) {
 		t.Helper()
+		// Up to the modules: HotKV's built-in search (TestModuleSearch).
+		redis, _, _ = strings.Cut(redis, "modules")
+		hotkv, _, _ = strings.Cut(hotkv, "modules")
 		r := helloIDRe.ReplaceAllString(redis, "$1:ID\r\n")
 		h := helloIDRe.ReplaceAllString(hotkv, "$1:ID\r\n")
 		if r != h {

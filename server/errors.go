@@ -178,6 +178,7 @@ const (
 	errModuleNotAllowed     = `ERR MODULE command not allowed. If the enable-module-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
 	errModuleLoad           = "ERR Error loading the extension. Please check the server logs."
 	errModuleUnload         = "ERR Error unloading module: no such module with that name"
+	errModuleUnloadTypes    = "ERR Error unloading module: the module exports one or more module-side data types, can't unload"
 	errDebugNotAllowed      = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
 	errMustBePositive       = "ERR value is out of range, must be positive"
 	errSlowlogCount         = "ERR count should be greater than or equal to -1"

@@ -22,8 +22,9 @@ var ErrSearchOptedOut = errors.New(SearchOptOut + " is set: search differential 
 // 2.10.5, fetched into a cache outside the repository by
 // scripts/search-oracle.sh (which `make deps` runs first; here it runs
 // again, a no-op when the cache is complete) — on a free port with
-// persistence off, and returns its address and a function that stops it.
-func LaunchSearch() (addr string, stop func(), err error) {
+// persistence off, and returns its address and a function that stops it;
+// extra are additional "--directive value" arguments.
+func LaunchSearch(extra ...string) (addr string, stop func(), err error) {
 	if os.Getenv(SearchOptOut) == "1" {
 		return "", nil, ErrSearchOptedOut
 	}
@@ -41,7 +42,7 @@ func LaunchSearch() (addr string, stop func(), err error) {
 	}
 	dir := strings.TrimSpace(string(out))
 	return launch(filepath.Join(dir, "bin", "redis-server"), []string{"LD_LIBRARY_PATH=" + filepath.Join(dir, "lib")},
-		"--loadmodule", filepath.Join(dir, "lib", "redisearch.so"))
+		append([]string{"--loadmodule", filepath.Join(dir, "lib", "redisearch.so")}, extra...)...)
 }
 
 // moduleRoot returns the directory of the go.mod above the working
