@@ -19,30 +19,10 @@ import (
 // 1024 lets clients in at once, as Redis's tests set it (by default a
 // client waits for the first 2 MB: TestLoadingShortWaits).
 func TestLoadingAtStart(t *testing.T) {
-	dir := t.TempDir()
-	src, addr := startServer(t, "--dir", dir, "--enable-debug-command", "yes")
-	c := difftest.Dial(t, addr)
-	c.Do("DEBUG", "POPULATE", "5000", "key", "100")
-	if got := c.Do("SAVE"); got != "+OK\r\n" {
-		t.Fatalf("SAVE: %q", got)
-	}
-	src.Shutdown(context.Background())
-
-	port := difftest.FreePort(t)
-	cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "", "--key-load-delay", "400", "--loading-process-events-interval-bytes", "1024"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(cfg)
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
+	dir := savedSnapshot(t, 5000)
 	start := time.Now()
-	loaded := make(chan error, 1)
-	go s.LoadAndServe(func(err error) { loaded <- err })
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	r := difftest.Dial(t, s.Addr().String())
+	loaded, r := loadAndServe(t, "--dir", dir, "--save", "", "--key-load-delay", "400",
+		"--loading-process-events-interval-bytes", "1024")
 	for _, cmd := range [][]string{{"PING"}, {"GET", "key:1"}, {"DBSIZE"}} {
 		if got := r.Do(cmd...); got != "-"+errLoading+"\r\n" {
 			t.Errorf("%v while loading: %q", cmd, got)
@@ -82,29 +62,8 @@ func TestLoadingAtStart(t *testing.T) {
 // clients that connect right after it starts breaks those, such as the
 // client libraries' test suites, that do not retry.)
 func TestLoadingShortWaits(t *testing.T) {
-	dir := t.TempDir()
-	src, addr := startServer(t, "--dir", dir, "--enable-debug-command", "yes")
-	c := difftest.Dial(t, addr)
-	c.Do("DEBUG", "POPULATE", "1000", "key", "100")
-	if got := c.Do("SAVE"); got != "+OK\r\n" {
-		t.Fatalf("SAVE: %q", got)
-	}
-	src.Shutdown(context.Background())
-
-	port := difftest.FreePort(t)
-	cfg, err := config.Load("", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "", "--key-load-delay", "300"}) // about 0.3 s
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(cfg)
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	loaded := make(chan error, 1)
-	go s.LoadAndServe(func(err error) { loaded <- err })
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	r := difftest.Dial(t, s.Addr().String())
+	dir := savedSnapshot(t, 1000)
+	loaded, r := loadAndServe(t, "--dir", dir, "--save", "", "--key-load-delay", "300") // about 0.3 s
 	if got := r.Do("DBSIZE"); got != ":1000\r\n" {
 		t.Errorf("DBSIZE of a client that connected during the load: %q", got)
 	}
@@ -123,13 +82,8 @@ func TestLoadingShortWaits(t *testing.T) {
 // clients are let in and answered LOADING until the load ends.
 func TestLoadingAOFBase(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "", "--appendonly", "yes", "--enable-debug-command", "yes"}
-	cfg, err := config.Load("", args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, addr := serveConfig(t, cfg)
+	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--enable-debug-command", "yes"}
+	src, addr := startServer(t, args...)
 	c := difftest.Dial(t, addr)
 	c.Do("DEBUG", "POPULATE", "3000", "key", "100")
 	if got := c.Do("BGREWRITEAOF"); !strings.HasPrefix(got, "+") {
@@ -142,7 +96,38 @@ func TestLoadingAOFBase(t *testing.T) {
 	}
 	src.Shutdown(context.Background())
 
-	cfg, err = config.Load("", append(args, "--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024"))
+	loaded, r := loadAndServe(t, append(args, "--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024")...)
+	if got := r.Do("DBSIZE"); got != "-"+errLoading+"\r\n" {
+		t.Errorf("DBSIZE while the base loads: %q", got)
+	}
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Do("DBSIZE"); got != ":3000\r\n" {
+		t.Errorf("DBSIZE after the load: %q", got)
+	}
+}
+
+// savedSnapshot returns a directory whose dump.rdb holds n keys of 100
+// bytes (DEBUG POPULATE).
+func savedSnapshot(t *testing.T, n int) string {
+	dir := t.TempDir()
+	src, addr := startServer(t, "--dir", dir, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	c.Do("DEBUG", "POPULATE", strconv.Itoa(n), "key", "100")
+	if got := c.Do("SAVE"); got != "+OK\r\n" {
+		t.Fatalf("SAVE: %q", got)
+	}
+	src.Shutdown(context.Background())
+	return dir
+}
+
+// loadAndServe starts a server with args (and a port of its own) as
+// cmd/hotkv does, loading while it serves; it returns the channel of the
+// load's result and a client connected at once.
+func loadAndServe(t *testing.T, args ...string) (<-chan error, *difftest.Conn) {
+	t.Helper()
+	cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1"}, args...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,14 +138,5 @@ func TestLoadingAOFBase(t *testing.T) {
 	loaded := make(chan error, 1)
 	go s.LoadAndServe(func(err error) { loaded <- err })
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	r := difftest.Dial(t, s.Addr().String())
-	if got := r.Do("DBSIZE"); got != "-"+errLoading+"\r\n" {
-		t.Errorf("DBSIZE while the base loads: %q", got)
-	}
-	if err := <-loaded; err != nil {
-		t.Fatal(err)
-	}
-	if got := r.Do("DBSIZE"); got != ":3000\r\n" {
-		t.Errorf("DBSIZE after the load: %q", got)
-	}
+	return loaded, difftest.Dial(t, s.Addr().String())
 }
