@@ -455,6 +455,13 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 	// snapshot's do (tierSpill): the demoter waits for the load, and a
 	// file larger than memory must load. Checked every 256 commands
 	// (the dataset's size sums every shard).
+	restored := false
+	restore := func() { // once the RDB base, if any, is in
+		if !restored {
+			restored = true
+			s.searchRestore(counts.search)
+		}
+	}
 	spill := held != nil && held.GlobalExclusive() && s.tiering()
 	var spillScratch demoteScratch
 	replayed := 0
@@ -465,10 +472,14 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 		Log:            s.aofLog,
 		OnCommand: func(args [][]byte) error {
 			s.load.openGate() // as Redis serves from the first command
+			restore()         // the RDB base's indexes follow the commands
 			if lc.lookupMemo(args) == nil {
 				return fmt.Errorf("%w", aof.ErrUnknownCommand)
 			}
 			s.dispatch(lc, args)
+			if held != nil {
+				s.searchSync(held) // as complete does for commands with locks of their own
+			}
 			lc.w.Reset()
 			if replayed++; spill && replayed%256 == 0 {
 				s.demoteToBudget(nil, &spillScratch, nil)
@@ -476,7 +487,11 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 			return nil
 		},
 	}
-	return l.Load(d)
+	res, err := l.Load(d)
+	if err == nil {
+		restore()
+	}
+	return res, err
 }
 
 // debugLoadAOF is DEBUG LOADAOF, under the global lock DEBUG holds: the
@@ -548,6 +563,11 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 	})
 	if err != nil {
 		return err
+	}
+	if snap.search != nil {
+		if err := fw.WriteAux(searchAux, string(snap.search)); err != nil {
+			return err
+		}
 	}
 	for _, code := range snap.functions {
 		if err := fw.WriteFunction(code); err != nil {
@@ -1014,8 +1034,8 @@ func b2i(v bool) int {
 const rewriteItemsPerCmd = 64
 
 // writeCommandBase writes snap as commands (aof-use-rdb-preamble no), as
-// Redis's rewriteAppendOnlyFileRio: the function libraries, then per
-// database a SELECT and, per key, the commands that build it and its
+// Redis's rewriteAppendOnlyFileRio: the function libraries, the search
+// indexes' definitions (searchload.go), then per database a SELECT and, per key, the commands that build it and its
 // PEXPIREAT, after a timestamp annotation when timestamps
 // (aof-timestamp-enabled). delay runs before each key (keySaveDelay).
 func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(kill <-chan struct{}) error) error {
@@ -1034,6 +1054,10 @@ func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, 
 		if err := put([]byte("FUNCTION"), []byte("LOAD"), []byte(code)); err != nil {
 			return err
 		}
+	}
+	// The search indexes before the keys: each key's commands index it.
+	if _, err := w.Write(snap.search); err != nil {
+		return err
 	}
 	for i, keys := range snap.dbs {
 		if len(keys) == 0 {

@@ -16,9 +16,9 @@ import (
 // global lock: they scan or delete keys, as FT.ALTER does. Their arity is checked by the
 // handlers, to reply RediSearch's error text (the name in upper case).
 //
-// Index definitions are not persisted or replicated yet: FT.CREATE and
-// FT.DROPINDEX propagate nothing (DROPINDEX DD propagates the DELs of the
-// documents it deletes).
+// FT.CREATE, FT.ALTER and FT.DROPINDEX propagate verbatim (DROPINDEX DD
+// as DROPINDEX, then the DELs of the documents it deleted), and snapshots
+// keep the definitions (searchload.go).
 
 func searchCommands() []*Command {
 	return []*Command{
@@ -60,11 +60,13 @@ func cmdFTCreate(c *Client, args [][]byte) {
 		c.errorReply(err.Error())
 		return
 	}
-	fi := &ftIndex{name: name, lockKey: []byte(name), ix: search.NewIndex(name, schema)}
+	fi := newFTIndex(name, schema, args)
 	if !schema.SkipInitialScan {
 		s.searchScan(fi)
 	}
 	s.searchAdd(fi)
+	c.dirty(1)
+	c.propagateDB0(args...)
 	c.w.OK()
 }
 
@@ -312,10 +314,11 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	w.Int(int64(ix.NumTerms()))
 	w.Simple("hash_indexing_failures")
 	w.Int(int64(ix.Failures()))
+	building, done := fi.searchProgress()
 	w.Simple("indexing")
-	w.Int(0)
+	w.Int(int64(b2i(building)))
 	w.Simple("percent_indexed")
-	ftFloat(w, 1)
+	ftFloat(w, done)
 	if s.CustomStopwords {
 		w.Simple("stopwords_list")
 		sw := s.SortedStopwords()
@@ -351,6 +354,8 @@ func cmdFTDropIndex(c *Client, args [][]byte) {
 		return
 	}
 	s.searchRemove(fi)
+	c.dirty(1)
+	c.propagateDB0(args[:2]...)
 	if len(args) == 3 && equalFold(args[2], "DD") {
 		fi.mu.RLock()
 		keys := fi.ix.Keys()
@@ -403,9 +408,12 @@ func cmdFTAlter(c *Client, args [][]byte) {
 	fi.mu.Lock()
 	fi.ix.AddFields(fields)
 	fi.mu.Unlock()
+	fi.def = append(fi.def, copyArgs(args))
 	if !skipScan {
 		s.searchRescan(fi)
 	}
+	c.dirty(1)
+	c.propagateDB0(args...)
 	c.w.OK()
 }
 

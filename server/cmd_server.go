@@ -334,6 +334,7 @@ func (s *Server) emptyData() {
 	}
 	s.trackingFlush()
 	s.scripting.engine.FlushLibraries()
+	s.searchFlushed() // the loaded data's definitions re-create them
 }
 
 // debugReload is DEBUG RELOAD: save the dataset, empty it and load the

@@ -40,7 +40,8 @@ type cowSnap struct {
 func (s *Server) startSnapshot() *cowSnap {
 	s.completeSnapshot()
 	cs := &cowSnap{s: s, ready: make(chan struct{}),
-		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo(), view: s.newSnapView()}}
+		snap: &snapshot{dbs: make([][]snapKey, len(s.dbs)), dirty: s.dirty(), repl: s.replSaveInfo(), view: s.newSnapView(),
+			search: s.searchDefinitions()}}
 	for i, db := range s.dbs {
 		// Room for every key there is: keys created meanwhile are not
 		// captured, so the slices never grow (and never move).

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -175,6 +176,7 @@ type snapshot struct {
 	// from liveSnapshot on (SAVE, FLUSHALL, DEBUG RELOAD, shutdown).
 	live      []*keyspace.DB
 	functions []string
+	search    []byte // the search indexes' definitions (searchDefinitions)
 	// repl is the replication stream's state at the snapshot, written in
 	// the file's auxiliary fields (nil: none; replication.Master.SaveInfo).
 	repl  *rdb.ReplInfo
@@ -238,7 +240,7 @@ func (s *Server) saveLive(g *lock.Guard, opts rdb.EncodeOptions) error {
 // caller, which holds the global lock exclusively, releases it: nothing
 // is copied.
 func (s *Server) liveSnapshot() *snapshot {
-	snap := &snapshot{live: s.dbs, dirty: s.dirty(), repl: s.replSaveInfo()}
+	snap := &snapshot{live: s.dbs, dirty: s.dirty(), repl: s.replSaveInfo(), search: s.searchDefinitions()}
 	for _, l := range s.scripting.engine.Libraries() {
 		snap.functions = append(snap.functions, l.Code)
 	}
@@ -623,6 +625,7 @@ func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode
 	if info.Version >= 5 && info.Checksum == 0 && !fr.SkipChecksum {
 		s.warnf("RDB file was saved with checksum disabled: no check performed.")
 	}
+	s.searchRestore(counts.search)
 	s.persist.loadedKeys.Store(counts.loaded)
 	s.persist.expiredAt.Store(counts.expired)
 	if info.EmptyKeysSkipped > 0 {
@@ -739,8 +742,12 @@ func (s *Server) reportFileError(path string, err error, counts *loadCounts) boo
 	return true
 }
 
-// loadCounts counts the keys an RDB load read.
-type loadCounts struct{ loaded, expired, withExpire int64 }
+// loadCounts counts the keys an RDB load read, and keeps the search
+// indexes' definitions it found (searchAux) for searchRestore.
+type loadCounts struct {
+	loaded, expired, withExpire int64
+	search                      []byte
+}
 
 // rdbReader returns a reader that loads an RDB file into dbs, empty
 // databases (the dataset's, or a replica's databases for an asynchronous
@@ -758,6 +765,9 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 		ShareStrings: true, // SetString copies them
 		OnAux: func(key, value []byte) error {
 			s.readAux(key, value)
+			if string(key) == searchAux {
+				counts.search = bytes.Clone(value)
+			}
 			return nil
 		},
 		OnFunction: func(code string) error {

@@ -60,10 +60,12 @@ func (s *Server) loadFromMaster(p replication.Payload) error {
 	g := s.lockForLoad()
 	defer g.Unlock()
 	s.logf("MASTER <-> REPLICA sync: Loading DB in memory")
-	if err := s.loadMasterStream(p.R, max(p.Size, 0), false, s.dbs, nil); err != nil {
+	search, err := s.loadMasterStream(p.R, max(p.Size, 0), false, s.dbs, nil)
+	if err != nil {
 		s.emptyData() // the half-loaded data
 		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from socket: %w", err)
 	}
+	s.searchRestore(search)
 	return nil
 }
 
@@ -80,8 +82,9 @@ func (s *Server) lockForLoad() *lock.Guard {
 
 // loadMasterStream reads a payload of size bytes (0: unknown) from r into
 // dbs as a load clients see, asynchronous or not. Its function libraries
-// go to onFunction, or (nil) replace the server's.
-func (s *Server) loadMasterStream(r io.Reader, size int64, async bool, dbs []*keyspace.DB, onFunction func(code string) error) error {
+// go to onFunction, or (nil) replace the server's; its search indexes'
+// definitions are returned, for searchRestore.
+func (s *Server) loadMasterStream(r io.Reader, size int64, async bool, dbs []*keyspace.DB, onFunction func(code string) error) ([]byte, error) {
 	s.startLoading(size, async)
 	defer s.stopLoading()
 	start := time.Now()
@@ -92,12 +95,12 @@ func (s *Server) loadMasterStream(r io.Reader, size int64, async bool, dbs []*ke
 	}
 	if _, err := fr.Read(bufio.NewReaderSize(s.load.counting(r), 1<<20)); err != nil {
 		s.reportSocketLoadError(err)
-		return err
+		return nil, err
 	}
 	s.logf("Done loading RDB, keys loaded: %d, keys expired: %d.", counts.loaded, counts.expired)
 	s.logf("MASTER <-> REPLICA sync: Loaded the dataset in %.3f seconds", time.Since(start).Seconds())
 	s.returnMemorySoon() // the decoding's garbage
-	return nil
+	return counts.search, nil
 }
 
 // reportSocketLoadError logs a payload's failed load from the socket as
@@ -143,8 +146,9 @@ func (s *Server) loadMasterFile(p replication.Payload) error {
 	aof.SyncDir(filepath.Dir(path))
 	s.logf("MASTER <-> REPLICA sync: Loading DB in memory")
 	rf, err := os.Open(path)
+	var search []byte
 	if err == nil {
-		err = s.loadMasterStream(rf, size, false, s.dbs, nil)
+		search, err = s.loadMasterStream(rf, size, false, s.dbs, nil)
 		rf.Close()
 	}
 	if s.cfg.Lookup("rdb-del-sync-files").Bool() && s.persistenceDisabled() {
@@ -154,6 +158,7 @@ func (s *Server) loadMasterFile(p replication.Payload) error {
 	if err != nil {
 		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %w", err)
 	}
+	s.searchRestore(search)
 	return nil
 }
 
@@ -174,7 +179,7 @@ func (s *Server) loadMasterSwap(p replication.Payload) error {
 	var libs []string
 	s.logf("MASTER <-> REPLICA sync: Loading DB in memory")
 	async := s.repl.ReplID() == p.ReplID // the old dataset is the same history
-	err := s.loadMasterStream(p.R, max(p.Size, 0), async, tmp, func(code string) error {
+	search, err := s.loadMasterStream(p.R, max(p.Size, 0), async, tmp, func(code string) error {
 		libs = append(libs, code)
 		return nil
 	})
@@ -196,6 +201,8 @@ func (s *Server) loadMasterSwap(p replication.Payload) error {
 		s.touchWatchedInDB(i, -1) // those of the new one
 	}
 	s.trackingFlush()
+	s.searchFlushed() // the payload's indexes replace them
+	s.searchRestore(search)
 	for i := range s.dbs {
 		s.readyWaited(i)
 	}

@@ -41,12 +41,24 @@ type searchState struct {
 	dirtyMu sync.Mutex
 	dirty   map[string]struct{}
 	pending atomic.Bool
+
+	// buildStep, set by tests, runs before each step of a background
+	// build (searchBuild) with the index's name.
+	buildStep atomic.Pointer[func(name string)]
 }
 
 // ftIndex is one index.
 type ftIndex struct {
 	name    string
 	lockKey []byte // the name, locked as a key is
+	// def is the commands that defined the index: its FT.CREATE, then
+	// each FT.ALTER (searchload.go). Changed under the global lock.
+	def [][][]byte
+
+	// building is set while a background build runs (searchBuild),
+	// which has looked at scanned of database 0's total keys.
+	building       atomic.Bool
+	scanned, total atomic.Int64
 
 	mu sync.RWMutex // guards ix: shared to search, exclusive to update
 	ix *search.Index

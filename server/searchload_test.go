@@ -1,0 +1,216 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// searchFixture writes the data of the index definition tests: idx over
+// doc: (created, then altered), idx2 over other: (created and dropped
+// again: it must stay dropped), documents before and after each change,
+// and keys no index matches.
+var searchFixture = [][]string{
+	{"FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "doc:", "STOPWORDS", "1", "foo", "SCHEMA", "t", "TEXT", "WEIGHT", "2", "n", "NUMERIC", "SORTABLE"},
+	{"HSET", "doc:1", "t", "hello world", "n", "1", "tag", "a"},
+	{"HSET", "doc:2", "t", "hello there foo", "n", "2", "tag", "b"},
+	{"FT.CREATE", "idx2", "PREFIX", "1", "other:", "SKIPINITIALSCAN", "SCHEMA", "x", "TEXT"},
+	{"HSET", "other:1", "x", "hello"},
+	{"FT.ALTER", "idx", "SCHEMA", "ADD", "tag", "TAG", "SORTABLE"},
+	{"HSET", "doc:3", "t", "world peace", "n", "3", "tag", "a"},
+	{"FT.DROPINDEX", "idx2"},
+	{"SET", "plain", "1"},
+}
+
+// searchFixtureMore is written after a rewrite: it must reach the file
+// after the definitions the rewrite put in its base.
+var searchFixtureMore = [][]string{
+	{"HSET", "doc:4", "t", "hello peace", "n", "4", "tag", "c"},
+	{"FT.CREATE", "idx3", "PREFIX", "1", "doc:", "SCHEMA", "t", "TEXT"},
+	{"DEL", "doc:1"},
+}
+
+var maxDocID = regexp.MustCompile(`\+max_doc_id\r\n:\d+\r\n`)
+
+// searchView is what must survive a load: the list of indexes, idx's
+// FT.INFO (but its max_doc_id: a rebuild numbers the documents afresh)
+// and queries' results with their scores, in the order of n.
+func searchView(t *testing.T, c *difftest.Conn) string {
+	t.Helper()
+	list := c.Do("FT._LIST")
+	for _, name := range replyStrings(list) {
+		waitFor(t, func() bool { return strings.Contains(c.Do("FT.INFO", name), "+indexing\r\n:0\r\n") })
+	}
+	var b strings.Builder
+	b.WriteString(list)
+	b.WriteString(maxDocID.ReplaceAllString(c.Do("FT.INFO", "idx"), ""))
+	for _, q := range []string{"hello", "world", "peace", "@tag:{a}", "@n:[2 4]", "*", "foo"} {
+		b.WriteString(c.Do("FT.SEARCH", "idx", q, "WITHSCORES", "SORTBY", "n"))
+		if strings.Contains(list, "idx3") {
+			b.WriteString(c.Do("FT.SEARCH", "idx3", q, "NOCONTENT", "SORTBY", "t"))
+		}
+	}
+	return b.String()
+}
+
+func runAll(c *difftest.Conn, cmds [][]string) {
+	for _, cmd := range cmds {
+		c.Do(cmd...)
+	}
+}
+
+// TestFTDefinitionsSurviveLoads: the indexes, their FT.ALTERs and drops
+// survive DEBUG RELOAD, a restart on the snapshot, a restart on the
+// append-only file (rewritten or not, with an RDB base or a command one),
+// and reach replicas (full synchronization from disk or diskless into
+// the dataset or swapped in, then the stream).
+func TestFTDefinitionsSurviveLoads(t *testing.T) {
+	t.Run("debug reload", func(t *testing.T) {
+		_, addr := startServer(t, "--enable-debug-command", "yes")
+		c := difftest.Dial(t, addr)
+		runAll(c, searchFixture)
+		want := searchView(t, c)
+		expect(t, c, "+OK\r\n", "DEBUG", "RELOAD")
+		if got := searchView(t, c); got != want {
+			t.Errorf("after DEBUG RELOAD:\n got %q\nwant %q", got, want)
+		}
+	})
+	t.Run("snapshot", func(t *testing.T) {
+		dir := t.TempDir()
+		s, addr := startServer(t, "--dir", dir)
+		c := difftest.Dial(t, addr)
+		runAll(c, searchFixture)
+		want := searchView(t, c)
+		expect(t, c, "+OK\r\n", "SAVE")
+		shutdown(t, s)
+		_, addr = startServer(t, "--dir", dir)
+		if got := searchView(t, difftest.Dial(t, addr)); got != want {
+			t.Errorf("after a restart:\n got %q\nwant %q", got, want)
+		}
+	})
+	for _, mode := range []string{"no rewrite", "rewrite", "rewrite without preamble"} {
+		t.Run("aof "+mode, func(t *testing.T) {
+			dir := t.TempDir()
+			preamble := "yes"
+			if mode == "rewrite without preamble" {
+				preamble = "no"
+			}
+			s, addr := startServer(t, "--appendonly", "yes", "--dir", dir, "--aof-use-rdb-preamble", preamble)
+			c := difftest.Dial(t, addr)
+			runAll(c, searchFixture)
+			if mode != "no rewrite" {
+				expect(t, c, "+Background append only file rewriting started\r\n", "BGREWRITEAOF")
+				waitRewrite(t, c)
+			}
+			runAll(c, searchFixtureMore)
+			want := searchView(t, c)
+			shutdown(t, s)
+			_, addr = startServer(t, "--appendonly", "yes", "--dir", dir)
+			if got := searchView(t, difftest.Dial(t, addr)); got != want {
+				t.Errorf("after a restart:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+	for _, load := range []string{"disabled", "on-empty-db", "swapdb"} {
+		t.Run("replica "+load, func(t *testing.T) {
+			_, master := startServer(t, "--repl-diskless-sync-delay", "0", "--repl-diskless-sync", map[bool]string{true: "no", false: "yes"}[load == "disabled"])
+			m := difftest.Dial(t, master)
+			runAll(m, searchFixture)
+			_, mport, _ := net.SplitHostPort(master)
+			_, replica := startServer(t, "--repl-diskless-load", load)
+			r := difftest.Dial(t, replica)
+			r.Do("FT.CREATE", "stale", "SCHEMA", "t", "TEXT") // the sync replaces it
+			expect(t, r, "+OK\r\n", "REPLICAOF", "127.0.0.1", mport)
+			waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+			caughtUp := func() {
+				offset := between(m.Do("INFO", "replication"), "master_repl_offset:", "\r\n")
+				waitFor(t, func() bool {
+					return between(r.Do("INFO", "replication"), "master_repl_offset:", "\r\n") == offset
+				})
+			}
+			caughtUp()
+			if got, want := searchView(t, r), searchView(t, m); got != want {
+				t.Errorf("after the full synchronization:\n got %q\nwant %q", got, want)
+			}
+			runAll(m, searchFixtureMore)
+			caughtUp()
+			if got, want := searchView(t, r), searchView(t, m); got != want {
+				t.Errorf("after the stream:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestFTSnapshotLoadsInRedis: redis-server loads a snapshot of HotKV's
+// with search indexes (their definitions are an auxiliary field it
+// skips), with the same data.
+func TestFTSnapshotLoadsInRedis(t *testing.T) {
+	dir := t.TempDir()
+	s, addr := startServer(t, "--dir", dir)
+	c := difftest.Dial(t, addr)
+	runAll(c, searchFixture)
+	want := dataset(t, c)
+	expect(t, c, "+OK\r\n", "SAVE")
+	shutdown(t, s)
+	rdir := t.TempDir()
+	copyDir(t, dir, rdir)
+	if _, err := filepath.Glob(filepath.Join(rdir, "dump.rdb")); err != nil {
+		t.Fatal(err)
+	}
+	raddr := difftest.StartRedis(t, "--dir", rdir)
+	if got := dataset(t, difftest.Dial(t, raddr)); got != want {
+		t.Errorf("redis-server on HotKV's snapshot:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestFTBuildInBackground: after a load, an index is built in the
+// background: the load and clients do not wait for it, FT.INFO says it
+// is indexing, a document written meanwhile is indexed by its writer,
+// and once the build is done the index holds every document. A build
+// whose index is dropped stops.
+func TestFTBuildInBackground(t *testing.T) {
+	s, addr := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	c.Do("FT.CREATE", "idx", "PREFIX", "1", "doc:", "SCHEMA", "t", "TEXT")
+	for i := range 1000 {
+		c.Do("HSET", fmt.Sprintf("doc:%d", i), "t", "hello")
+	}
+	c.Do("SET", "other", "1")
+	release := make(chan struct{})
+	step := func(string) {
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	s.search.buildStep.Store(&step)
+	expect(t, c, "+OK\r\n", "DEBUG", "RELOAD")
+	if info := c.Do("FT.INFO", "idx"); !strings.Contains(info, "+indexing\r\n:1\r\n") {
+		t.Fatalf("FT.INFO during the build: %q", info)
+	}
+	expect(t, c, "*1\r\n:0\r\n", "FT.SEARCH", "idx", "hello", "LIMIT", "0", "0")
+	expect(t, c, "$1\r\n1\r\n", "GET", "other")
+	expect(t, c, ":0\r\n", "HSET", "doc:5", "t", "hello")
+	expect(t, c, "*1\r\n:1\r\n", "FT.SEARCH", "idx", "hello", "LIMIT", "0", "0")
+	close(release)
+	waitFor(t, func() bool { return strings.Contains(c.Do("FT.INFO", "idx"), "+indexing\r\n:0\r\n") })
+	expect(t, c, "*1\r\n:1000\r\n", "FT.SEARCH", "idx", "hello", "LIMIT", "0", "0")
+	if info := c.Do("FT.INFO", "idx"); !strings.Contains(info, "+percent_indexed\r\n$1\r\n1\r\n") {
+		t.Errorf("FT.INFO after the build: %q", info)
+	}
+
+	block := make(chan struct{})
+	blocked := func(string) { <-block }
+	s.search.buildStep.Store(&blocked)
+	expect(t, c, "+OK\r\n", "DEBUG", "RELOAD")
+	expect(t, c, "+OK\r\n", "FT.DROPINDEX", "idx")
+	close(block)
+	expect(t, c, "*0\r\n", "FT._LIST")
+	expect(t, c, ":1001\r\n", "DBSIZE")
+}
