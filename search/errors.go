@@ -40,6 +40,20 @@ const (
 	errPropertyNotLoaded  = "Property `%s` not loaded nor in schema"
 	errNumericFilter      = "Bad upper range: %s"
 	errNumericFilterLow   = "Bad lower range: %s"
+
+	// VECTOR fields, KNN and range queries, PARAMS.
+	errBadArgsUnknown = "Bad arguments for %s: Unknown argument"
+	errBadArgsBounds  = "Bad arguments for %s: Value is outside acceptable bounds"
+	errVectorOddArgs  = "Bad number of arguments for vector similarity index: got %d but expected even number as algorithm parameters (should be submitted as named arguments)"
+	errVectorAlgoArg  = "Bad arguments for algorithm %s: %s"
+	errVectorMissing  = "Missing mandatory parameter: cannot create %s index without specifying %s argument"
+	errVectorBlobSize = "Error parsing vector similarity query: query vector blob size (%d) does not match index's expected size (%d)."
+	errVectorOption   = "Error parsing vector similarity parameters: Invalid option"
+	errVectorRadius   = "Error parsing vector similarity query: negative radius (%s) given in a range query"
+	errNoSuchParam    = "No such parameter `%s`"
+	errParamNumeric   = "Invalid numeric value (%s) for parameter `%s`"
+	errParamsPairs    = "Parameters must be specified in PARAM VALUE pairs"
+	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
 )
 
 // Error is an error whose text is the reply, as RediSearch spells it.

@@ -53,6 +53,9 @@ type evaluator struct {
 	ix       *Index
 	n        float64 // documents in the index
 	verbatim bool
+	// yields are the distances vector ranges yield, by name and
+	// document id ($YIELD_DISTANCE_AS).
+	yields map[string]map[uint32]float64
 }
 
 // idf is RediSearch's IDF: logb(1 + N/df), the binary exponent.
@@ -159,6 +162,28 @@ func (e *evaluator) build(n *node) iterator {
 		slices.Sort(ids)
 		it := &listIter{ids: ids, count: len(ids)}
 		it.rec.kind, it.rec.freq = resNumeric, 1
+		return it
+	case opVecRange:
+		hits := e.ix.vecs[n.field.slot].within([]byte(n.blob), n.min)
+		if len(hits) == 0 {
+			return nil
+		}
+		ids := make([]uint32, len(hits))
+		for i, h := range hits {
+			ids[i] = h.id
+		}
+		if n.word != "" {
+			if e.yields == nil {
+				e.yields = map[string]map[uint32]float64{}
+			}
+			m := map[uint32]float64{}
+			for _, h := range hits {
+				m[h.id] = h.dist
+			}
+			e.yields[n.word] = m
+		}
+		it := &listIter{ids: ids, count: len(ids)}
+		it.rec.kind = resVirtual
 		return it
 	case opIDs:
 		if len(n.ids) == 0 {

@@ -27,6 +27,7 @@ type Index struct {
 	termSet *btree.BTreeG[string]
 	tagSets []*btree.BTreeG[string]
 	nums    []*btree.BTreeG[numEntry] // per NUMERIC field
+	vecs    []vecStore                // per VECTOR field
 
 	// Statistics for FT.INFO.
 	records  int // postings in the inverted index
@@ -65,6 +66,7 @@ type document struct {
 	tagVals [][]string // per TAG field
 	numVals []float64  // per NUMERIC field (NaN: none)
 	hasNum  []bool
+	hasVec  []bool // per VECTOR field
 	sortv   []sortValue
 }
 
@@ -91,6 +93,11 @@ func NewIndex(name string, s *Schema) *Index {
 	ix.nums = make([]*btree.BTreeG[numEntry], s.nums)
 	for i := range ix.nums {
 		ix.nums[i] = btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true})
+	}
+	for _, f := range s.Fields {
+		if f.Type == Vector {
+			ix.vecs = append(ix.vecs, newVecStore(f.Vector))
+		}
 	}
 	return ix
 }
@@ -127,6 +134,8 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	d.numVals = make([]float64, ix.Schema.nums)
 	d.hasNum = make([]bool, ix.Schema.nums)
 	d.sortv = make([]sortValue, ix.Schema.sortables)
+	d.hasVec = make([]bool, ix.Schema.vecs)
+	vecs := make([][]byte, ix.Schema.vecs)
 	type hit struct {
 		freq uint32
 		mask uint64
@@ -196,6 +205,12 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			if !f.NoIndex {
 				d.numVals[f.slot], d.hasNum[f.slot] = n, true
 			}
+		case Vector:
+			if len(v) != f.Vector.blobSize() {
+				ix.failures++
+				return false
+			}
+			vecs[f.slot], d.hasVec[f.slot] = v, true
 		}
 	}
 	d.id = ix.nextID
@@ -224,6 +239,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for slot, ok := range d.hasNum {
 		if ok {
 			ix.nums[slot].Set(numEntry{d.numVals[slot], d.id})
+		}
+	}
+	for slot, ok := range d.hasVec {
+		if ok {
+			ix.vecs[slot].put(d.id, vecs[slot])
 		}
 	}
 	return true
@@ -283,6 +303,11 @@ func (ix *Index) Delete(key string) {
 			ix.nums[slot].Delete(numEntry{d.numVals[slot], d.id})
 		}
 	}
+	for slot, ok := range d.hasVec {
+		if ok {
+			ix.vecs[slot].del(d.id)
+		}
+	}
 }
 
 // AddFields adds fields (from Schema.ParseAlter) to the index's schema.
@@ -298,6 +323,8 @@ func (ix *Index) AddFields(fields []*Field) {
 			ix.tagSets = append(ix.tagSets, newStringSet())
 		case f.Type == Numeric:
 			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
+		case f.Type == Vector:
+			ix.vecs = append(ix.vecs, newVecStore(f.Vector))
 		}
 	}
 }

@@ -22,6 +22,7 @@ const (
 	opWildcard                // *: every document
 	opIDs                     // INKEYS: the documents of ids
 	opNone                    // matches nothing (a prefix too short, a range on a field that is not NUMERIC)
+	opVecRange                // @v:[VECTOR_RANGE radius $blob]
 )
 
 // node is a node of a parsed query.
@@ -38,6 +39,7 @@ type node struct {
 	maxEx  bool
 	kids   []*node
 	ids    []uint32 // opIDs, ascending
+	blob   string   // opVecRange: the query vector (min is the radius, word the yield's name)
 	// tagSet marks the union of a tag set's alternatives: RediSearch
 	// keeps it a union even when only one alternative has documents.
 	tagSet bool
@@ -58,8 +60,10 @@ type parser struct {
 	dialect int
 	lastTok int // offset of the last token read, for errors
 	lastTxt string
-	inMod   int // DIALECT 2: operands of field modifiers being read
-	depth   int // DIALECT 2: nested groups, negations and modifiers being read
+	inMod   int               // DIALECT 2: operands of field modifiers being read
+	depth   int               // DIALECT 2: nested groups, negations and modifiers being read
+	params  map[string]string // PARAMS (DIALECT 2)
+	knn     *knnClause        // the query's "=>[KNN ...]" (vecquery.go)
 }
 
 // maxDepth bounds the nesting of a query (groups, negations, modifiers),
@@ -70,19 +74,33 @@ const maxDepth = 1000
 // parseQuery parses q against schema s at the given dialect (1 or 2). It
 // returns nil for a query that matches nothing (only stop words).
 func parseQuery(s *Schema, stop stopwordSet, q string, dialect int) (*node, error) {
-	p := &parser{s: s, stop: stop, q: q, dialect: dialect}
+	n, _, err := parseQueryParams(s, stop, q, dialect, nil)
+	return n, err
+}
+
+// parseQueryParams is parseQuery with the values of PARAMS, which a
+// DIALECT 2 query names as $name, and a KNN clause, returned apart from
+// the query whose documents it ranks.
+func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, params map[string]string) (*node, *knnClause, error) {
+	p := &parser{s: s, stop: stop, q: q, dialect: dialect, params: params}
 	if dialect == 1 {
-		return p.parse1()
+		n, err := p.parse1()
+		return n, nil, err
 	}
 	n, err := p.union()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if p.arrow() {
+		if err := p.parseKNN(); err != nil {
+			return nil, nil, err
+		}
 	}
 	p.space()
 	if p.i < len(p.q) {
-		return nil, p.errAt(p.i)
+		return nil, nil, p.errAt(p.i)
 	}
-	return n, nil
+	return n, p.knn, nil
 }
 
 func (p *parser) errAt(i int) error {
@@ -146,7 +164,7 @@ func (p *parser) inter() (*node, error) {
 	var kids []*node
 	for {
 		c := p.peek()
-		if c == 0 || c == '|' || c == ')' {
+		if c == 0 || c == '|' || c == ')' || p.arrow() {
 			break
 		}
 		n, err := p.unary()
@@ -386,6 +404,9 @@ func (p *parser) modifier() (*node, error) {
 	}
 	switch p.peek() {
 	case '[':
+		if p.dialect > 1 && p.isVectorRange() {
+			return p.vectorRange(names[0])
+		}
 		return p.numeric(names[0])
 	case '{':
 		return p.tagSet(names[0])
@@ -458,7 +479,7 @@ func setMask(n *node, mask uint64) {
 	switch n.op {
 	case opTerm, opPrefix:
 		n.mask, n.masked = mask, true
-	case opNumeric, opTag, opTagPrefix, opWildcard:
+	case opNumeric, opTag, opTagPrefix, opWildcard, opVecRange:
 	default:
 		for _, k := range n.kids {
 			setMask(k, mask)
@@ -494,6 +515,15 @@ func (p *parser) numeric(name string) (*node, error) {
 			p.i++
 		}
 		txt := p.q[vs:p.i]
+		if strings.HasPrefix(txt, "$") {
+			if p.dialect == 1 {
+				return nil, errf(errSyntaxAt, vs, txt[1:])
+			}
+			var err error
+			if txt, err = p.param(txt[1:]); err != nil {
+				return nil, err
+			}
+		}
 		v, ok := parseRangeNumber(txt)
 		if !ok {
 			if txt == "" {
@@ -581,6 +611,13 @@ func (p *parser) tagSet(name string) (*node, error) {
 			}
 			raw := p.q[s:p.i]
 			p.tok(s, raw)
+			if p.dialect > 1 && strings.HasPrefix(raw, "$") {
+				v, err := p.param(raw[1:])
+				if err != nil {
+					return nil, err
+				}
+				raw = v
+			}
 			op := opTag
 			if strings.HasSuffix(raw, "*") && !strings.HasSuffix(raw, "\\*") {
 				op, raw = opTagPrefix, raw[:len(raw)-1]

@@ -16,6 +16,7 @@ const (
 	Text FieldType = iota
 	Tag
 	Numeric
+	Vector
 )
 
 func (t FieldType) String() string {
@@ -24,6 +25,8 @@ func (t FieldType) String() string {
 		return "TEXT"
 	case Tag:
 		return "TAG"
+	case Vector:
+		return "VECTOR"
 	}
 	return "NUMERIC"
 }
@@ -39,10 +42,11 @@ type Field struct {
 	CaseSensitive bool    // TAG
 	Sortable, UNF bool
 	NoIndex       bool
+	Vector        *VectorOpts // VECTOR
 
 	textID int // the bit of an indexed TEXT field in field masks, or -1
 	sortID int // the slot in a document's sort vector, or -1
-	slot   int // the TAG or NUMERIC index of the field
+	slot   int // the TAG, NUMERIC or VECTOR index of the field
 }
 
 // Schema is an index definition: what FT.CREATE's arguments say.
@@ -58,6 +62,7 @@ type Schema struct {
 	textFields int
 	sortables  int
 	tags, nums int
+	vecs       int
 }
 
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
@@ -258,7 +263,9 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 		if is("INDEXMISSING") {
 			return 0, errf(errNotSupported, "INDEXMISSING")
 		}
-	case "GEO", "GEOSHAPE", "VECTOR":
+	case "VECTOR":
+		return f.parseVector(args) // no options after its attributes
+	case "GEO", "GEOSHAPE":
 		return 0, errf(errNotSupported, t+" fields")
 	default:
 		return 0, errf(errFieldType, f.Alias)
@@ -298,6 +305,9 @@ func (s *Schema) add(f *Field) {
 	case f.Type == Numeric:
 		f.slot = s.nums
 		s.nums++
+	case f.Type == Vector:
+		f.slot = s.vecs
+		s.vecs++
 	}
 	if f.Sortable {
 		f.sortID = s.sortables
@@ -355,7 +365,7 @@ func (s *Schema) ParseAlter(args [][]byte) (fields []*Field, skipScan bool, err 
 	if len(args) == 2 {
 		return nil, false, ErrAlterNoFields
 	}
-	tmp := &Schema{Fields: slices.Clone(s.Fields), textFields: s.textFields, sortables: s.sortables, tags: s.tags, nums: s.nums}
+	tmp := &Schema{Fields: slices.Clone(s.Fields), textFields: s.textFields, sortables: s.sortables, tags: s.tags, nums: s.nums, vecs: s.vecs}
 	if err := tmp.parseFields(args[2:]); err != nil {
 		return nil, false, err
 	}

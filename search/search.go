@@ -24,6 +24,8 @@ type Request struct {
 	InKeys   []string
 	Filters  []NumericFilter
 	Dialect  int
+	// Params are PARAMS' values, which the query names $name.
+	Params map[string]string
 }
 
 // ReturnField is one field of RETURN: the hash field to load and the name
@@ -98,10 +100,7 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			if i+1 >= len(opts) {
 				return nil, errf(errBadArgsMissing, "SORTBY")
 			}
-			r.SortBy = string(opts[i+1])
-			if f := ix.Schema.Field(r.SortBy); f == nil {
-				return nil, errf(errPropertyNotLoaded, r.SortBy)
-			}
+			r.SortBy = string(opts[i+1]) // a field, or a distance the query yields (Search checks)
 			i++
 			if i+1 < len(opts) {
 				switch strings.ToUpper(string(opts[i+1])) {
@@ -154,9 +153,28 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			}
 			r.Dialect = n
 			i++
+		case "PARAMS":
+			n, ok := countArg(opts, i+1)
+			switch {
+			case i+1 >= len(opts):
+				return nil, errf(errBadArgsMissing, "PARAMS")
+			case !ok:
+				return nil, errf(errBadArgsConvert, "PARAMS")
+			case n%2 != 0:
+				return nil, Error(errParamsPairs)
+			case i+1+n >= len(opts):
+				return nil, errf(errBadArgsMissing, "PARAMS")
+			case r.Params != nil:
+				return nil, Error(errParamsTwice)
+			}
+			r.Params = map[string]string{}
+			for j := i + 2; j < i+2+n; j += 2 {
+				r.Params[string(opts[j])] = string(opts[j+1])
+			}
+			i += 1 + n
 		case "NOSTOPWORDS", "WITHPAYLOADS", "WITHSORTKEYS", "GEOFILTER", "SUMMARIZE", "HIGHLIGHT",
 			"SLOP", "TIMEOUT", "INORDER", "LANGUAGE", "EXPANDER", "SCORER", "EXPLAINSCORE", "PAYLOAD",
-			"PARAMS", "WITHCOUNT", "FORMAT":
+			"WITHCOUNT", "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
@@ -180,18 +198,40 @@ func parseBound(s string) (float64, bool, bool) {
 type Hit struct {
 	Key   string
 	Score float64
+	// Yields are the distances the query yields for it (a KNN's,
+	// $YIELD_DISTANCE_AS), replied before its fields.
+	Yields []Yield
 }
+
+// Yield is a named value a query computes for a document.
+type Yield struct{ Name, Value string }
 
 // Search runs r and returns the number of matching documents and the
 // page of them LIMIT asks for, in RediSearch's order: by score, highest
 // first (or by SORTBY's field), ties by document id. load returns a hash
 // field of a document (for SORTBY on a field that is not SORTABLE).
 func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool)) (int, []Hit, error) {
-	root, err := parseQuery(ix.Schema, ix.stop, r.Query, r.Dialect)
+	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, r.Params)
 	if err != nil {
 		return 0, nil, err
 	}
-	if root == nil {
+	yields := yieldNames(root)
+	var knnField *Field
+	if knn != nil {
+		if knnField, err = ix.checkKNN(knn); err != nil {
+			return 0, nil, err
+		}
+		if knnField != nil {
+			if knn.as == "" {
+				knn.as = "__" + knnField.Alias + "_score"
+			}
+			yields = append(yields, knn.as)
+		}
+	}
+	if r.SortBy != "" && ix.Schema.Field(r.SortBy) == nil && !slices.Contains(yields, r.SortBy) {
+		return 0, nil, errf(errPropertyNotLoaded, r.SortBy)
+	}
+	if root == nil || knn != nil && knnField == nil {
 		return 0, nil, nil
 	}
 	if r.InFields != nil {
@@ -233,12 +273,14 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
 	type scored struct {
-		d     *document
-		score float64
-		sv    sortValue
+		d      *document
+		score  float64
+		sv     sortValue
+		yields []Yield
 	}
 	var res []scored
-	if it := e.build(root); it != nil {
+	pureKNN := knn != nil && root.op == opWildcard
+	if it := e.build(root); it != nil && !pureKNN { // "*" ranked by KNN reads no iterator
 		for {
 			rc, rec := it.read()
 			if rc == rcEOF {
@@ -249,10 +291,43 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			}
 		}
 	}
+	if knn != nil {
+		// The k nearest of the documents the query matched (all, for
+		// "*", whose score is then 0).
+		var accept func(uint32) bool
+		scores := map[uint32]float64{}
+		if !pureKNN {
+			for _, x := range res {
+				scores[x.d.id] = x.score
+			}
+			accept = func(id uint32) bool { _, ok := scores[id]; return ok }
+		}
+		ef := knn.ef
+		if ef == 0 {
+			ef = knnField.Vector.EFRuntime
+		}
+		res = res[:0]
+		for _, h := range ix.vecs[knnField.slot].knn([]byte(knn.blob), knn.k, ef, accept) {
+			if d := ix.byID[h.id]; d != nil {
+				res = append(res, scored{d: d, score: scores[h.id], yields: []Yield{{knn.as, formatDistance(h.dist)}}})
+			}
+		}
+	}
+	for name, dists := range e.yields {
+		for i := range res {
+			if dist, ok := dists[res[i].d.id]; ok {
+				res[i].yields = append(res[i].yields, Yield{name, formatDistance(dist)})
+			}
+		}
+	}
 	if r.SortBy != "" {
 		f := ix.Schema.Field(r.SortBy)
 		for i := range res {
-			res[i].sv = ix.sortValue(res[i].d, f, load)
+			if f == nil {
+				res[i].sv = yieldSortValue(res[i].yields, r.SortBy)
+			} else {
+				res[i].sv = ix.sortValue(res[i].d, f, load)
+			}
 		}
 		slices.SortStableFunc(res, func(a, b scored) int {
 			c := compareSort(a.sv, b.sv, r.SortDesc)
@@ -277,7 +352,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
-		out = append(out, Hit{Key: s.d.key, Score: s.score})
+		out = append(out, Hit{Key: s.d.key, Score: s.score, Yields: s.yields})
 	}
 	return total, out, nil
 }
@@ -350,4 +425,48 @@ func FormatScore(f float64) string {
 		return "nan"
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// yieldNames returns the names of the distances n's vector ranges yield.
+func yieldNames(n *node) []string {
+	if n == nil {
+		return nil
+	}
+	var out []string
+	if n.op == opVecRange && n.word != "" {
+		out = append(out, n.word)
+	}
+	for _, k := range n.kids {
+		out = append(out, yieldNames(k)...)
+	}
+	return out
+}
+
+// yieldSortValue is the value of the yield called name, for SORTBY.
+func yieldSortValue(ys []Yield, name string) sortValue {
+	for _, y := range ys {
+		if y.Name == name {
+			f, _ := strconv.ParseFloat(y.Value, 64)
+			return sortValue{set: true, num: true, f: f}
+		}
+	}
+	return sortValue{}
+}
+
+// checkKNN returns the VECTOR field a KNN clause ranks by (nil when it
+// names no VECTOR field: the query then finds nothing), and the error of
+// a query vector of the wrong size or an option the field's algorithm
+// does not have.
+func (ix *Index) checkKNN(knn *knnClause) (*Field, error) {
+	f := ix.Schema.Field(knn.field)
+	if f == nil || f.Type != Vector {
+		return nil, nil
+	}
+	if err := checkBlob(f, knn.blob); err != nil {
+		return nil, err
+	}
+	if f.Vector.Algorithm == "FLAT" && knn.ef != 0 || knn.epsilon {
+		return nil, Error(errVectorOption)
+	}
+	return f, nil
 }

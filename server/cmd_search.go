@@ -112,18 +112,32 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	if req.SortBy != "" {
 		order = append(order, req.SortBy)
 	}
-	fields := func(key string, each func(f, v []byte)) {
-		h := c.srv.searchHash(key)
+	fields := func(hit search.Hit, each func(f, v []byte)) {
+		h := c.srv.searchHash(hit.Key)
 		if h == nil {
 			return
 		}
+		yield := func(name string) (string, bool) {
+			for _, y := range hit.Yields {
+				if y.Name == name {
+					return y.Value, true
+				}
+			}
+			return "", false
+		}
 		if req.Return != nil {
 			for _, rf := range req.Return {
-				if v, ok := h.Get([]byte(rf.Field)); ok {
+				if v, ok := yield(rf.Field); ok {
+					each([]byte(rf.As), []byte(v))
+				} else if v, ok := h.Get([]byte(rf.Field)); ok {
 					each([]byte(rf.As), v)
 				}
 			}
 			return
+		}
+		// The distances the query yields come first.
+		for _, y := range hit.Yields {
+			each([]byte(y.Name), []byte(y.Value))
 		}
 		h.Each(func(f, _ []byte) bool {
 			if !slices.Contains(order, string(f)) {
@@ -132,6 +146,9 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			return true
 		})
 		for _, f := range order {
+			if _, ok := yield(f); ok {
+				continue
+			}
 			if v, ok := h.Get([]byte(f)); ok {
 				each([]byte(f), v)
 			}
@@ -165,7 +182,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			}
 			if content {
 				var kv [][]byte
-				fields(h.Key, func(f, v []byte) { kv = append(kv, f, v) })
+				fields(h, func(f, v []byte) { kv = append(kv, f, v) })
 				c.w.Simple("extra_attributes")
 				c.w.Map(len(kv) / 2)
 				for _, b := range kv {
@@ -195,7 +212,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		}
 		if content {
 			var kv [][]byte
-			fields(h.Key, func(f, v []byte) { kv = append(kv, f, v) })
+			fields(h, func(f, v []byte) { kv = append(kv, f, v) })
 			c.w.Array(len(kv))
 			for _, b := range kv {
 				c.w.Bulk(b)
@@ -275,8 +292,13 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		if f.NoIndex {
 			flags = append(flags, "NOINDEX")
 		}
-		opt := 0
-		if f.Type != search.Numeric {
+		opt := 0 // the type's options, keys and values
+		switch {
+		case f.Type == search.Vector && f.Vector.Algorithm == "HNSW":
+			opt = 12
+		case f.Type == search.Vector:
+			opt = 8
+		case f.Type != search.Numeric:
 			opt = 2
 		}
 		if w.Proto == 3 {
@@ -297,6 +319,22 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		case search.Tag:
 			w.Simple("SEPARATOR")
 			w.Simple(string(f.Separator))
+		case search.Vector:
+			v := f.Vector
+			w.Simple("algorithm")
+			w.Simple(v.Algorithm)
+			w.Simple("data_type")
+			w.Simple(v.Type)
+			w.Simple("dim")
+			w.Int(int64(v.Dim))
+			w.Simple("distance_metric")
+			w.Simple(v.Metric)
+			if v.Algorithm == "HNSW" {
+				w.Simple("M")
+				w.Int(int64(v.M))
+				w.Simple("ef_construction")
+				w.Int(int64(v.EFConstruction))
+			}
 		}
 		if w.Proto == 3 {
 			w.Simple("flags")
