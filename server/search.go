@@ -41,6 +41,8 @@ type searchState struct {
 	dirtyMu sync.Mutex
 	dirty   map[string]struct{}
 	pending atomic.Bool
+
+	cursors ftCursors // FT.AGGREGATE's cursors (cmd_ftaggregate.go)
 }
 
 // ftIndex is one index.
