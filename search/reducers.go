@@ -141,21 +141,29 @@ func (r *sumRed) result() Value {
 	return numVal(r.sum)
 }
 
+// minMaxRed is MIN or MAX: 0 when no row had a number, as RediSearch's.
 type minMaxRed struct {
 	k   int
 	min bool
 	v   float64
+	n   int
 }
 
 func (r *minMaxRed) add(get func(int) Value) {
 	if f, ok := get(r.k).toNumber(); ok {
+		r.n++
 		if r.min && f < r.v || !r.min && f > r.v {
 			r.v = f
 		}
 	}
 }
 
-func (r *minMaxRed) result() Value { return numVal(r.v) }
+func (r *minMaxRed) result() Value {
+	if r.n == 0 {
+		return numVal(0)
+	}
+	return numVal(r.v)
+}
 
 // stddevRed is the sample standard deviation, by Welford's running sums
 // as RediSearch computes it.
@@ -295,7 +303,7 @@ func (r *quantileRed) result() Value {
 		r.flush()
 	}
 	if len(r.samples) == 0 {
-		return numVal(math.NaN())
+		return numVal(0)
 	}
 	switch r.q { // RediSearch's extremes
 	case 0:
