@@ -6,6 +6,12 @@
 // language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
 // results and scores as RediSearch.
 //
+// FT.AGGREGATE's pipeline is here too (aggregate.go; its expression
+// language in expr.go and exprfunc.go, its reducers in reducers.go): a
+// request parsed into steps that run, in the order given, over the
+// documents a query matches, loading their hash fields through the
+// caller's Loader.
+//
 // The package knows nothing of connections, locks or the keyspace: an
 // Index is not safe for concurrent use, its caller serialises access to it
 // (the server's index locks, LOCKING.md). Documents are given to it as

@@ -54,6 +54,31 @@ const (
 	errParamNumeric   = "Invalid numeric value (%s) for parameter `%s`"
 	errParamsPairs    = "Parameters must be specified in PARAM VALUE pairs"
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
+
+	// FT.AGGREGATE and its expressions.
+	errExprSyntax        = "Syntax error at offset %d near '%s'"
+	errExprSymbol        = "Unknown symbol '%s'"
+	errExprFunction      = "Unknown function name '%s'"
+	errExprFuncArgs      = "Invalid arguments for function '%s'"
+	errExprNoValue       = "%s: has no value, consider using EXISTS if applicable"
+	errExprNotNumber     = "Could not convert value to a number"
+	errExprArgString     = "Invalid type (%d) for argument %d in function '%s'. VALIDATE_ARG__STRING(v, %d) was false."
+	errExprArgType       = "Invalid type (%d) for argument %d in function '%s'. VALIDATE_ARG__TYPE(v, RSValue_Number) was false."
+	errExprSubstr        = "Invalid type for substr. Expected string"
+	errExprFormatBad     = "Bad format string!"
+	errExprFormatArgs    = "Not enough arguments for format"
+	errExprFormatSpec    = "Unknown format specifier passed"
+	errPropNotInPipeline = "Property `%s` not loaded nor in pipeline"
+	errNoSuchProperty    = "No such property `%s`"
+	errReducerProperty   = "Property `%s` not present in document or pipeline"
+	errNoReducer         = "No such reducer: %s"
+	errReducerMissing    = "Missing arguments for %s"
+	errGroupNoAt         = "Bad arguments for GROUPBY: Unknown property `%s`. Did you mean `@%s`?"
+	errSortAscDesc       = "MISSING ASC or DESC after sort field (%s)"
+	errMultiSortBy       = "Multiple SORTBY steps are not allowed. Sort multiple fields in a single step"
+	errLoadArgs          = "Bad arguments for LOAD: SUCCESS"
+	errQuantile          = "Percentage must be between 0.0 and 1.0"
+	errReducerArgs       = "Bad arguments for %s: %s"
 )
 
 // Error is an error whose text is the reply, as RediSearch spells it.

@@ -127,6 +127,7 @@ HSET al:1 t hello v abcdefgh
 FT.ALTER al SCHEMA ADD v VECTOR FLAT 6 TYPE FLOAT32 DIM 2 DISTANCE_METRIC L2
 FT.ALTER al SCHEMA ADD w VECTOR FLAT 4 TYPE FLOAT32 DIM 2
 `)
+	waitIndexed(t, p.Redis, "al")
 	compareFTInfo(t, p, "al")
 	p.DoArgs("FT.SEARCH", "al", "*=>[KNN 1 @v $b]", "PARAMS", "2", "b", "abcdefgh", "DIALECT", "2")
 }

@@ -27,6 +27,8 @@ func searchCommands() []*Command {
 		{Name: "ft.info", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTInfo},
 		{Name: "ft.dropindex", Arity: -1, Flags: Write | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTDropIndex},
 		{Name: "ft.alter", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAlter},
+		{Name: "ft.aggregate", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTAggregate},
+		{Name: "ft.cursor", Arity: -1, Flags: Readonly, First: 2, Last: 2, Step: 1, Handler: cmdFTCursor},
 		{Name: "ft._list", Arity: -1, Flags: Readonly, Handler: cmdFTList},
 	}
 }

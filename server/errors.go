@@ -136,6 +136,11 @@ const (
 	errFTNoSuchIndex      = ": no such index" // after the index name
 	errFTUnknownIndex     = "Unknown index name"
 	errFTUnknownIndexName = "Unknown Index name"
+	errFTCursorNotFound   = "Cursor not found"
+	errFTCursorNoSuch     = "Cursor does not exist"
+	errFTCursorSubcommand = "Unknown subcommand"
+	errFTCursorBadID      = "Bad cursor ID"
+	errFTCursorCount      = "Bad value for COUNT"
 	errScriptGlobal       = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
 	errScriptUnknownFlag  = "ERR Unexpected flag: %s"
 )

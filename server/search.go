@@ -45,6 +45,8 @@ type searchState struct {
 	// buildStep, set by tests, runs before each step of a background
 	// build (searchBuild) with the index's name.
 	buildStep atomic.Pointer[func(name string)]
+
+	cursors ftCursors // FT.AGGREGATE's cursors (cmd_ftaggregate.go)
 }
 
 // ftIndex is one index.
