@@ -18,7 +18,9 @@ import (
 //
 // Index definitions are not persisted or replicated yet: FT.CREATE and
 // FT.DROPINDEX propagate nothing (DROPINDEX DD propagates the DELs of the
-// documents it deletes).
+// documents it deletes). The commands of the server-wide search state
+// (aliases, dictionaries, FT.CONFIG SET) propagate verbatim, as
+// RediSearch replicates them.
 
 func searchCommands() []*Command {
 	return []*Command{
@@ -28,6 +30,12 @@ func searchCommands() []*Command {
 		{Name: "ft.dropindex", Arity: -1, Flags: Write | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTDropIndex},
 		{Name: "ft.alter", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAlter},
 		{Name: "ft._list", Arity: -1, Flags: Readonly, Handler: cmdFTList},
+		// RediSearch declares the alias commands read-only, their alias
+		// and index the keys; they change the registry, under the global
+		// lock.
+		{Name: "ft.aliasadd", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasAdd},
+		{Name: "ft.aliasupdate", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasUpdate},
+		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
 
@@ -85,7 +93,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
-	fi := c.srv.searchFind(string(args[1]))
+	fi := c.srv.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
@@ -222,7 +230,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.INFO", 2, -1) {
 		return
 	}
-	fi := c.srv.searchFind(string(args[1]))
+	fi := c.srv.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(errFTUnknownIndex)
 		return
@@ -345,7 +353,7 @@ func cmdFTDropIndex(c *Client, args [][]byte) {
 	}
 	c.propagateNothing()
 	s := c.srv
-	fi := s.searchFind(string(args[1]))
+	fi := s.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(errFTUnknownIndexName)
 		return
@@ -386,7 +394,7 @@ func cmdFTAlter(c *Client, args [][]byte) {
 	}
 	c.propagateNothing()
 	s := c.srv
-	fi := s.searchFind(string(args[1]))
+	fi := s.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(errFTUnknownIndex)
 		return
@@ -419,4 +427,77 @@ func cmdFTList(c *Client, args [][]byte) {
 	for _, fi := range list {
 		c.w.Simple(fi.name)
 	}
+}
+
+// FT.ALIASADD alias index
+//
+// An alias names an index wherever an index name is accepted but
+// FT.CREATE's (the index of that name first). Aliases are case-sensitive,
+// dropped with their index.
+func cmdFTAliasAdd(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALIASADD", 3, 3) {
+		return
+	}
+	s := c.srv
+	fi := s.searchFind(string(args[2]))
+	if fi == nil {
+		c.errorReply(errFTAliasTarget)
+		return
+	}
+	if s.searchAlias(string(args[1])) != nil {
+		c.errorReply(errFTAliasExists)
+		return
+	}
+	s.searchAliasSet(string(args[1]), fi)
+	c.propagateDB0(args...)
+	c.w.OK()
+}
+
+// FT.ALIASUPDATE alias index
+//
+// As RediSearch: the alias is removed from the index the name resolves to
+// (an index of that name has no such alias: an error), then added to
+// index (put back where it was if index is unknown).
+func cmdFTAliasUpdate(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALIASUPDATE", 3, 3) {
+		return
+	}
+	s := c.srv
+	alias := string(args[1])
+	orig := s.searchResolve(alias)
+	if orig != nil && !slices.Contains(orig.aliases, alias) {
+		c.errorReply(errFTAliasNotBelong)
+		return
+	}
+	fi := s.searchFind(string(args[2]))
+	if fi == nil {
+		c.errorReply(errFTAliasTarget)
+		return
+	}
+	if orig != fi {
+		s.searchAliasSet(alias, fi)
+	}
+	c.propagateDB0(args...)
+	c.w.OK()
+}
+
+// FT.ALIASDEL alias
+func cmdFTAliasDel(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALIASDEL", 2, 2) {
+		return
+	}
+	s := c.srv
+	alias := string(args[1])
+	fi := s.searchResolve(alias)
+	if fi == nil {
+		c.errorReply(errFTAliasNotExists)
+		return
+	}
+	if !slices.Contains(fi.aliases, alias) {
+		c.errorReply(errFTAliasNotBelong)
+		return
+	}
+	s.searchAliasSet(alias, nil)
+	c.propagateDB0(args...)
+	c.w.OK()
 }

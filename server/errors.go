@@ -136,6 +136,10 @@ const (
 	errFTNoSuchIndex      = ": no such index" // after the index name
 	errFTUnknownIndex     = "Unknown index name"
 	errFTUnknownIndexName = "Unknown Index name"
+	errFTAliasExists      = "Alias already exists"
+	errFTAliasTarget      = "Unknown index name (or name is an alias itself)"
+	errFTAliasNotExists   = "Alias does not exist"
+	errFTAliasNotBelong   = "Alias does not belong to provided spec"
 	errScriptGlobal       = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
 	errScriptUnknownFlag  = "ERR Unexpected flag: %s"
 )

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// TestFTAliasesLikeRediSearch: FT.ALIASADD, FT.ALIASUPDATE and
+// FT.ALIASDEL, their errors, and the commands that resolve an alias (an
+// index of the alias's name first); dropping an index drops its aliases.
+func TestFTAliasesLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE idx PREFIX 1 doc: SCHEMA t TEXT g TAG n NUMERIC
+FT.CREATE idx2 PREFIX 1 other: SCHEMA t TEXT
+HSET doc:1 t hello g "A,b" n 3
+HSET other:1 t hello
+FT.ALIASADD
+FT.ALIASADD al
+FT.ALIASADD al idx extra
+FT.ALIASADD al idx
+FT.ALIASADD al idx
+FT.ALIASADD al idx2
+FT.ALIASADD al2 nosuch
+FT.ALIASADD al3 al
+FT.ALIASADD idx2 idx
+`)
+	compareFTInfo(t, p, "al")
+	p.Run(`
+FT.SEARCH al hello NOCONTENT
+FT.SEARCH AL hello NOCONTENT
+FT.SEARCH idx2 hello NOCONTENT
+FT.ALIASUPDATE
+FT.ALIASUPDATE x
+FT.ALIASUPDATE al idx2
+FT.SEARCH al hello NOCONTENT
+FT.ALIASUPDATE al nosuch
+FT.SEARCH al hello NOCONTENT
+FT.ALIASUPDATE new idx
+FT.ALIASUPDATE idx2 idx
+FT.ALIASUPDATE al al
+FT.ALIASDEL
+FT.ALIASDEL a b
+FT.ALIASDEL nosuch
+FT.ALIASDEL new
+FT.ALIASDEL new
+FT.ALIASDEL idx2
+FT.ALIASDEL idx
+FT.ALTER al SCHEMA ADD x TEXT
+FT.SEARCH idx2 hello NOCONTENT
+FT.ALIASADD q idx2
+FT.ALIASADD r idx2
+FT.DROPINDEX al
+FT.SEARCH q hello
+FT.SEARCH r hello
+FT.ALIASDEL q
+FT.ALIASADD q idx
+FT.SEARCH q hello NOCONTENT
+FT.CREATE q PREFIX 1 other: SCHEMA t TEXT
+FT.SEARCH q hello NOCONTENT
+`)
+	compareFTInfo(t, p, "q")
+	p.Run(`
+FT.ALIASDEL q
+FT.ALIASADD q idx
+FT.DROPINDEX q
+FT.SEARCH q hello NOCONTENT
+FT.ALIASDEL q
+FT.DROPINDEX q DD
+FT.SEARCH q hello
+`)
+	p.DoUnordered("FT._LIST")
+	resp3(p)
+	p.Run(`
+FT.ALIASADD r idx
+FT.ALIASADD r idx
+FT.SEARCH r hello NOCONTENT
+FT.ALIASUPDATE r nosuch
+FT.ALIASDEL r
+FT.ALIASDEL r
+`)
+}
+
+// TestFTAliasLocksItsIndex: a search through an alias locks the index's
+// lock: a writer of one of its keys holding it blocks the search until it
+// is released.
+func TestFTAliasLocksItsIndex(t *testing.T) {
+	s, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	for _, cmd := range [][]string{
+		{"FT.CREATE", "ia", "PREFIX", "1", "a:", "SCHEMA", "f", "TEXT"},
+		{"FT.CREATE", "ib", "PREFIX", "1", "b:", "SCHEMA", "f", "TEXT"},
+		{"FT.ALIASADD", "al", "ia"},
+		{"FT.ALIASADD", "bl", "ib"},
+	} {
+		if r := c.Do(cmd...); r != "+OK\r\n" {
+			t.Fatalf("%v: %q", cmd, r)
+		}
+	}
+	g := s.locks.NewGuard(1)
+	if !g.TryLockKeys([][]byte{[]byte("a:other"), []byte("ia")}, true) {
+		t.Fatal("could not lock")
+	}
+	dial := func() net.Conn {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	reply := func(conn net.Conn) chan string {
+		ch := make(chan string, 1)
+		go func() {
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			buf := make([]byte, 64)
+			n, _ := conn.Read(buf)
+			ch <- string(buf[:n])
+		}()
+		return ch
+	}
+	ca, cb := dial(), dial()
+	ca.Write(difftest.Encode("FT.SEARCH", "al", "x", "NOCONTENT"))
+	cb.Write(difftest.Encode("FT.SEARCH", "bl", "x", "NOCONTENT"))
+	ra, rb := reply(ca), reply(cb)
+	select {
+	case r := <-rb:
+		if r != "*1\r\n:0\r\n" {
+			t.Errorf("search of ib: %q", r)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("a search through an alias of ib waited for index ia's lock")
+	}
+	select {
+	case r := <-ra:
+		t.Errorf("a search through an alias of ia ran while its lock was held: %q", r)
+	case <-time.After(200 * time.Millisecond):
+	}
+	g.Unlock()
+	select {
+	case r := <-ra:
+		if r != "*1\r\n:0\r\n" {
+			t.Errorf("search of ia: %q", r)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the search did not run once the lock was released")
+	}
+	c.Do("HSET", "a:1", "f", "x")
+	if r := c.Do("FT.SEARCH", "al", "x", "NOCONTENT"); r != "*2\r\n:1\r\n$3\r\na:1\r\n" {
+		t.Errorf("FT.SEARCH al: %q", r)
+	}
+	if r := c.Do("FT.ALIASUPDATE", "al", "ib"); r != "+OK\r\n" {
+		t.Errorf("FT.ALIASUPDATE: %q", r)
+	}
+	if r := c.Do("FT.SEARCH", "al", "x", "NOCONTENT"); r != "*1\r\n:0\r\n" {
+		t.Errorf("FT.SEARCH al after the update: %q", r)
+	}
+}
