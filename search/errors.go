@@ -40,6 +40,8 @@ const (
 	errPropertyNotLoaded  = "Property `%s` not loaded nor in schema"
 	errNumericFilter      = "Bad upper range: %s"
 	errNumericFilterLow   = "Bad lower range: %s"
+	errNoSuchField        = "No such field"
+	errNotTagField        = "Not a tag field"
 )
 
 // Error is an error whose text is the reply, as RediSearch spells it.

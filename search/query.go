@@ -587,7 +587,7 @@ func (p *parser) tagSet(name string) (*node, error) {
 			}
 			v := unescape(raw)
 			if f != nil && !f.CaseSensitive {
-				v = strings.ToLower(v)
+				v = lowerASCII(v)
 			}
 			if op == opTagPrefix && len(v) < minPrefix {
 				cur = append(cur, &node{op: opNone})

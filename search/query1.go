@@ -321,7 +321,7 @@ func (p *parser) tagsContinued(field string, n *node) (*node, error) {
 			}
 			v := unescape(raw)
 			if f != nil && !f.CaseSensitive {
-				v = strings.ToLower(v)
+				v = lowerASCII(v)
 			}
 			if op == opTagPrefix && len(v) < minPrefix {
 				words = append(words, &node{op: opNone})

@@ -28,6 +28,7 @@ var commandTableDifferences = map[string]string{
 	"ft.aliasadd missing":     "RediSearch 2.10's (a module command)",
 	"ft.aliasupdate missing":  "RediSearch 2.10's (a module command)",
 	"ft.aliasdel missing":     "RediSearch 2.10's (a module command)",
+	"ft.tagvals missing":      "RediSearch 2.10's (a module command)",
 	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 }

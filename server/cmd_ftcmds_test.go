@@ -159,3 +159,42 @@ func TestFTAliasLocksItsIndex(t *testing.T) {
 		t.Errorf("FT.SEARCH al after the update: %q", r)
 	}
 }
+
+// TestFTTagValsLikeRediSearch: FT.TAGVALS's values (lower-cased as
+// RediSearch lowercases, ASCII only, unless CASESENSITIVE; in its trie's
+// order) and errors, RESP2 and RESP3.
+func TestFTTagValsLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE t PREFIX 1 t: SCHEMA g TAG cs TAG CASESENSITIVE sep TAG SEPARATOR ; n NUMERIC x TEXT ni TAG NOINDEX e TAG
+HSET t:1 g "Foo,bar, Baz ,zz" cs "Foo,foo,BAR" sep "a;b,c;  D " n 1 x y ni q
+HSET t:2 g "Ünïcode,ÄB,éé,a b,a-b,ab,a,~x,Zz" cs ""
+HSET t:3 g ""
+HSET t:4 g "a,,b"
+FT.TAGVALS
+FT.TAGVALS t
+FT.TAGVALS t g extra
+FT.TAGVALS t g
+FT.TAGVALS t cs
+FT.TAGVALS t sep
+FT.TAGVALS t n
+FT.TAGVALS t x
+FT.TAGVALS t nosuch
+FT.TAGVALS t G
+FT.TAGVALS nosuch g
+FT.TAGVALS t ni
+FT.TAGVALS t e
+FT.SEARCH t "@g:{ÄB}" NOCONTENT
+FT.SEARCH t "@g:{äb}" NOCONTENT
+FT.SEARCH t "@g:{äb}" NOCONTENT DIALECT 2
+FT.ALIASADD ta t
+FT.TAGVALS ta g
+`)
+	resp3(p)
+	p.Run(`
+FT.TAGVALS t g
+FT.TAGVALS t cs
+FT.TAGVALS t e
+FT.TAGVALS t n
+`)
+}

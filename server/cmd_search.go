@@ -35,6 +35,7 @@ func searchCommands() []*Command {
 		// lock.
 		{Name: "ft.aliasadd", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasAdd},
 		{Name: "ft.aliasupdate", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasUpdate},
+		{Name: "ft.tagvals", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTTagVals},
 		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
@@ -500,4 +501,30 @@ func cmdFTAliasDel(c *Client, args [][]byte) {
 	s.searchAliasSet(alias, nil)
 	c.propagateDB0(args...)
 	c.w.OK()
+}
+
+// FT.TAGVALS index field
+//
+// The distinct values of a TAG field (lower-cased unless CASESENSITIVE),
+// in RediSearch's order: an array, a set in RESP3.
+func cmdFTTagVals(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.TAGVALS", 3, 3) {
+		return
+	}
+	fi := c.srv.searchResolve(string(args[1]))
+	if fi == nil {
+		c.errorReply(errFTUnknownIndexName)
+		return
+	}
+	fi.mu.RLock()
+	vals, err := fi.ix.TagValues(string(args[2]))
+	fi.mu.RUnlock()
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	c.w.Set(len(vals))
+	for _, v := range vals {
+		c.w.BulkString(v)
+	}
 }
