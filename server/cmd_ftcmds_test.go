@@ -198,3 +198,50 @@ FT.TAGVALS t e
 FT.TAGVALS t n
 `)
 }
+
+// TestFTDictLikeRediSearch: FT.DICTADD, FT.DICTDEL and FT.DICTDUMP —
+// server-wide dictionaries, kept once emptied, dropped by FLUSHALL and
+// FLUSHDB — RESP2 and RESP3.
+func TestFTDictLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FLUSHALL
+FT.DICTADD
+FT.DICTADD d
+FT.DICTADD d foo bar Foo foo
+FT.DICTADD d baz
+FT.DICTDUMP d
+FT.DICTDUMP
+FT.DICTDUMP d x
+FT.DICTDUMP nosuch
+FT.DICTDEL d
+FT.DICTDEL d nosuch
+FT.DICTDEL nosuch x
+FT.DICTDEL d foo Foo foo
+FT.DICTDUMP d
+FT.DICTDEL d bar baz
+FT.DICTDUMP d
+FT.DICTADD d é Éa a b ab A "" "a b" ~
+FT.DICTDUMP d
+FT.DICTADD e ""
+FT.DICTDUMP e
+FT.DICTDUMP E
+FT.DICTADD e2 x
+SELECT 1
+FLUSHDB
+SELECT 0
+FT.DICTDUMP d
+FT.DICTDUMP e2
+FT.DICTADD e3 x y
+`)
+	resp3(p)
+	p.Run(`
+FT.DICTADD e3 z
+FT.DICTDUMP e3
+FT.DICTDUMP nosuch
+FT.DICTDEL e3 x y z
+FT.DICTDUMP e3
+FLUSHALL
+FT.DICTDUMP e3
+`)
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hotkv/hotkv/resp"
@@ -36,6 +37,9 @@ func searchCommands() []*Command {
 		{Name: "ft.aliasadd", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasAdd},
 		{Name: "ft.aliasupdate", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasUpdate},
 		{Name: "ft.tagvals", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTTagVals},
+		{Name: "ft.dictadd", Arity: -1, Flags: Readonly, Handler: cmdFTDictAdd},
+		{Name: "ft.dictdel", Arity: -1, Flags: Readonly, Handler: cmdFTDictDel},
+		{Name: "ft.dictdump", Arity: -1, Flags: Readonly, Handler: cmdFTDictDump},
 		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
@@ -526,5 +530,82 @@ func cmdFTTagVals(c *Client, args [][]byte) {
 	c.w.Set(len(vals))
 	for _, v := range vals {
 		c.w.BulkString(v)
+	}
+}
+
+// FT.DICTADD dict term [term ...]
+//
+// Dictionaries are server-wide (not keys), made by their first DICTADD
+// and kept once emptied, as RediSearch's; HotKV has no FT.SPELLCHECK to
+// use them yet. The reply is the number of terms added.
+func cmdFTDictAdd(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DICTADD", 3, -1) {
+		return
+	}
+	s := c.srv
+	s.search.dictMu.Lock()
+	if s.search.dicts == nil {
+		s.search.dicts = map[string]map[string]struct{}{}
+	}
+	d := s.search.dicts[string(args[1])]
+	if d == nil {
+		d = map[string]struct{}{}
+		s.search.dicts[string(args[1])] = d
+	}
+	n := 0
+	for _, t := range args[2:] {
+		if _, ok := d[string(t)]; !ok && len(t) > 0 {
+			d[string(t)] = struct{}{}
+			n++
+		}
+	}
+	s.search.dictMu.Unlock()
+	c.propagateDB0(args...)
+	c.w.Int(int64(n))
+}
+
+// FT.DICTDEL dict term [term ...]
+//
+// The reply is the number of terms deleted (0 for a dictionary that does
+// not exist).
+func cmdFTDictDel(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DICTDEL", 3, -1) {
+		return
+	}
+	s := c.srv
+	s.search.dictMu.Lock()
+	d := s.search.dicts[string(args[1])]
+	n := 0
+	for _, t := range args[2:] {
+		if _, ok := d[string(t)]; ok {
+			delete(d, string(t))
+			n++
+		}
+	}
+	s.search.dictMu.Unlock()
+	c.propagateDB0(args...)
+	c.w.Int(int64(n))
+}
+
+// FT.DICTDUMP dict
+//
+// The terms in order (bytewise: RediSearch's trie orders them by code
+// point); a set in RESP3.
+func cmdFTDictDump(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DICTDUMP", 2, 2) {
+		return
+	}
+	s := c.srv
+	s.search.dictMu.Lock()
+	d, ok := s.search.dicts[string(args[1])]
+	terms := slices.Sorted(maps.Keys(d))
+	s.search.dictMu.Unlock()
+	if !ok {
+		c.errorReply(errFTNoDict)
+		return
+	}
+	c.w.Set(len(terms))
+	for _, t := range terms {
+		c.w.BulkString(t)
 	}
 }

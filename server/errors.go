@@ -140,6 +140,7 @@ const (
 	errFTAliasTarget      = "Unknown index name (or name is an alias itself)"
 	errFTAliasNotExists   = "Alias does not exist"
 	errFTAliasNotBelong   = "Alias does not belong to provided spec"
+	errFTNoDict           = "could not open dict key"
 	errScriptGlobal       = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
 	errScriptUnknownFlag  = "ERR Unexpected flag: %s"
 )

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,13 @@ type searchState struct {
 	// (lockLoaded).
 	aliases  atomic.Pointer[map[string]*ftIndex]
 	aliasGen atomic.Uint64
+
+	// dicts are FT.DICTADD's dictionaries, by name: server-wide, not
+	// keys (RediSearch's spell-check dictionaries); FLUSHALL and FLUSHDB
+	// drop them, as in RediSearch. dictMu guards them (a leaf: the
+	// commands take no key lock).
+	dictMu sync.Mutex
+	dicts  map[string]map[string]struct{}
 
 	// dirty holds the keys of database 0 that changed and match an
 	// index, until a command holding their lock re-indexes them.
@@ -335,10 +343,35 @@ func (s *Server) searchFlushed() {
 		s.search.aliasGen.Add(1)
 	}
 	s.search.mu.Unlock()
+	s.search.dictMu.Lock()
+	s.search.dicts = nil
+	s.search.dictMu.Unlock()
 	s.search.dirtyMu.Lock()
 	clear(s.search.dirty)
 	s.search.pending.Store(false)
 	s.search.dirtyMu.Unlock()
+}
+
+// searchDictCommands returns the commands that recreate the dictionaries
+// (for persistence), by name, each one's terms in order: FT.DICTADD, and
+// for an emptied one (which RediSearch keeps) an FT.DICTDEL after.
+func (s *Server) searchDictCommands() [][][]byte {
+	s.search.dictMu.Lock()
+	defer s.search.dictMu.Unlock()
+	var out [][][]byte
+	for _, name := range slices.Sorted(maps.Keys(s.search.dicts)) {
+		d := s.search.dicts[name]
+		cmd := [][]byte{[]byte("FT.DICTADD"), []byte(name)}
+		if len(d) == 0 {
+			out = append(out, append(cmd, []byte("x")), [][]byte{[]byte("FT.DICTDEL"), []byte(name), []byte("x")})
+			continue
+		}
+		for _, t := range slices.Sorted(maps.Keys(d)) {
+			cmd = append(cmd, []byte(t))
+		}
+		out = append(out, cmd)
+	}
+	return out
 }
 
 // searchRescan indexes again the documents fi holds, in the order they
