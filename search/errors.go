@@ -32,7 +32,7 @@ const (
 	errNoQuery            = "No query string provided"
 	errLimitArgs          = "LIMIT requires two arguments"
 	errLimitNumeric       = "LIMIT needs two numeric arguments"
-	errLimitMax           = "LIMIT exceeds maximum of 1000000"
+	errLimitMax           = "LIMIT exceeds maximum of %d"
 	errDialect            = "DIALECT requires a non negative integer >=1 and <= 4"
 	errDialectUnsupported = "DIALECT %d is not supported yet"
 	errUnknownArgAt       = "Unknown argument `%s` at position %d for <main>"

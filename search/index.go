@@ -16,6 +16,9 @@ import (
 type Index struct {
 	Name   string
 	Schema *Schema
+	// Config holds the server-wide settings (FT.CONFIG) the index's
+	// queries follow; nil: RediSearch's defaults.
+	Config *Config
 
 	stop   stopwordSet
 	nextID uint32
@@ -423,17 +426,13 @@ func newStringSet() *btree.BTreeG[string] {
 	return btree.NewBTreeGOptions(func(a, b string) bool { return a < b }, btree.Options{NoLocks: true})
 }
 
-// maxExpansions is RediSearch's MAXEXPANSIONS: a prefix matches its first
-// 200 terms (or tag values) in order.
-const maxExpansions = 200
-
-// withPrefix returns the first maxExpansions members of set that start
-// with prefix, in order, leaving out stems ("+...") when noStems (the
-// term dictionary's).
-func withPrefix(set *btree.BTreeG[string], prefix string, noStems bool) []string {
+// withPrefix returns the first max members of set that start with
+// prefix, in order, leaving out stems ("+...") when noStems (the term
+// dictionary's). max is RediSearch's MAXEXPANSIONS (200 by default).
+func withPrefix(set *btree.BTreeG[string], prefix string, noStems bool, max int64) []string {
 	var out []string
 	set.Ascend(prefix, func(w string) bool {
-		if !strings.HasPrefix(w, prefix) || len(out) == maxExpansions {
+		if !strings.HasPrefix(w, prefix) || int64(len(out)) == max {
 			return false
 		}
 		if !noStems || !strings.HasPrefix(w, stemPrefix) {

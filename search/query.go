@@ -45,10 +45,6 @@ type node struct {
 
 const allFields = ^uint64(0)
 
-// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to no
-// term.
-const minPrefix = 2
-
 // parser parses the query language of DIALECT 1 and 2.
 type parser struct {
 	s       *Schema
@@ -60,6 +56,9 @@ type parser struct {
 	lastTxt string
 	inMod   int // DIALECT 2: operands of field modifiers being read
 	depth   int // DIALECT 2: nested groups, negations and modifiers being read
+	// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to
+	// no term.
+	minPrefix int
 }
 
 // maxDepth bounds the nesting of a query (groups, negations, modifiers),
@@ -69,8 +68,8 @@ const maxDepth = 1000
 
 // parseQuery parses q against schema s at the given dialect (1 or 2). It
 // returns nil for a query that matches nothing (only stop words).
-func parseQuery(s *Schema, stop stopwordSet, q string, dialect int) (*node, error) {
-	p := &parser{s: s, stop: stop, q: q, dialect: dialect}
+func parseQuery(s *Schema, stop stopwordSet, q string, dialect int, cfg *Config) (*node, error) {
+	p := &parser{s: s, stop: stop, q: q, dialect: dialect, minPrefix: int(cfg.MinPrefix())}
 	if dialect == 1 {
 		return p.parse1()
 	}
@@ -282,7 +281,7 @@ func (p *parser) unary() (*node, error) {
 		w := p.word()
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
-			if len(w) < minPrefix {
+			if len(w) < p.minPrefix {
 				return &node{op: opNone}, nil
 			}
 			return &node{op: opPrefix, word: w, mask: allFields}, nil
@@ -589,7 +588,7 @@ func (p *parser) tagSet(name string) (*node, error) {
 			if f != nil && !f.CaseSensitive {
 				v = lowerASCII(v)
 			}
-			if op == opTagPrefix && len(v) < minPrefix {
+			if op == opTagPrefix && len(v) < p.minPrefix {
 				cur = append(cur, &node{op: opNone})
 				continue
 			}

@@ -241,7 +241,7 @@ func (p *parser) next1() (tok1, error) {
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
 			n := &node{op: opPrefix, word: w, mask: allFields}
-			if len(w) < minPrefix {
+			if len(w) < p.minPrefix {
 				n = &node{op: opNone}
 			}
 			return tok1{kind: k1Expr, prec: precPrefix, n: n, at: at}, nil
@@ -323,7 +323,7 @@ func (p *parser) tagsContinued(field string, n *node) (*node, error) {
 			if f != nil && !f.CaseSensitive {
 				v = lowerASCII(v)
 			}
-			if op == opTagPrefix && len(v) < minPrefix {
+			if op == opTagPrefix && len(v) < p.minPrefix {
 				words = append(words, &node{op: opNone})
 			} else {
 				words = append(words, &node{op: op, word: v, field: f})

@@ -32,6 +32,7 @@ var commandTableDifferences = map[string]string{
 	"ft.dictadd missing":      "RediSearch 2.10's (a module command)",
 	"ft.dictdel missing":      "RediSearch 2.10's (a module command)",
 	"ft.dictdump missing":     "RediSearch 2.10's (a module command)",
+	"ft.config missing":       "RediSearch 2.10's (a module command)",
 	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 }

@@ -60,10 +60,11 @@ FT.ALIASDEL q
 FT.ALIASADD q idx
 FT.SEARCH q hello NOCONTENT
 FT.CREATE q PREFIX 1 other: SCHEMA t TEXT
-FT.SEARCH q hello NOCONTENT
 `)
+	waitIndexed(t, p.Redis, "q") // RediSearch scans existing keys in the background
 	compareFTInfo(t, p, "q")
 	p.Run(`
+FT.SEARCH q hello NOCONTENT
 FT.ALIASDEL q
 FT.ALIASADD q idx
 FT.DROPINDEX q
@@ -243,5 +244,98 @@ FT.DICTDEL e3 x y z
 FT.DICTDUMP e3
 FLUSHALL
 FT.DICTDUMP e3
+`)
+}
+
+// TestFTConfigLikeRediSearch: FT.CONFIG GET and HELP of every option (in
+// RediSearch's order, with its defaults), SET of the options HotKV
+// honours — which change queries as they change RediSearch's — and the
+// errors, RESP2 and RESP3.
+func TestFTConfigLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	t.Cleanup(func() {
+		for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+			for _, kv := range [][2]string{{"MINPREFIX", "2"}, {"MAXEXPANSIONS", "200"}, {"DEFAULT_DIALECT", "1"}, {"MAXSEARCHRESULTS", "1000000"}} {
+				c.Do("FT.CONFIG", "SET", kv[0], kv[1])
+			}
+		}
+	})
+	// Left out: DEFAULT_DIALECT 0, -1 or not a number, whose error
+	// RediSearch picks from an uninitialized variable.
+	p.Run(`
+FT.CONFIG GET *
+FT.CONFIG HELP *
+FT.CONFIG GET timeout
+FT.CONFIG GET TIMEOUT extra
+FT.CONFIG GET nosuch
+FT.CONFIG GET MAX*
+FT.CONFIG HELP timeout
+FT.CONFIG HELP extload
+FT.CONFIG HELP nosuch
+FT.CONFIG get minprefix
+FT.CONFIG
+FT.CONFIG GET
+FT.CONFIG HELP
+FT.CONFIG bogus x
+FT.CONFIG SET nosuch 1
+FT.CONFIG SET nosuch
+FT.CONFIG SET * 1
+FT.CONFIG SET gc_policy legacy
+FT.CONFIG SET extload x
+FT.CONFIG SET minprefix
+FT.CONFIG SET minprefix abc
+FT.CONFIG SET minprefix 2.5
+FT.CONFIG SET minprefix 0
+FT.CONFIG SET minprefix -1
+FT.CONFIG SET maxexpansions 0
+FT.CONFIG SET default_dialect 5
+FT.CONFIG SET maxsearchresults abc
+FT.CREATE idx PREFIX 1 doc: SCHEMA t TEXT g TAG
+HSET doc:1 t "hello happy" g "ab,ac"
+HSET doc:2 t "hat hello" g "ad"
+HSET doc:3 t "world" g "ae"
+FT.SEARCH idx h* NOCONTENT
+FT.SEARCH idx "@g:{a*}" NOCONTENT
+FT.CONFIG SET MINPREFIX 1
+FT.SEARCH idx h* NOCONTENT
+FT.SEARCH idx "@g:{a*}" NOCONTENT
+FT.CONFIG SET minprefix 3 extra
+FT.CONFIG GET minprefix
+FT.SEARCH idx ha* NOCONTENT
+FT.SEARCH idx hap* NOCONTENT
+FT.CONFIG SET minprefix 2
+FT.CONFIG SET maxprefixexpansions 1
+FT.CONFIG GET maxexpansions
+FT.SEARCH idx ha* NOCONTENT
+FT.SEARCH idx "@g:{a*}" NOCONTENT
+FT.CONFIG SET maxexpansions 200
+FT.SEARCH idx "hello -world | happy" NOCONTENT
+FT.CONFIG SET default_dialect 2
+FT.CONFIG GET default_dialect
+FT.SEARCH idx "hello -world | happy" NOCONTENT
+FT.SEARCH idx "hello -world | happy" NOCONTENT DIALECT 1
+FT.CONFIG SET default_dialect 1
+FT.CONFIG SET maxsearchresults 1
+FT.SEARCH idx hello NOCONTENT
+FT.SEARCH idx hello NOCONTENT LIMIT 0 2
+FT.SEARCH idx hello NOCONTENT LIMIT 1 1
+FT.SEARCH idx hello NOCONTENT LIMIT 0 1
+FT.CONFIG SET maxsearchresults -1
+FT.CONFIG GET maxsearchresults
+FT.SEARCH idx hello NOCONTENT LIMIT 0 2000000
+FT.CONFIG SET maxsearchresults 1000000
+FT.SEARCH idx hello NOCONTENT LIMIT 0 1000001
+`)
+	resp3(p)
+	p.Run(`
+FT.CONFIG GET *
+FT.CONFIG HELP *
+FT.CONFIG GET timeout
+FT.CONFIG GET nosuch
+FT.CONFIG HELP nosuch
+FT.CONFIG HELP frisoini
+FT.CONFIG SET minprefix 2
+FT.CONFIG SET minprefix 2 x
+FT.CONFIG bogus x
 `)
 }

@@ -40,6 +40,7 @@ func searchCommands() []*Command {
 		{Name: "ft.dictadd", Arity: -1, Flags: Readonly, Handler: cmdFTDictAdd},
 		{Name: "ft.dictdel", Arity: -1, Flags: Readonly, Handler: cmdFTDictDel},
 		{Name: "ft.dictdump", Arity: -1, Flags: Readonly, Handler: cmdFTDictDump},
+		{Name: "ft.config", Arity: -1, Flags: Readonly, Handler: cmdFTConfig},
 		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
@@ -74,6 +75,7 @@ func cmdFTCreate(c *Client, args [][]byte) {
 		return
 	}
 	fi := &ftIndex{name: name, lockKey: []byte(name), ix: search.NewIndex(name, schema)}
+	fi.ix.Config = s.search.config
 	if !schema.SkipInitialScan {
 		s.searchScan(fi)
 	}

@@ -46,6 +46,12 @@ type searchState struct {
 	aliases  atomic.Pointer[map[string]*ftIndex]
 	aliasGen atomic.Uint64
 
+	// config is FT.CONFIG's part the engine honours (search.Config:
+	// atomics, read by queries without a lock); confMu serialises
+	// FT.CONFIG SET's changes and what they propagate.
+	config *search.Config
+	confMu sync.Mutex
+
 	// dicts are FT.DICTADD's dictionaries, by name: server-wide, not
 	// keys (RediSearch's spell-check dictionaries); FLUSHALL and FLUSHDB
 	// drop them, as in RediSearch. dictMu guards them (a leaf: the
