@@ -41,6 +41,13 @@ type node struct {
 	// tagSet marks the union of a tag set's alternatives: RediSearch
 	// keeps it a union even when only one alternative has documents.
 	tagSet bool
+	// tagField is the field name of a tag set, on the node the set
+	// became (FT.EXPLAIN's "TAG:@field").
+	tagField string
+	// none is, for an opNone, what the query said (opNumeric, opTag,
+	// opPrefix, opTagPrefix), for FT.EXPLAIN, which prints it as
+	// RediSearch parsed it: word is then the field name or the prefix.
+	none opKind
 }
 
 const allFields = ^uint64(0)
@@ -157,7 +164,7 @@ func (p *parser) inter() (*node, error) {
 		}
 		switch {
 		case n == nil:
-		case len(kids) == 0 && n.op == opAnd && !n.masked:
+		case len(kids) == 0 && n.op == opAnd && !n.masked && n.tagField == "":
 			// "(a b) c" is one intersection of a, b and c, as
 			// RediSearch's grammar builds it ("a (b c)" is not).
 			kids = append(kids, n.kids...)
@@ -282,7 +289,7 @@ func (p *parser) unary() (*node, error) {
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
 			if len(w) < p.minPrefix {
-				return &node{op: opNone}, nil
+				return &node{op: opNone, none: opPrefix, word: w, mask: allFields}, nil
 			}
 			return &node{op: opPrefix, word: w, mask: allFields}, nil
 		}
@@ -462,7 +469,7 @@ func setMask(n *node, mask uint64) {
 		for _, k := range n.kids {
 			setMask(k, mask)
 		}
-		n.masked = true
+		n.mask, n.masked = mask, true
 	}
 }
 
@@ -510,7 +517,7 @@ func (p *parser) numeric(name string) (*node, error) {
 	p.i++
 	f := p.s.Field(name)
 	if f == nil || f.Type != Numeric || f.NoIndex {
-		return &node{op: opNone}, nil
+		return &node{op: opNone, none: opNumeric, word: name, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
 	}
 	return &node{op: opNumeric, field: f, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
 }
@@ -556,12 +563,13 @@ func (p *parser) tagSet(name string) (*node, error) {
 			p.i++
 			flush()
 			if f == nil || f.Type != Tag || f.NoIndex {
-				return &node{op: opNone}, nil
+				return &node{op: opNone, none: opTag, word: name, kids: alts}, nil
 			}
 			if len(alts) == 1 {
+				alts[0].tagField = name
 				return alts[0], nil
 			}
-			return &node{op: opOr, kids: alts, tagSet: true}, nil
+			return &node{op: opOr, kids: alts, tagSet: true, tagField: name}, nil
 		case c == '|':
 			p.i++
 			flush()
@@ -589,7 +597,7 @@ func (p *parser) tagSet(name string) (*node, error) {
 				v = lowerASCII(v)
 			}
 			if op == opTagPrefix && len(v) < p.minPrefix {
-				cur = append(cur, &node{op: opNone})
+				cur = append(cur, &node{op: opNone, none: opTagPrefix, word: v})
 				continue
 			}
 			cur = append(cur, &node{op: op, word: v, field: f})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/search"
@@ -41,6 +42,8 @@ func searchCommands() []*Command {
 		{Name: "ft.dictdel", Arity: -1, Flags: Readonly, Handler: cmdFTDictDel},
 		{Name: "ft.dictdump", Arity: -1, Flags: Readonly, Handler: cmdFTDictDump},
 		{Name: "ft.config", Arity: -1, Flags: Readonly, Handler: cmdFTConfig},
+		{Name: "ft.explain", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
+		{Name: "ft.explaincli", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
 		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
@@ -609,5 +612,49 @@ func cmdFTDictDump(c *Client, args [][]byte) {
 	c.w.Set(len(terms))
 	for _, t := range terms {
 		c.w.BulkString(t)
+	}
+}
+
+// FT.EXPLAIN index query [DIALECT n] [VERBATIM] / FT.EXPLAINCLI
+//
+// The parsed query tree as RediSearch prints it (search.Index.Explain):
+// one string, or for EXPLAINCLI an array of its lines.
+func cmdFTExplain(c *Client, args [][]byte) {
+	cli := equalFold(args[0], "FT.EXPLAINCLI")
+	name := "FT.EXPLAIN"
+	if cli {
+		name = "FT.EXPLAINCLI"
+	}
+	if !c.ftArity(args, name, 3, -1) {
+		return
+	}
+	fi := c.srv.searchResolve(string(args[1]))
+	if fi == nil {
+		c.errorReply(string(args[1]) + errFTNoSuchIndex)
+		return
+	}
+	if equalFold(args[len(args)-1], "DIALECT") {
+		c.errorReply(errFTDialectArg)
+		return
+	}
+	fi.mu.RLock()
+	req, err := fi.ix.ParseSearch(args[2:])
+	var out string
+	if err == nil {
+		out, err = fi.ix.Explain(req)
+	}
+	fi.mu.RUnlock()
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	if !cli {
+		c.w.BulkString(out)
+		return
+	}
+	lines := strings.Split(out, "\n")
+	c.w.Array(len(lines))
+	for _, l := range lines {
+		c.w.Simple(l)
 	}
 }

@@ -141,6 +141,7 @@ const (
 	errFTAliasNotExists   = "Alias does not exist"
 	errFTAliasNotBelong   = "Alias does not belong to provided spec"
 	errFTNoDict           = "could not open dict key"
+	errFTDialectArg       = "Need an argument for DIALECT"
 	errFTConfigInvalid    = "Invalid option"
 	errFTConfigImmutable  = "Not modifiable at runtime"
 	errFTConfigMissing    = "Expected an argument, but none provided"
