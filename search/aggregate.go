@@ -234,9 +234,6 @@ func (ix *Index) ParseAggregate(args [][]byte) (*AggRequest, error) {
 			if err1 != nil || err2 != nil || off < 0 || num < 0 {
 				return nil, Error(errLimitNumeric)
 			}
-			if off+num > maxLimit {
-				return nil, Error(errLimitMax)
-			}
 			s := arrange()
 			s.offset, s.limit, s.limited = int(off), int(num), true
 			i += 2
@@ -449,7 +446,7 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 // matchIDs runs the query and returns the ids of the documents it
 // matches, ascending.
 func (ix *Index) matchIDs(query string, dialect int, verbatim bool) ([]uint32, error) {
-	root, err := parseQuery(ix.Schema, ix.stop, query, dialect)
+	root, err := parseQuery(ix.Schema, ix.stop, query, dialect, ix.Config)
 	if err != nil || root == nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ const (
 	errNoQuery            = "No query string provided"
 	errLimitArgs          = "LIMIT requires two arguments"
 	errLimitNumeric       = "LIMIT needs two numeric arguments"
-	errLimitMax           = "LIMIT exceeds maximum of 1000000"
+	errLimitMax           = "LIMIT exceeds maximum of %d"
 	errDialect            = "DIALECT requires a non negative integer >=1 and <= 4"
 	errDialectUnsupported = "DIALECT %d is not supported yet"
 	errUnknownArgAt       = "Unknown argument `%s` at position %d for <main>"
@@ -40,6 +40,8 @@ const (
 	errPropertyNotLoaded  = "Property `%s` not loaded nor in schema"
 	errNumericFilter      = "Bad upper range: %s"
 	errNumericFilterLow   = "Bad lower range: %s"
+	errNoSuchField        = "No such field"
+	errNotTagField        = "Not a tag field"
 
 	// VECTOR fields, KNN and range queries, PARAMS.
 	errBadArgsUnknown = "Bad arguments for %s: Unknown argument"

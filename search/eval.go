@@ -196,7 +196,7 @@ func (e *evaluator) build(n *node) iterator {
 		return e.tag(n.field, n.word)
 	case opTagPrefix:
 		var kids []iterator
-		for _, v := range withPrefix(e.ix.tagSets[n.field.slot], n.word, false) {
+		for _, v := range withPrefix(e.ix.tagSets[n.field.slot], n.word, false, e.ix.Config.MaxExpansions()) {
 			if it := e.tag(n.field, v); it != nil {
 				kids = append(kids, it)
 			}
@@ -222,9 +222,9 @@ func (e *evaluator) unionOf(kids []iterator, quickExit bool) iterator {
 
 // prefixTerms returns the words (not stems) that start with prefix, in
 // the order RediSearch's term trie walks them (bytewise: a word before
-// the longer words it begins), at most maxExpansions of them.
+// the longer words it begins), at most MAXEXPANSIONS of them.
 func (e *evaluator) prefixTerms(prefix string) []string {
-	return withPrefix(e.ix.termSet, prefix, true)
+	return withPrefix(e.ix.termSet, prefix, true, e.ix.Config.MaxExpansions())
 }
 
 // term returns a reader of word's postings whose fields intersect mask.

@@ -16,6 +16,9 @@ import (
 type Index struct {
 	Name   string
 	Schema *Schema
+	// Config holds the server-wide settings (FT.CONFIG) the index's
+	// queries follow; nil: RediSearch's defaults.
+	Config *Config
 
 	stop   stopwordSet
 	nextID uint32
@@ -356,13 +359,62 @@ func splitTags(v string, sep byte, caseSensitive bool) []string {
 			continue
 		}
 		if !caseSensitive {
-			t = strings.ToLower(t)
+			t = lowerASCII(t)
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// lowerASCII lowercases the ASCII letters of s, as RediSearch lowercases
+// tags (byte by byte, in the C locale: "ÄB" is "Äb").
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// TagValues returns the distinct values of the TAG field name (FT.TAGVALS)
+// in RediSearch's order, its trie's: bytes compared as C's signed chars
+// (bytes of 0x80 and above first), a value before the longer values it
+// begins.
+func (ix *Index) TagValues(name string) ([]string, error) {
+	f := ix.Schema.Field(name)
+	switch {
+	case f == nil:
+		return nil, Error(errNoSuchField)
+	case f.Type != Tag:
+		return nil, Error(errNotTagField)
+	case f.NoIndex:
+		return []string{}, nil
+	}
+	out := make([]string, 0, len(ix.tags[f.slot]))
+	for v := range ix.tags[f.slot] {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, compareSigned)
+	return out, nil
+}
+
+// compareSigned compares a and b bytewise as signed chars.
+func compareSigned(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if x, y := int8(a[i]), int8(b[i]); x != y {
+			return int(x) - int(y)
+		}
+	}
+	return len(a) - len(b)
 }
 
 // parseNumber parses a NUMERIC value as RediSearch does (strtod, the whole
@@ -401,17 +453,13 @@ func newStringSet() *btree.BTreeG[string] {
 	return btree.NewBTreeGOptions(func(a, b string) bool { return a < b }, btree.Options{NoLocks: true})
 }
 
-// maxExpansions is RediSearch's MAXEXPANSIONS: a prefix matches its first
-// 200 terms (or tag values) in order.
-const maxExpansions = 200
-
-// withPrefix returns the first maxExpansions members of set that start
-// with prefix, in order, leaving out stems ("+...") when noStems (the
-// term dictionary's).
-func withPrefix(set *btree.BTreeG[string], prefix string, noStems bool) []string {
+// withPrefix returns the first max members of set that start with
+// prefix, in order, leaving out stems ("+...") when noStems (the term
+// dictionary's). max is RediSearch's MAXEXPANSIONS (200 by default).
+func withPrefix(set *btree.BTreeG[string], prefix string, noStems bool, max int64) []string {
 	var out []string
 	set.Ascend(prefix, func(w string) bool {
-		if !strings.HasPrefix(w, prefix) || len(out) == maxExpansions {
+		if !strings.HasPrefix(w, prefix) || int64(len(out)) == max {
 			return false
 		}
 		if !noStems || !strings.HasPrefix(w, stemPrefix) {

@@ -43,13 +43,16 @@ type node struct {
 	// tagSet marks the union of a tag set's alternatives: RediSearch
 	// keeps it a union even when only one alternative has documents.
 	tagSet bool
+	// tagField is the field name of a tag set, on the node the set
+	// became (FT.EXPLAIN's "TAG:@field").
+	tagField string
+	// none is, for an opNone, what the query said (opNumeric, opTag,
+	// opPrefix, opTagPrefix), for FT.EXPLAIN, which prints it as
+	// RediSearch parsed it: word is then the field name or the prefix.
+	none opKind
 }
 
 const allFields = ^uint64(0)
-
-// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to no
-// term.
-const minPrefix = 2
 
 // parser parses the query language of DIALECT 1 and 2.
 type parser struct {
@@ -64,6 +67,9 @@ type parser struct {
 	depth   int               // DIALECT 2: nested groups, negations and modifiers being read
 	params  map[string]string // PARAMS (DIALECT 2)
 	knn     *knnClause        // the query's "=>[KNN ...]" (vecquery.go)
+	// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to
+	// no term.
+	minPrefix int
 }
 
 // maxDepth bounds the nesting of a query (groups, negations, modifiers),
@@ -73,16 +79,16 @@ const maxDepth = 1000
 
 // parseQuery parses q against schema s at the given dialect (1 or 2). It
 // returns nil for a query that matches nothing (only stop words).
-func parseQuery(s *Schema, stop stopwordSet, q string, dialect int) (*node, error) {
-	n, _, err := parseQueryParams(s, stop, q, dialect, nil)
+func parseQuery(s *Schema, stop stopwordSet, q string, dialect int, cfg *Config) (*node, error) {
+	n, _, err := parseQueryParams(s, stop, q, dialect, cfg, nil)
 	return n, err
 }
 
 // parseQueryParams is parseQuery with the values of PARAMS, which a
 // DIALECT 2 query names as $name, and a KNN clause, returned apart from
 // the query whose documents it ranks.
-func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, params map[string]string) (*node, *knnClause, error) {
-	p := &parser{s: s, stop: stop, q: q, dialect: dialect, params: params}
+func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, cfg *Config, params map[string]string) (*node, *knnClause, error) {
+	p := &parser{s: s, stop: stop, q: q, dialect: dialect, params: params, minPrefix: int(cfg.MinPrefix())}
 	if dialect == 1 {
 		n, err := p.parse1()
 		return n, nil, err
@@ -176,7 +182,7 @@ func (p *parser) inter() (*node, error) {
 		}
 		switch {
 		case n == nil:
-		case len(kids) == 0 && n.op == opAnd && !n.masked:
+		case len(kids) == 0 && n.op == opAnd && !n.masked && n.tagField == "":
 			// "(a b) c" is one intersection of a, b and c, as
 			// RediSearch's grammar builds it ("a (b c)" is not).
 			kids = append(kids, n.kids...)
@@ -300,8 +306,8 @@ func (p *parser) unary() (*node, error) {
 		w := p.word()
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
-			if len(w) < minPrefix {
-				return &node{op: opNone}, nil
+			if len(w) < p.minPrefix {
+				return &node{op: opNone, none: opPrefix, word: w, mask: allFields}, nil
 			}
 			return &node{op: opPrefix, word: w, mask: allFields}, nil
 		}
@@ -484,7 +490,7 @@ func setMask(n *node, mask uint64) {
 		for _, k := range n.kids {
 			setMask(k, mask)
 		}
-		n.masked = true
+		n.mask, n.masked = mask, true
 	}
 }
 
@@ -541,7 +547,7 @@ func (p *parser) numeric(name string) (*node, error) {
 	p.i++
 	f := p.s.Field(name)
 	if f == nil || f.Type != Numeric || f.NoIndex {
-		return &node{op: opNone}, nil
+		return &node{op: opNone, none: opNumeric, word: name, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
 	}
 	return &node{op: opNumeric, field: f, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
 }
@@ -587,12 +593,13 @@ func (p *parser) tagSet(name string) (*node, error) {
 			p.i++
 			flush()
 			if f == nil || f.Type != Tag || f.NoIndex {
-				return &node{op: opNone}, nil
+				return &node{op: opNone, none: opTag, word: name, kids: alts}, nil
 			}
 			if len(alts) == 1 {
+				alts[0].tagField = name
 				return alts[0], nil
 			}
-			return &node{op: opOr, kids: alts, tagSet: true}, nil
+			return &node{op: opOr, kids: alts, tagSet: true, tagField: name}, nil
 		case c == '|':
 			p.i++
 			flush()
@@ -624,10 +631,10 @@ func (p *parser) tagSet(name string) (*node, error) {
 			}
 			v := unescape(raw)
 			if f != nil && !f.CaseSensitive {
-				v = strings.ToLower(v)
+				v = lowerASCII(v)
 			}
-			if op == opTagPrefix && len(v) < minPrefix {
-				cur = append(cur, &node{op: opNone})
+			if op == opTagPrefix && len(v) < p.minPrefix {
+				cur = append(cur, &node{op: opNone, none: opTagPrefix, word: v})
 				continue
 			}
 			cur = append(cur, &node{op: op, word: v, field: f})

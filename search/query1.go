@@ -153,7 +153,7 @@ func and1(b, c *node) *node {
 		return c
 	case c == nil:
 		return b
-	case b.op == opAnd && !b.masked:
+	case b.op == opAnd && !b.masked && b.tagField == "":
 		b.kids = append(b.kids, c)
 		return b
 	}
@@ -184,6 +184,10 @@ func andMask(n *node, mask uint64) {
 	case opNumeric, opTag, opTagPrefix, opWildcard:
 		return
 	}
+	if !n.masked {
+		n.mask = allFields
+	}
+	n.mask &= mask
 	for _, k := range n.kids {
 		andMask(k, mask)
 	}
@@ -241,8 +245,8 @@ func (p *parser) next1() (tok1, error) {
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
 			n := &node{op: opPrefix, word: w, mask: allFields}
-			if len(w) < minPrefix {
-				n = &node{op: opNone}
+			if len(w) < p.minPrefix {
+				n = &node{op: opNone, none: opPrefix, word: w, mask: allFields}
 			}
 			return tok1{kind: k1Expr, prec: precPrefix, n: n, at: at}, nil
 		}
@@ -321,10 +325,10 @@ func (p *parser) tagsContinued(field string, n *node) (*node, error) {
 			}
 			v := unescape(raw)
 			if f != nil && !f.CaseSensitive {
-				v = strings.ToLower(v)
+				v = lowerASCII(v)
 			}
-			if op == opTagPrefix && len(v) < minPrefix {
-				words = append(words, &node{op: opNone})
+			if op == opTagPrefix && len(v) < p.minPrefix {
+				words = append(words, &node{op: opNone, none: opTagPrefix, word: v})
 			} else {
 				words = append(words, &node{op: op, word: v, field: f})
 			}
@@ -345,8 +349,10 @@ func (p *parser) tagsContinued(field string, n *node) (*node, error) {
 		case n.op == opOr:
 			n.kids = append(n.kids, alt)
 		default:
+			n.tagField = ""
 			n = &node{op: opOr, kids: []*node{n, alt}, tagSet: true}
 		}
+		n.tagField = field
 	}
 	return n, nil
 }

@@ -39,16 +39,14 @@ type NumericFilter struct {
 	MinEx, MaxEx bool
 }
 
-// maxLimit is RediSearch's default MAXSEARCHRESULTS.
-const maxLimit = 1000000
-
 // ParseSearch parses FT.SEARCH's arguments after the index name against
 // the index's schema.
 func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 	if len(args) == 0 {
 		return nil, Error(errNoQuery)
 	}
-	r := &Request{Query: string(args[0]), Num: 10, Dialect: 1}
+	r := &Request{Query: string(args[0]), Num: 10, Dialect: int(ix.Config.DefaultDialect())}
+	maxResults := ix.Config.MaxSearchResults()
 	opts := args[1:]
 	for i := 0; i < len(opts); i++ {
 		opt := strings.ToUpper(string(opts[i]))
@@ -68,8 +66,8 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			if err1 != nil || err2 != nil || off < 0 || num < 0 {
 				return nil, Error(errLimitNumeric)
 			}
-			if off+num > maxLimit {
-				return nil, Error(errLimitMax)
+			if uint64(num) > maxResults {
+				return nil, errf(errLimitMax, maxResults)
 			}
 			r.Offset, r.Num = int(off), int(num)
 			i += 2
@@ -180,6 +178,10 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
 		}
 	}
+	if uint64(r.Offset)+uint64(r.Num) > maxResults {
+		// The page ends at MAXSEARCHRESULTS results.
+		r.Num = int(max(0, int64(maxResults)-int64(r.Offset)))
+	}
 	return r, nil
 }
 
@@ -211,7 +213,7 @@ type Yield struct{ Name, Value string }
 // first (or by SORTBY's field), ties by document id. load returns a hash
 // field of a document (for SORTBY on a field that is not SORTABLE).
 func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool)) (int, []Hit, error) {
-	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, r.Params)
+	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config, r.Params)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -141,7 +141,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
-	fi := c.srv.searchFind(string(args[1]))
+	fi := c.srv.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
@@ -216,7 +216,7 @@ func cmdFTCursor(c *Client, args [][]byte) {
 		}
 		count = int(n)
 	}
-	fi := c.srv.searchFind(string(args[2]))
+	fi := c.srv.searchResolve(string(args[2]))
 	if !read { // by id alone, as RediSearch
 		if !c.srv.search.cursors.del(id) {
 			c.errorReply(errFTCursorNoSuch)

@@ -3,7 +3,9 @@ package server
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/search"
@@ -18,7 +20,8 @@ import (
 //
 // FT.CREATE, FT.ALTER and FT.DROPINDEX propagate verbatim (DROPINDEX DD
 // as DROPINDEX, then the DELs of the documents it deleted), and snapshots
-// keep the definitions (searchload.go).
+// keep the definitions (searchload.go). So do the commands of the
+// server-wide search state (aliases, dictionaries, FT.CONFIG SET).
 
 func searchCommands() []*Command {
 	return []*Command{
@@ -30,6 +33,19 @@ func searchCommands() []*Command {
 		{Name: "ft.aggregate", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTAggregate},
 		{Name: "ft.cursor", Arity: -1, Flags: Readonly, First: 2, Last: 2, Step: 1, Handler: cmdFTCursor},
 		{Name: "ft._list", Arity: -1, Flags: Readonly, Handler: cmdFTList},
+		// RediSearch declares the alias commands read-only, their alias
+		// and index the keys; they change the registry, under the global
+		// lock.
+		{Name: "ft.aliasadd", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasAdd},
+		{Name: "ft.aliasupdate", Arity: -1, Flags: Readonly | Global, First: 1, Last: 2, Step: 1, Handler: cmdFTAliasUpdate},
+		{Name: "ft.tagvals", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTTagVals},
+		{Name: "ft.dictadd", Arity: -1, Flags: Readonly, Handler: cmdFTDictAdd},
+		{Name: "ft.dictdel", Arity: -1, Flags: Readonly, Handler: cmdFTDictDel},
+		{Name: "ft.dictdump", Arity: -1, Flags: Readonly, Handler: cmdFTDictDump},
+		{Name: "ft.config", Arity: -1, Flags: Readonly, Handler: cmdFTConfig},
+		{Name: "ft.explain", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
+		{Name: "ft.explaincli", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
+		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
 
@@ -62,7 +78,7 @@ func cmdFTCreate(c *Client, args [][]byte) {
 		c.errorReply(err.Error())
 		return
 	}
-	fi := newFTIndex(name, schema, args)
+	fi := s.newFTIndex(name, schema, args)
 	if !schema.SkipInitialScan {
 		s.searchScan(fi)
 	}
@@ -89,7 +105,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
-	fi := c.srv.searchFind(string(args[1]))
+	fi := c.srv.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
@@ -243,7 +259,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.INFO", 2, -1) {
 		return
 	}
-	fi := c.srv.searchFind(string(args[1]))
+	fi := c.srv.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(errFTUnknownIndex)
 		return
@@ -388,7 +404,7 @@ func cmdFTDropIndex(c *Client, args [][]byte) {
 	}
 	c.propagateNothing()
 	s := c.srv
-	fi := s.searchFind(string(args[1]))
+	fi := s.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(errFTUnknownIndexName)
 		return
@@ -431,7 +447,7 @@ func cmdFTAlter(c *Client, args [][]byte) {
 	}
 	c.propagateNothing()
 	s := c.srv
-	fi := s.searchFind(string(args[1]))
+	fi := s.searchResolve(string(args[1]))
 	if fi == nil {
 		c.errorReply(errFTUnknownIndex)
 		return
@@ -466,5 +482,237 @@ func cmdFTList(c *Client, args [][]byte) {
 	c.w.Set(len(list))
 	for _, fi := range list {
 		c.w.Simple(fi.name)
+	}
+}
+
+// FT.ALIASADD alias index
+//
+// An alias names an index wherever an index name is accepted but
+// FT.CREATE's (the index of that name first). Aliases are case-sensitive,
+// dropped with their index.
+func cmdFTAliasAdd(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALIASADD", 3, 3) {
+		return
+	}
+	s := c.srv
+	fi := s.searchFind(string(args[2]))
+	if fi == nil {
+		c.errorReply(errFTAliasTarget)
+		return
+	}
+	if s.searchAlias(string(args[1])) != nil {
+		c.errorReply(errFTAliasExists)
+		return
+	}
+	s.searchAliasSet(string(args[1]), fi)
+	c.propagateDB0(args...)
+	c.w.OK()
+}
+
+// FT.ALIASUPDATE alias index
+//
+// As RediSearch: the alias is removed from the index the name resolves to
+// (an index of that name has no such alias: an error), then added to
+// index (put back where it was if index is unknown).
+func cmdFTAliasUpdate(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALIASUPDATE", 3, 3) {
+		return
+	}
+	s := c.srv
+	alias := string(args[1])
+	orig := s.searchResolve(alias)
+	if orig != nil && !slices.Contains(orig.aliases, alias) {
+		c.errorReply(errFTAliasNotBelong)
+		return
+	}
+	fi := s.searchFind(string(args[2]))
+	if fi == nil {
+		c.errorReply(errFTAliasTarget)
+		return
+	}
+	if orig != fi {
+		s.searchAliasSet(alias, fi)
+	}
+	c.propagateDB0(args...)
+	c.w.OK()
+}
+
+// FT.ALIASDEL alias
+func cmdFTAliasDel(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.ALIASDEL", 2, 2) {
+		return
+	}
+	s := c.srv
+	alias := string(args[1])
+	fi := s.searchResolve(alias)
+	if fi == nil {
+		c.errorReply(errFTAliasNotExists)
+		return
+	}
+	if !slices.Contains(fi.aliases, alias) {
+		c.errorReply(errFTAliasNotBelong)
+		return
+	}
+	s.searchAliasSet(alias, nil)
+	c.propagateDB0(args...)
+	c.w.OK()
+}
+
+// FT.TAGVALS index field
+//
+// The distinct values of a TAG field (lower-cased unless CASESENSITIVE),
+// in RediSearch's order: an array, a set in RESP3.
+func cmdFTTagVals(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.TAGVALS", 3, 3) {
+		return
+	}
+	fi := c.srv.searchResolve(string(args[1]))
+	if fi == nil {
+		c.errorReply(errFTUnknownIndexName)
+		return
+	}
+	fi.mu.RLock()
+	vals, err := fi.ix.TagValues(string(args[2]))
+	fi.mu.RUnlock()
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	c.w.Set(len(vals))
+	for _, v := range vals {
+		c.w.BulkString(v)
+	}
+}
+
+// FT.DICTADD dict term [term ...]
+//
+// Dictionaries are server-wide (not keys), made by their first DICTADD
+// and kept once emptied, as RediSearch's; HotKV has no FT.SPELLCHECK to
+// use them yet. The reply is the number of terms added.
+func cmdFTDictAdd(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DICTADD", 3, -1) {
+		return
+	}
+	n := c.srv.searchDictAdd(string(args[1]), args[2:])
+	c.propagateDB0(args...)
+	c.w.Int(int64(n))
+}
+
+// searchDictAdd adds terms to the dictionary name (created if need be)
+// and returns how many were not there.
+func (s *Server) searchDictAdd(name string, terms [][]byte) int {
+	s.search.dictMu.Lock()
+	defer s.search.dictMu.Unlock()
+	if s.search.dicts == nil {
+		s.search.dicts = map[string]map[string]struct{}{}
+	}
+	d := s.search.dicts[name]
+	if d == nil {
+		d = map[string]struct{}{}
+		s.search.dicts[name] = d
+	}
+	n := 0
+	for _, t := range terms {
+		if _, ok := d[string(t)]; !ok && len(t) > 0 {
+			d[string(t)] = struct{}{}
+			n++
+		}
+	}
+	return n
+}
+
+// FT.DICTDEL dict term [term ...]
+//
+// The reply is the number of terms deleted (0 for a dictionary that does
+// not exist).
+func cmdFTDictDel(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DICTDEL", 3, -1) {
+		return
+	}
+	n := c.srv.searchDictDel(string(args[1]), args[2:])
+	c.propagateDB0(args...)
+	c.w.Int(int64(n))
+}
+
+// searchDictDel deletes terms from the dictionary name and returns how
+// many were there.
+func (s *Server) searchDictDel(name string, terms [][]byte) int {
+	s.search.dictMu.Lock()
+	defer s.search.dictMu.Unlock()
+	d := s.search.dicts[name]
+	n := 0
+	for _, t := range terms {
+		if _, ok := d[string(t)]; ok {
+			delete(d, string(t))
+			n++
+		}
+	}
+	return n
+}
+
+// FT.DICTDUMP dict
+//
+// The terms in order (bytewise: RediSearch's trie orders them by code
+// point); a set in RESP3.
+func cmdFTDictDump(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.DICTDUMP", 2, 2) {
+		return
+	}
+	s := c.srv
+	s.search.dictMu.Lock()
+	d, ok := s.search.dicts[string(args[1])]
+	terms := slices.Sorted(maps.Keys(d))
+	s.search.dictMu.Unlock()
+	if !ok {
+		c.errorReply(errFTNoDict)
+		return
+	}
+	c.w.Set(len(terms))
+	for _, t := range terms {
+		c.w.BulkString(t)
+	}
+}
+
+// FT.EXPLAIN index query [DIALECT n] [VERBATIM] / FT.EXPLAINCLI
+//
+// The parsed query tree as RediSearch prints it (search.Index.Explain):
+// one string, or for EXPLAINCLI an array of its lines.
+func cmdFTExplain(c *Client, args [][]byte) {
+	cli := equalFold(args[0], "FT.EXPLAINCLI")
+	name := "FT.EXPLAIN"
+	if cli {
+		name = "FT.EXPLAINCLI"
+	}
+	if !c.ftArity(args, name, 3, -1) {
+		return
+	}
+	fi := c.srv.searchResolve(string(args[1]))
+	if fi == nil {
+		c.errorReply(string(args[1]) + errFTNoSuchIndex)
+		return
+	}
+	if equalFold(args[len(args)-1], "DIALECT") {
+		c.errorReply(errFTDialectArg)
+		return
+	}
+	fi.mu.RLock()
+	req, err := fi.ix.ParseSearch(args[2:])
+	var out string
+	if err == nil {
+		out, err = fi.ix.Explain(req)
+	}
+	fi.mu.RUnlock()
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	if !cli {
+		c.w.BulkString(out)
+		return
+	}
+	lines := strings.Split(out, "\n")
+	c.w.Array(len(lines))
+	for _, l := range lines {
+		c.w.Simple(l)
 	}
 }

@@ -141,8 +141,22 @@ const (
 	errFTCursorSubcommand = "Unknown subcommand"
 	errFTCursorBadID      = "Bad cursor ID"
 	errFTCursorCount      = "Bad value for COUNT"
-	errScriptGlobal       = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
-	errScriptUnknownFlag  = "ERR Unexpected flag: %s"
+	errFTAliasExists      = "Alias already exists"
+	errFTAliasTarget      = "Unknown index name (or name is an alias itself)"
+	errFTAliasNotExists   = "Alias does not exist"
+	errFTAliasNotBelong   = "Alias does not belong to provided spec"
+	errFTNoDict           = "could not open dict key"
+	errFTDialectArg       = "Need an argument for DIALECT"
+	errFTConfigInvalid    = "Invalid option"
+	errFTConfigImmutable  = "Not modifiable at runtime"
+	errFTConfigMissing    = "Expected an argument, but none provided"
+	errFTConfigConvert    = "Could not convert argument to expected type"
+	errFTConfigBounds     = "Value is outside acceptable bounds"
+	errFTConfigDialectMax = "Default dialect version cannot be higher than 4"
+	// HotKV's own: its queries have DIALECT 1 and 2 only.
+	errFTConfigDialect   = "DEFAULT_DIALECT 3 and 4 are not supported by HotKV yet"
+	errScriptGlobal      = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
+	errScriptUnknownFlag = "ERR Unexpected flag: %s"
 )
 
 // keys

@@ -145,14 +145,25 @@ func (s *Server) lockLoaded(c *Client, g *lock.Guard, global bool, keys, load []
 	if !s.preload(c, load) {
 		return false // parked while the values are read
 	}
-	if write && !global {
-		keys = s.searchLocks(keys) // the indexes the keys match (search.go)
-	}
-	if !s.acquire(c, g, global, keys, write) {
-		if c.parked == nil {
-			c.preloaded = c.preloaded[:0] // refused
+	for {
+		gen := s.search.aliasGen.Load()
+		lk := keys
+		if !global {
+			// The indexes the keys match or name as aliases (search.go).
+			lk = s.searchLocks(keys, write)
 		}
-		return false
+		if !s.acquire(c, g, global, lk, write) {
+			if c.parked == nil {
+				c.preloaded = c.preloaded[:0] // refused
+			}
+			return false
+		}
+		if global || s.search.aliasGen.Load() == gen {
+			break
+		}
+		// An alias changed (under the global lock) before these locks
+		// were held: the index it names may be another one now.
+		g.Unlock()
 	}
 	if len(c.preloaded) > 0 {
 		s.installPreloaded(c)

@@ -292,7 +292,7 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 		}
 		ec.keyPos = cmd.keyPositions(ec.keyPos[:0], args)
 		for _, i := range ec.keyPos {
-			if !sr.guard.Covers(args[i], write) || write && !s.searchCovers(sr.guard, args[i]) {
+			if !sr.guard.Covers(args[i], write) || !s.searchCovers(sr.guard, args[i], write) {
 				return sr.reject(cmd, errDynamicKey+string(args[i]))
 			}
 		}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -36,6 +38,27 @@ type searchState struct {
 	mu   sync.Mutex
 	list atomic.Pointer[[]*ftIndex]
 
+	// aliases maps an alias (FT.ALIASADD) to its index: an immutable map,
+	// replaced under mu and the global lock, read without a lock.
+	// aliasGen counts its changes: a command that locked an alias's index
+	// before it held its locks checks that no alias changed meanwhile
+	// (lockLoaded).
+	aliases  atomic.Pointer[map[string]*ftIndex]
+	aliasGen atomic.Uint64
+
+	// config is FT.CONFIG's part the engine honours (search.Config:
+	// atomics, read by queries without a lock); confMu serialises
+	// FT.CONFIG SET's changes and what they propagate.
+	config *search.Config
+	confMu sync.Mutex
+
+	// dicts are FT.DICTADD's dictionaries, by name: server-wide, not
+	// keys (RediSearch's spell-check dictionaries); FLUSHALL and FLUSHDB
+	// drop them, as in RediSearch. dictMu guards them (a leaf: the
+	// commands take no key lock).
+	dictMu sync.Mutex
+	dicts  map[string]map[string]struct{}
+
 	// dirty holds the keys of database 0 that changed and match an
 	// index, until a command holding their lock re-indexes them.
 	dirtyMu sync.Mutex
@@ -64,6 +87,10 @@ type ftIndex struct {
 
 	mu sync.RWMutex // guards ix: shared to search, exclusive to update
 	ix *search.Index
+
+	// aliases are the index's aliases, in the order they were added;
+	// changed and read under the global lock.
+	aliases []string
 }
 
 // searchIndexes returns the indexes (an immutable list).
@@ -82,6 +109,62 @@ func (s *Server) searchFind(name string) *ftIndex {
 		}
 	}
 	return nil
+}
+
+// searchResolve returns the index name designates — the index of that
+// name, else the index the alias name names — or nil, as RediSearch's
+// IndexSpec_Load resolves the name FT.SEARCH, FT.INFO, FT.ALTER,
+// FT.DROPINDEX and the others are given (FT.CREATE and FT.ALIASADD's
+// target take index names only: searchFind).
+func (s *Server) searchResolve(name string) *ftIndex {
+	if fi := s.searchFind(name); fi != nil {
+		return fi
+	}
+	return s.searchAlias(name)
+}
+
+// searchAlias returns the index alias names, or nil.
+func (s *Server) searchAlias(alias string) *ftIndex {
+	if m := s.search.aliases.Load(); m != nil {
+		return (*m)[alias]
+	}
+	return nil
+}
+
+// searchAliasSet makes alias name fi (fi nil: removes it). The caller
+// holds the global lock exclusively.
+func (s *Server) searchAliasSet(alias string, fi *ftIndex) {
+	s.search.mu.Lock()
+	defer s.search.mu.Unlock()
+	m := map[string]*ftIndex{}
+	if old := s.search.aliases.Load(); old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	if prev := m[alias]; prev != nil {
+		prev.aliases = slices.DeleteFunc(prev.aliases, func(a string) bool { return a == alias })
+		delete(m, alias)
+	}
+	if fi != nil {
+		m[alias] = fi
+		fi.aliases = append(fi.aliases, alias)
+	}
+	s.search.aliases.Store(&m)
+	s.search.aliasGen.Add(1)
+}
+
+// searchAliasCommands returns the FT.ALIASADD commands that recreate
+// every alias (for persistence), index by index, each index's aliases in
+// the order they were added. The caller holds the global lock.
+func (s *Server) searchAliasCommands() [][][]byte {
+	var out [][][]byte
+	for _, fi := range s.searchIndexes() {
+		for _, a := range fi.aliases {
+			out = append(out, [][]byte{[]byte("FT.ALIASADD"), []byte(a), []byte(fi.name)})
+		}
+	}
+	return out
 }
 
 // searchKeyChanged is the OnModify and OnExpire hooks' part for search:
@@ -105,23 +188,34 @@ func (s *Server) searchKeyChanged(db int, key string) {
 	}
 }
 
-// searchLocks returns keys with the names of the indexes they match added
-// (each once), for a write to lock them with its keys. keys is returned
-// unchanged when no index matches.
-func (s *Server) searchLocks(keys [][]byte) [][]byte {
-	list := s.searchIndexes()
-	if len(list) == 0 {
-		return keys
-	}
+// searchLocks returns keys with index names added (each once) for a
+// command to lock with its keys: for a write, the names of the indexes
+// its keys match; for any command, the name of the index a key that is
+// an alias names (FT.SEARCH alias locks the index's lock, as FT.SEARCH
+// index does; a key that only shares an alias's name gets the lock too,
+// harmless). keys is returned unchanged when there is none.
+func (s *Server) searchLocks(keys [][]byte, write bool) [][]byte {
 	var out [][]byte
-	for _, fi := range list {
-		for _, k := range keys {
-			if fi.ix.Schema.Matches(string(k)) {
-				if out == nil {
-					out = append(make([][]byte, 0, len(keys)+1), keys...)
+	add := func(k []byte) {
+		if out == nil {
+			out = append(make([][]byte, 0, len(keys)+1), keys...)
+		}
+		out = append(out, k)
+	}
+	if write {
+		for _, fi := range s.searchIndexes() {
+			for _, k := range keys {
+				if fi.ix.Schema.Matches(string(k)) {
+					add(fi.lockKey)
+					break
 				}
-				out = append(out, fi.lockKey)
-				break
+			}
+		}
+	}
+	if m := s.search.aliases.Load(); m != nil && len(*m) > 0 {
+		for _, k := range keys {
+			if fi := (*m)[string(k)]; fi != nil {
+				add(fi.lockKey)
 			}
 		}
 	}
@@ -131,13 +225,19 @@ func (s *Server) searchLocks(keys [][]byte) [][]byte {
 	return out
 }
 
-// searchCovers reports whether g holds, exclusively, the locks of every
-// index key matches (a script's dynamic key must not need another).
-func (s *Server) searchCovers(g *lock.Guard, key []byte) bool {
-	for _, fi := range s.searchIndexes() {
-		if fi.ix.Schema.Matches(string(key)) && !g.Covers(fi.lockKey, true) {
-			return false
+// searchCovers reports whether g holds the locks of every index key
+// matches (exclusively, for a write: a script's dynamic key must not need
+// another) and of the index key is an alias of.
+func (s *Server) searchCovers(g *lock.Guard, key []byte, write bool) bool {
+	if write {
+		for _, fi := range s.searchIndexes() {
+			if fi.ix.Schema.Matches(string(key)) && !g.Covers(fi.lockKey, true) {
+				return false
+			}
 		}
+	}
+	if fi := s.searchAlias(string(key)); fi != nil && !g.Covers(fi.lockKey, write) {
+		return false
 	}
 	return true
 }
@@ -258,11 +358,40 @@ func (s *Server) searchMatching(fi *ftIndex) []string {
 func (s *Server) searchFlushed() {
 	s.search.mu.Lock()
 	s.search.list.Store(nil)
+	if s.search.aliases.Load() != nil {
+		s.search.aliases.Store(nil)
+		s.search.aliasGen.Add(1)
+	}
 	s.search.mu.Unlock()
+	s.search.dictMu.Lock()
+	s.search.dicts = nil
+	s.search.dictMu.Unlock()
 	s.search.dirtyMu.Lock()
 	clear(s.search.dirty)
 	s.search.pending.Store(false)
 	s.search.dirtyMu.Unlock()
+}
+
+// searchDictCommands returns the commands that recreate the dictionaries
+// (for persistence), by name, each one's terms in order: FT.DICTADD, and
+// for an emptied one (which RediSearch keeps) an FT.DICTDEL after.
+func (s *Server) searchDictCommands() [][][]byte {
+	s.search.dictMu.Lock()
+	defer s.search.dictMu.Unlock()
+	var out [][][]byte
+	for _, name := range slices.Sorted(maps.Keys(s.search.dicts)) {
+		d := s.search.dicts[name]
+		cmd := [][]byte{[]byte("FT.DICTADD"), []byte(name)}
+		if len(d) == 0 {
+			out = append(out, append(cmd, []byte("x")), [][]byte{[]byte("FT.DICTDEL"), []byte(name), []byte("x")})
+			continue
+		}
+		for _, t := range slices.Sorted(maps.Keys(d)) {
+			cmd = append(cmd, []byte(t))
+		}
+		out = append(out, cmd)
+	}
+	return out
 }
 
 // searchRescan indexes again the documents fi holds, in the order they
@@ -318,9 +447,12 @@ func (s *Server) searchAdd(fi *ftIndex) {
 	s.search.list.Store(&list)
 }
 
-// searchRemove unregisters fi. The caller holds the global lock
-// exclusively.
+// searchRemove unregisters fi and its aliases. The caller holds the
+// global lock exclusively.
 func (s *Server) searchRemove(fi *ftIndex) {
+	for len(fi.aliases) > 0 {
+		s.searchAliasSet(fi.aliases[0], nil)
+	}
 	s.search.mu.Lock()
 	defer s.search.mu.Unlock()
 	var list []*ftIndex

@@ -17,7 +17,9 @@ import (
 // How search indexes outlive a restart and reach replicas.
 //
 // An index's definition is the commands that made it: its FT.CREATE, then
-// each FT.ALTER, as they were given (ftIndex.def). They are propagated
+// each FT.ALTER, as they were given (ftIndex.def); the server-wide state
+// of search is the aliases and the dictionaries, as FT.ALIASADD and
+// FT.DICTADD commands. They are propagated
 // verbatim, so the append-only file and the replicas get them where they
 // ran, as RediSearch replicates them. A snapshot records the definitions
 // of every index in an auxiliary field (searchAux), in RESP, as an
@@ -45,13 +47,16 @@ const searchAux = "hotkv-search"
 const searchBuildBatch = 256
 
 // newFTIndex returns an index called name over schema, defined by def
-// (its FT.CREATE, copied).
-func newFTIndex(name string, schema *search.Schema, def [][]byte) *ftIndex {
-	return &ftIndex{name: name, lockKey: []byte(name), ix: search.NewIndex(name, schema), def: [][][]byte{copyArgs(def)}}
+// (its FT.CREATE, copied), under the server's FT.CONFIG settings.
+func (s *Server) newFTIndex(name string, schema *search.Schema, def [][]byte) *ftIndex {
+	fi := &ftIndex{name: name, lockKey: []byte(name), ix: search.NewIndex(name, schema), def: [][][]byte{copyArgs(def)}}
+	fi.ix.Config = s.search.config
+	return fi
 }
 
-// searchDefinitions returns the commands that define every index, in
-// RESP; nil when there is none. The caller holds the global lock
+// searchDefinitions returns the commands that define every index, then
+// those that recreate the aliases and dictionaries, in RESP; nil when
+// there is none. The caller holds the global lock
 // exclusively (definitions change under it).
 func (s *Server) searchDefinitions() []byte {
 	var b []byte
@@ -60,11 +65,15 @@ func (s *Server) searchDefinitions() []byte {
 			b = aof.AppendCommand(b, args)
 		}
 	}
+	for _, args := range append(s.searchAliasCommands(), s.searchDictCommands()...) {
+		b = aof.AppendCommand(b, args)
+	}
 	return b
 }
 
 // searchRestore re-creates the indexes defs (a snapshot's searchAux)
-// defines, each replacing an index of the same name, and builds them from
+// defines, each replacing an index of the same name, and its aliases and
+// dictionaries, and builds them from
 // database 0 in the background. A definition that does not parse is
 // logged and skipped. The caller holds the global lock exclusively, and
 // the loaded data is in place.
@@ -97,7 +106,7 @@ func (s *Server) searchRestore(defs []byte) {
 			if old := s.searchFind(name); old != nil {
 				s.searchRemove(old)
 			}
-			fi := newFTIndex(name, schema, args)
+			fi := s.newFTIndex(name, schema, args)
 			s.searchAdd(fi)
 			built = append(built, fi)
 		case "FT.ALTER":
@@ -113,6 +122,14 @@ func (s *Server) searchRestore(defs []byte) {
 			}
 			fi.ix.AddFields(fields) // no document yet: nothing to lock
 			fi.def = append(fi.def, copyArgs(args))
+		case "FT.ALIASADD":
+			if fi := s.searchFind(string(args[2])); len(args) == 3 && fi != nil {
+				s.searchAliasSet(name, fi)
+			}
+		case "FT.DICTADD":
+			s.searchDictAdd(name, args[2:])
+		case "FT.DICTDEL":
+			s.searchDictDel(name, args[2:])
 		default:
 			s.warnf("Search index definitions of the loaded data: %s skipped", cmd)
 		}

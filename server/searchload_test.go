@@ -13,8 +13,9 @@ import (
 
 // searchFixture writes the data of the index definition tests: idx over
 // doc: (created, then altered), idx2 over other: (created and dropped
-// again: it must stay dropped), documents before and after each change,
-// and keys no index matches.
+// again with its alias: both must stay dropped), documents before and
+// after each change, keys no index matches, an alias and dictionaries
+// (one emptied: RediSearch keeps it).
 var searchFixture = [][]string{
 	{"FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "doc:", "STOPWORDS", "1", "foo", "SCHEMA", "t", "TEXT", "WEIGHT", "2", "n", "NUMERIC", "SORTABLE"},
 	{"HSET", "doc:1", "t", "hello world", "n", "1", "tag", "a"},
@@ -23,7 +24,13 @@ var searchFixture = [][]string{
 	{"HSET", "other:1", "x", "hello"},
 	{"FT.ALTER", "idx", "SCHEMA", "ADD", "tag", "TAG", "SORTABLE"},
 	{"HSET", "doc:3", "t", "world peace", "n", "3", "tag", "a"},
+	{"FT.ALIASADD", "al2", "idx2"},
 	{"FT.DROPINDEX", "idx2"},
+	{"FT.ALIASADD", "al1", "idx"},
+	{"FT.DICTADD", "d1", "x", "y", "z"},
+	{"FT.DICTDEL", "d1", "y"},
+	{"FT.DICTADD", "d2", "gone"},
+	{"FT.DICTDEL", "d2", "gone"},
 	{"SET", "plain", "1"},
 }
 
@@ -33,6 +40,8 @@ var searchFixtureMore = [][]string{
 	{"HSET", "doc:4", "t", "hello peace", "n", "4", "tag", "c"},
 	{"FT.CREATE", "idx3", "PREFIX", "1", "doc:", "SCHEMA", "t", "TEXT"},
 	{"DEL", "doc:1"},
+	{"FT.ALIASADD", "al3", "idx3"},
+	{"FT.DICTADD", "d2", "back"},
 }
 
 var maxDocID = regexp.MustCompile(`\+max_doc_id\r\n:\d+\r\n`)
@@ -49,6 +58,10 @@ func searchView(t *testing.T, c *difftest.Conn) string {
 	var b strings.Builder
 	b.WriteString(list)
 	b.WriteString(maxDocID.ReplaceAllString(c.Do("FT.INFO", "idx"), ""))
+	for _, cmd := range [][]string{{"FT.DICTDUMP", "d1"}, {"FT.DICTDUMP", "d2"}, {"FT.SEARCH", "al1", "hello", "NOCONTENT", "SORTBY", "n"},
+		{"FT.SEARCH", "al2", "hello"}, {"FT.SEARCH", "al3", "hello", "NOCONTENT", "SORTBY", "t"}} {
+		b.WriteString(c.Do(cmd...))
+	}
 	for _, q := range []string{"hello", "world", "peace", "@tag:{a}", "@n:[2 4]", "*", "foo"} {
 		b.WriteString(c.Do("FT.SEARCH", "idx", q, "WITHSCORES", "SORTBY", "n"))
 		if strings.Contains(list, "idx3") {

@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"github.com/hotkv/hotkv/search"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -173,6 +174,7 @@ type serverStats struct {
 // New returns a server for cfg. It opens no socket until ListenAndServe.
 func New(cfg *config.Config) *Server {
 	s := &Server{
+		search:    searchState{config: search.NewConfig()},
 		cfg:       cfg,
 		locks:     lock.NewManager(),
 		table:     make(Table),

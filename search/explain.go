@@ -1,0 +1,183 @@
+package search
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Explain returns the query tree of r as RediSearch's FT.EXPLAIN prints
+// it: a term with its stem expansions (a union, unless VERBATIM or under
+// a negation or in a phrase), intersections, phrases (EXACT), unions,
+// negations, prefixes, numeric ranges, tag sets, each prefixed with the
+// TEXT fields a modifier restricted it to.
+//
+// Known difference: DIALECT 1's tag alternatives continued after "}" of
+// a field that is not a TAG field are not printed.
+func (ix *Index) Explain(r *Request) (string, error) {
+	root, err := parseQuery(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if root == nil {
+		return "<empty>\n", nil
+	}
+	e := explainer{ix: ix, b: &b, verbatim: r.Verbatim}
+	e.node(root, 0, false)
+	return b.String(), nil
+}
+
+type explainer struct {
+	ix       *Index
+	b        *strings.Builder
+	verbatim bool
+}
+
+func (e *explainer) pad(depth int) {
+	for range depth {
+		e.b.WriteString("  ")
+	}
+}
+
+// fields writes the modifier prefix of a node whose field mask is mask:
+// "@NULL:" for none, "@a|b:" for some (in the fields' order), nothing for
+// all.
+func (e *explainer) fields(mask uint64) {
+	switch mask {
+	case allFields:
+		return
+	case 0:
+		e.b.WriteString("@NULL:")
+		return
+	}
+	e.b.WriteByte('@')
+	n := 0
+	for _, f := range e.ix.Schema.Fields {
+		if f.Type == Text && f.textID >= 0 && mask&(1<<f.textID) != 0 {
+			if n > 0 {
+				e.b.WriteByte('|')
+			}
+			e.b.WriteString(f.Alias)
+			n++
+		}
+	}
+	e.b.WriteByte(':')
+}
+
+// open writes "NAME {" and the children, then the closing brace.
+func (e *explainer) group(name string, kids []*node, depth int, inTag bool) {
+	e.b.WriteString(name)
+	e.b.WriteString(" {\n")
+	for _, k := range kids {
+		e.node(k, depth+1, inTag)
+	}
+	e.pad(depth)
+	e.b.WriteString("}\n")
+}
+
+func (e *explainer) node(n *node, depth int, inTag bool) {
+	if n.tagField != "" && !inTag {
+		e.pad(depth)
+		kids := []*node{n}
+		if n.op == opOr && n.tagSet {
+			kids = n.kids
+		}
+		e.group("TAG:@"+n.tagField, kids, depth, true)
+		return
+	}
+	e.pad(depth)
+	mask := allFields
+	switch n.op {
+	case opTerm, opPrefix:
+		mask = n.mask
+	case opAnd, opOr, opPhrase, opNot:
+		if n.masked {
+			mask = n.mask
+		}
+	case opNone:
+		if n.none == opPrefix {
+			mask = n.mask
+		}
+	}
+	if !inTag {
+		e.fields(mask)
+	}
+	switch n.op {
+	case opTerm:
+		if n.expand && !e.verbatim {
+			e.b.WriteString("UNION {\n")
+			s := stem(n.word)
+			words := []string{n.word, stemPrefix + s + "(expanded)"}
+			if s != n.word {
+				words = append(words, s+"(expanded)")
+			}
+			for _, w := range words {
+				e.pad(depth + 1)
+				e.fields(mask)
+				e.b.WriteString(w)
+				e.b.WriteByte('\n')
+			}
+			e.pad(depth)
+			e.b.WriteString("}\n")
+			return
+		}
+		e.b.WriteString(n.word)
+		e.b.WriteByte('\n')
+	case opPrefix, opTagPrefix:
+		e.b.WriteString("PREFIX{" + n.word + "*}\n")
+	case opTag:
+		e.b.WriteString(n.word + "\n")
+	case opPhrase:
+		e.group("EXACT", n.kids, depth, inTag)
+	case opAnd:
+		e.group("INTERSECT", n.kids, depth, inTag)
+	case opOr:
+		e.group("UNION", n.kids, depth, inTag)
+	case opNot:
+		e.b.WriteString("NOT{\n")
+		e.node(n.kids[0], depth+1, inTag)
+		e.pad(depth)
+		e.b.WriteString("}\n")
+	case opWildcard:
+		e.b.WriteString("<WILDCARD>\n")
+	case opNumeric:
+		e.numeric(n, n.field.Alias)
+	case opNone:
+		switch n.none {
+		case opNumeric:
+			e.numeric(n, n.word)
+		case opTag:
+			kids := n.kids
+			e.group("TAG:@"+n.word, kids, depth, true)
+		case opPrefix, opTagPrefix:
+			e.b.WriteString("PREFIX{" + n.word + "*}\n")
+		default:
+			e.b.WriteString("<empty>\n")
+		}
+	default:
+		e.b.WriteString("<empty>\n")
+	}
+}
+
+// numeric writes "NUMERIC {min <= @field <= max}" with C's %f.
+func (e *explainer) numeric(n *node, field string) {
+	op := func(ex bool) string {
+		if ex {
+			return " < "
+		}
+		return " <= "
+	}
+	e.b.WriteString("NUMERIC {" + cFloat(n.min) + op(n.minEx) + "@" + field + op(n.maxEx) + cFloat(n.max) + "}\n")
+}
+
+// cFloat formats f as C's printf %f.
+func cFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
