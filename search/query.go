@@ -80,7 +80,10 @@ const maxDepth = 1000
 // parseQuery parses q against schema s at the given dialect (1 or 2). It
 // returns nil for a query that matches nothing (only stop words).
 func parseQuery(s *Schema, stop stopwordSet, q string, dialect int, cfg *Config) (*node, error) {
-	n, _, err := parseQueryParams(s, stop, q, dialect, cfg, nil)
+	n, knn, err := parseQueryParams(s, stop, q, dialect, cfg, nil)
+	if err == nil && knn != nil {
+		return nil, errf(errNotSupported, "A KNN clause here") // FT.SEARCH only, so far
+	}
 	return n, err
 }
 
