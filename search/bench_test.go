@@ -56,3 +56,14 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPutNew: indexing documents under new keys (no replacement).
+func BenchmarkPutNew(b *testing.B) {
+	ix, docs := benchIndex(b, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		d := docs[i%len(docs)]
+		ix.Put(fmt.Sprintf("d:%d", i), func(f string) ([]byte, bool) { v, ok := d[f]; return []byte(v), ok })
+	}
+}

@@ -32,10 +32,21 @@ type Index struct {
 	nums    []*btree.BTreeG[numEntry] // per NUMERIC field
 	vecs    []vecStore                // per VECTOR field
 
+	hits    map[string]int32 // Put's scratch: a term's place in hitList
+	hitList []termHit
+
 	// Statistics for FT.INFO.
 	records  int // postings in the inverted index
 	tagRecs  int
 	failures int // documents whose fields could not be indexed
+}
+
+// termHit is a term of a document being indexed.
+type termHit struct {
+	term string
+	freq uint32
+	mask uint64
+	pos  []uint32
 }
 
 // posting is one document's entry in a term's inverted index.
@@ -139,19 +150,22 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	d.sortv = make([]sortValue, ix.Schema.sortables)
 	d.hasVec = make([]bool, ix.Schema.vecs)
 	vecs := make([][]byte, ix.Schema.vecs)
-	type hit struct {
-		freq uint32
-		mask uint64
-		pos  []uint32
+	// The document's terms, in ix's scratch table (reused: Put runs
+	// for every write of an indexed hash).
+	if ix.hits == nil {
+		ix.hits = make(map[string]int32, 64)
 	}
-	hits := map[string]*hit{}
+	hits, list := ix.hits, ix.hitList[:0]
+	clear(hits)
 	var pos uint32
 	add := func(term string, freq uint32, mask uint64, p uint32) {
-		h := hits[term]
-		if h == nil {
-			h = &hit{}
-			hits[term] = h
+		i, ok := hits[term]
+		if !ok {
+			i = int32(len(list))
+			hits[term] = i
+			list = append(list, termHit{term: term})
 		}
+		h := &list[i]
 		h.freq += freq
 		h.mask |= mask
 		h.pos = append(h.pos, p)
@@ -220,8 +234,10 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.nextID++
 	ix.docs[key] = d
 	ix.byID[d.id] = d
-	d.terms = make([]string, 0, len(hits))
-	for term, h := range hits {
+	ix.hitList = list[:0]
+	d.terms = make([]string, 0, len(list))
+	for _, h := range list {
+		term := h.term
 		d.terms = append(d.terms, term)
 		// Ids only grow: the new posting goes last.
 		if len(ix.terms[term]) == 0 {

@@ -274,15 +274,22 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
+	// A result is small (the page is chosen among them all); its sort
+	// value and yields, when there are, are in ext[x].
 	type scored struct {
-		d      *document
-		score  float64
+		d     *document
+		score float64
+		x     int32
+	}
+	type extra struct {
 		sv     sortValue
 		yields []Yield
 	}
+	var ext []extra
 	var res []scored
 	pureKNN := knn != nil && root.op == opWildcard
 	if it := e.build(root); it != nil && !pureKNN { // "*" ranked by KNN reads no iterator
+		res = make([]scored, 0, max(min(it.est(), len(ix.docs)), 0))
 		for {
 			rc, rec := it.read()
 			if rc == rcEOF {
@@ -311,50 +318,65 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		res = res[:0]
 		for _, h := range ix.vecs[knnField.slot].knn([]byte(knn.blob), knn.k, ef, accept) {
 			if d := ix.byID[h.id]; d != nil {
-				res = append(res, scored{d: d, score: scores[h.id], yields: []Yield{{knn.as, formatDistance(h.dist)}}})
+				res = append(res, scored{d: d, score: scores[h.id], x: int32(len(ext))})
+				ext = append(ext, extra{yields: []Yield{{knn.as, formatDistance(h.dist)}}})
 			}
 		}
 	}
-	for name, dists := range e.yields {
-		for i := range res {
-			if dist, ok := dists[res[i].d.id]; ok {
-				res[i].yields = append(res[i].yields, Yield{name, formatDistance(dist)})
+	if len(e.yields) > 0 || r.SortBy != "" {
+		if ext == nil {
+			ext = make([]extra, len(res))
+			for i := range res {
+				res[i].x = int32(i)
 			}
 		}
+		for name, dists := range e.yields {
+			for _, x := range res {
+				if dist, ok := dists[x.d.id]; ok {
+					ext[x.x].yields = append(ext[x.x].yields, Yield{name, formatDistance(dist)})
+				}
+			}
+		}
+	}
+	// By score, highest first, or by SORTBY's field; ties by document id
+	// (a total order: only the page's first documents need sorting).
+	cmp := func(a, b scored) int {
+		if a.score > b.score {
+			return -1
+		}
+		if a.score < b.score {
+			return 1
+		}
+		return cmpU32(a.d.id, b.d.id)
 	}
 	if r.SortBy != "" {
 		f := ix.Schema.Field(r.SortBy)
-		for i := range res {
+		for _, x := range res {
 			if f == nil {
-				res[i].sv = yieldSortValue(res[i].yields, r.SortBy)
+				ext[x.x].sv = yieldSortValue(ext[x.x].yields, r.SortBy)
 			} else {
-				res[i].sv = ix.sortValue(res[i].d, f, load)
+				ext[x.x].sv = ix.sortValue(x.d, f, load)
 			}
 		}
-		slices.SortStableFunc(res, func(a, b scored) int {
-			c := compareSort(a.sv, b.sv, r.SortDesc)
+		cmp = func(a, b scored) int {
+			c := compareSort(ext[a.x].sv, ext[b.x].sv, r.SortDesc)
 			if c == 0 {
 				c = cmpU32(a.d.id, b.d.id)
 			}
 			return c
-		})
-	} else {
-		slices.SortStableFunc(res, func(a, b scored) int {
-			if a.score > b.score {
-				return -1
-			}
-			if a.score < b.score {
-				return 1
-			}
-			return cmpU32(a.d.id, b.d.id)
-		})
+		}
 	}
 	total := len(res)
+	res = firstK(res, r.Offset+r.Num, cmp)
 	lo := min(r.Offset, total)
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
-		out = append(out, Hit{Key: s.d.key, Score: s.score, Yields: s.yields})
+		h := Hit{Key: s.d.key, Score: s.score}
+		if ext != nil {
+			h.Yields = ext[s.x].yields
+		}
+		out = append(out, h)
 	}
 	return total, out, nil
 }
@@ -471,4 +493,45 @@ func (ix *Index) checkKNN(knn *knnClause) (*Field, error) {
 		return nil, Error(errVectorOption)
 	}
 	return f, nil
+}
+
+// firstK reorders s so that its first k elements are, in order, its k
+// smallest under cmp (a total order), and returns them (all of s, sorted,
+// when it has no more than k).
+func firstK[T any](s []T, k int, cmp func(a, b T) int) []T {
+	if k <= 0 {
+		return s[:0]
+	}
+	if k >= len(s)/4 {
+		slices.SortFunc(s, cmp)
+		return s[:min(k, len(s))]
+	}
+	// A max-heap of the k smallest seen, in s[:k].
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= k {
+				return
+			}
+			if c+1 < k && cmp(s[c+1], s[c]) > 0 {
+				c++
+			}
+			if cmp(s[c], s[i]) <= 0 {
+				return
+			}
+			s[i], s[c] = s[c], s[i]
+			i = c
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for j := k; j < len(s); j++ {
+		if cmp(s[j], s[0]) < 0 {
+			s[0] = s[j]
+			down(0)
+		}
+	}
+	slices.SortFunc(s[:k], cmp)
+	return s[:k]
 }

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"hash/maphash"
 	"strings"
+	"sync/atomic"
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
@@ -79,7 +81,7 @@ func tokenize(text string, stop stopwordSet, noStem bool, pos *uint32, emit func
 		*pos++
 		t := token{word: w, pos: *pos}
 		if !noStem && len(w) >= minStemLength {
-			if s := stem(w); !strings.EqualFold(s, w) {
+			if s := cachedStem(w); !strings.EqualFold(s, w) {
 				t.stem = s
 			}
 		}
@@ -117,6 +119,25 @@ func normalize(raw string) string {
 		escaped = false
 	}
 	return string(b)
+}
+
+// stemCache remembers recent stems (words repeat across documents, and
+// stemming is a third of indexing): a direct-mapped table, safe for
+// concurrent use (indexes are written in parallel), a collision
+// replacing the entry.
+var stemCache [4096]atomic.Pointer[[2]string]
+
+var stemSeed = maphash.MakeSeed()
+
+// cachedStem is stem, through stemCache.
+func cachedStem(word string) string {
+	slot := &stemCache[maphash.String(stemSeed, word)%uint64(len(stemCache))]
+	if e := slot.Load(); e != nil && e[0] == word {
+		return e[1]
+	}
+	s := stem(word)
+	slot.Store(&[2]string{word, s})
+	return s
 }
 
 // stem returns the snowball English stem of word.

@@ -170,15 +170,19 @@ func newVecStore(o *VectorOpts) vecStore {
 
 type float interface{ ~float32 | ~float64 }
 
-// vectors is a vecStore of vectors of T.
+// vectors is a vecStore of vectors of T, stored densely: the vector of
+// ids[i] is data[i*Dim:(i+1)*Dim] (a removed one's place is taken by the
+// last), so that comparing a query with all of them walks memory once.
 type vectors[T float] struct {
 	o    *VectorOpts
-	vecs map[uint32][]T
-	g    *hnsw[T] // nil for FLAT
+	ids  []uint32
+	data []T
+	pos  map[uint32]int32 // id -> index in ids
+	g    *hnsw[T]         // nil for FLAT
 }
 
 func newVectors[T float](o *VectorOpts) *vectors[T] {
-	v := &vectors[T]{o: o, vecs: map[uint32][]T{}}
+	v := &vectors[T]{o: o, pos: map[uint32]int32{}}
 	if o.Algorithm == "HNSW" {
 		v.g = newHNSW(v, o.M, o.EFConstruction)
 	}
@@ -227,24 +231,45 @@ func (v *vectors[T]) dist(a, b []T) T {
 
 func (v *vectors[T]) put(id uint32, blob []byte) {
 	vec := v.decode(blob)
-	v.vecs[id] = vec
+	v.pos[id] = int32(len(v.ids))
+	v.ids = append(v.ids, id)
+	v.data = append(v.data, vec...)
 	if v.g != nil {
 		v.g.insert(id, vec)
 	}
 }
 
 func (v *vectors[T]) del(id uint32) {
-	if _, ok := v.vecs[id]; !ok {
+	i, ok := v.pos[id]
+	if !ok {
 		return
 	}
 	if v.g != nil {
 		v.g.remove(id)
 	}
-	delete(v.vecs, id)
+	last := int32(len(v.ids) - 1)
+	if i != last {
+		moved := v.ids[last]
+		v.ids[i] = moved
+		copy(v.vec(i), v.vec(last))
+		v.pos[moved] = i
+	}
+	v.ids = v.ids[:last]
+	v.data = v.data[:int(last)*v.o.Dim]
+	delete(v.pos, id)
 }
 
+// vec is the vector at index i of ids.
+func (v *vectors[T]) vec(i int32) []T {
+	d := v.o.Dim
+	return v.data[int(i)*d : (int(i)+1)*d : (int(i)+1)*d]
+}
+
+// of is id's vector.
+func (v *vectors[T]) of(id uint32) []T { return v.vec(v.pos[id]) }
+
 func (v *vectors[T]) knn(qb []byte, k, ef int, accept func(uint32) bool) []vecHit {
-	if k <= 0 || len(v.vecs) == 0 {
+	if k <= 0 || len(v.ids) == 0 {
 		return nil
 	}
 	q := v.decode(qb)
@@ -255,11 +280,11 @@ func (v *vectors[T]) knn(qb []byte, k, ef int, accept func(uint32) bool) []vecHi
 		}
 	} else {
 		var h farHeap[T]
-		for id, vec := range v.vecs {
+		for i, id := range v.ids {
 			if accept != nil && !accept(id) {
 				continue
 			}
-			c := cand[T]{id, v.dist(q, vec)}
+			c := cand[T]{id, v.dist(q, v.vec(int32(i)))}
 			if len(h) < k {
 				heap.Push(&h, c)
 			} else if closer(c, h[0]) {
@@ -289,8 +314,8 @@ func (v *vectors[T]) knn(qb []byte, k, ef int, accept func(uint32) bool) []vecHi
 func (v *vectors[T]) within(qb []byte, radius float64) []vecHit {
 	q := v.decode(qb)
 	var hits []vecHit
-	for id, vec := range v.vecs {
-		if d := float64(v.dist(q, vec)); d <= radius {
+	for i, id := range v.ids {
+		if d := float64(v.dist(q, v.vec(int32(i)))); d <= radius {
 			hits = append(hits, vecHit{id, d})
 		}
 	}
@@ -362,7 +387,7 @@ func newHNSW[T float](vs *vectors[T], m, efc int) *hnsw[T] {
 		rng: rand.New(rand.NewPCG(1, 2)), nodes: map[uint32]*hnswNode{}, maxLevel: -1}
 }
 
-func (g *hnsw[T]) distTo(q []T, id uint32) T { return g.vs.dist(q, g.vs.vecs[id]) }
+func (g *hnsw[T]) distTo(q []T, id uint32) T { return g.vs.dist(q, g.vs.of(id)) }
 
 // greedy walks layer l from ep towards q and returns the nearest node it
 // finds.
@@ -435,9 +460,9 @@ func (g *hnsw[T]) selectNeighbors(cands []cand[T], m int) []uint32 {
 			break
 		}
 		good := true
-		vc := g.vs.vecs[c.id]
+		vc := g.vs.of(c.id)
 		for _, k := range kept {
-			if g.vs.dist(vc, g.vs.vecs[k.id]) < c.d {
+			if g.vs.dist(vc, g.vs.of(k.id)) < c.d {
 				good = false
 				break
 			}
@@ -471,11 +496,11 @@ func (g *hnsw[T]) maxLinks(l int) int {
 // relink sets node id's links on layer l from candidates (ids other than
 // id).
 func (g *hnsw[T]) relink(id uint32, l int, candidates []uint32) {
-	vec := g.vs.vecs[id]
+	vec := g.vs.of(id)
 	cs := make([]cand[T], 0, len(candidates))
 	for _, c := range candidates {
 		if g.nodes[c] != nil {
-			cs = append(cs, cand[T]{c, g.vs.dist(vec, g.vs.vecs[c])})
+			cs = append(cs, cand[T]{c, g.vs.dist(vec, g.vs.of(c))})
 		}
 	}
 	slices.SortFunc(cs, func(a, b cand[T]) int {
