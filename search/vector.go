@@ -17,8 +17,8 @@ import (
 // Distances are RediSearch's: L2 is the squared Euclidean distance, IP is
 // 1 - the inner product, COSINE is IP over the vectors normalised as they
 // are stored and queried. They are computed in the field's type, summed
-// one dimension after the other (RediSearch's SIMD kernels sum wide
-// vectors in another order, so their last bits can differ).
+// in four lanes (l2; RediSearch's SIMD kernels sum wide vectors in lanes
+// of their own, so the last bits of a distance can differ).
 
 // VectorOpts are a VECTOR field's attributes.
 type VectorOpts struct {
@@ -215,18 +215,48 @@ func (v *vectors[T]) decode(b []byte) []T {
 
 // dist is the distance between a and b (vectors of the field's Dim).
 func (v *vectors[T]) dist(a, b []T) T {
-	var s T
 	if v.o.Metric == "L2" {
-		for i := range a {
-			d := a[i] - b[i]
-			s += T(d * d)
-		}
-		return s
+		return l2(a, b)
 	}
-	for i := range a {
-		s += T(a[i] * b[i])
+	return 1 - dot(a, b)
+}
+
+// l2 is the squared Euclidean distance of a and b (of one length). It
+// sums in four lanes, each every fourth dimension, then the lanes, as a
+// SIMD kernel does (and about as fast as Go goes without one).
+func l2[T float](a, b []T) T {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		s0 += T(d0 * d0)
+		s1 += T(d1 * d1)
+		s2 += T(d2 * d2)
+		s3 += T(d3 * d3)
 	}
-	return 1 - s
+	for ; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += T(d * d)
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// dot is the inner product of a and b, summed as l2 sums.
+func dot[T float](a, b []T) T {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += T(a[i] * b[i])
+		s1 += T(a[i+1] * b[i+1])
+		s2 += T(a[i+2] * b[i+2])
+		s3 += T(a[i+3] * b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += T(a[i] * b[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 func (v *vectors[T]) put(id uint32, blob []byte) {
