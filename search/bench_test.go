@@ -67,3 +67,24 @@ func BenchmarkPutNew(b *testing.B) {
 		ix.Put(fmt.Sprintf("d:%d", i), func(f string) ([]byte, bool) { v, ok := d[f]; return []byte(v), ok })
 	}
 }
+
+// BenchmarkKNN: the 10 nearest of 20,000 32-dimension FLOAT32 vectors.
+func BenchmarkKNN(b *testing.B) {
+	s := newVecStore(&VectorOpts{Algorithm: "FLAT", Type: "FLOAT32", Dim: 32, Metric: "L2"})
+	r := rand.New(rand.NewPCG(1, 2))
+	vec := func() []byte {
+		v := make([]float32, 32)
+		for i := range v {
+			v[i] = r.Float32()
+		}
+		return blob32(v)
+	}
+	for id := uint32(1); id <= 20000; id++ {
+		s.put(id, vec())
+	}
+	q := vec()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.knn(q, 10, 0, nil)
+	}
+}

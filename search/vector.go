@@ -242,6 +242,31 @@ func l2[T float](a, b []T) T {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// l2Within is l2(a, b) when that is not over bound (reported true); it
+// stops early, reporting false, once the sum so far is. The sums are
+// l2's, in the same order.
+func l2Within[T float](a, b []T, bound T) (T, bool) {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		s0 += T(d0 * d0)
+		s1 += T(d1 * d1)
+		s2 += T(d2 * d2)
+		s3 += T(d3 * d3)
+		if i&12 == 12 && (s0+s1)+(s2+s3) > bound { // every 16 dimensions
+			return 0, false
+		}
+	}
+	for ; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += T(d * d)
+	}
+	s := (s0 + s1) + (s2 + s3)
+	return s, s <= bound
+}
+
 // dot is the inner product of a and b, summed as l2 sums.
 func dot[T float](a, b []T) T {
 	b = b[:len(a)]
@@ -310,11 +335,23 @@ func (v *vectors[T]) knn(qb []byte, k, ef int, accept func(uint32) bool) []vecHi
 		}
 	} else {
 		var h farHeap[T]
+		l2m := v.o.Metric == "L2"
 		for i, id := range v.ids {
 			if accept != nil && !accept(id) {
 				continue
 			}
-			c := cand[T]{id, v.dist(q, v.vec(int32(i)))}
+			var c cand[T]
+			if l2m && len(h) == k {
+				// Squared distances only grow as dimensions add up: a
+				// vector already farther than the k-th is dropped early.
+				d, ok := l2Within(q, v.vec(int32(i)), h[0].d)
+				if !ok {
+					continue
+				}
+				c = cand[T]{id, d}
+			} else {
+				c = cand[T]{id, v.dist(q, v.vec(int32(i)))}
+			}
 			if len(h) < k {
 				heap.Push(&h, c)
 			} else if closer(c, h[0]) {
