@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get,set_lru,repl_set}
+# SEARCH=0 skips the search rows (internal/searchbench, against RediSearch).
 # HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
 # one client runs 250 ms operations on {a} back to back: script (a Lua
 # script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
@@ -275,4 +276,16 @@ if [ -n "$HOL" ]; then
     read -r rp50 rp99 rop < <("$HOLBENCH" -addr "127.0.0.1:$RPORT" -op "$op")
     printf '%-10s %18s %18s %10s\n' "$op" "$hp50/$hp99" "$rp50/$rp99" "$hop/$rop"
   done
+fi
+
+# Search rows (SEARCH=0 skips them): HotKV's FT.* against RediSearch 2.10.5
+# (the search oracle, which internal/searchbench starts itself): indexing,
+# queries of each kind, an aggregation, queries while another index takes
+# writes.
+if [ "${SEARCH:-1}" != 0 ]; then
+  SEARCHBENCH=bin/searchbench
+  go build -o "$SEARCHBENCH" ./internal/searchbench
+  redis-cli -p "$HPORT" flushall >/dev/null
+  printf '\n'
+  "$SEARCHBENCH" -hotkv "127.0.0.1:$HPORT" -n "${SEARCH_DOCS:-20000}"
 fi
