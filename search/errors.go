@@ -83,6 +83,9 @@ const (
 	errReducerArgs       = "Bad arguments for %s: %s"
 )
 
+// ErrDialect is the error of a DIALECT argument out of its range.
+var ErrDialect = Error(errDialect)
+
 // Error is an error whose text is the reply, as RediSearch spells it.
 type Error string
 

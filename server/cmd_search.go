@@ -42,6 +42,7 @@ func searchCommands() []*Command {
 		{Name: "ft.dictadd", Arity: -1, Flags: Readonly, Handler: cmdFTDictAdd},
 		{Name: "ft.dictdel", Arity: -1, Flags: Readonly, Handler: cmdFTDictDel},
 		{Name: "ft.dictdump", Arity: -1, Flags: Readonly, Handler: cmdFTDictDump},
+		{Name: "ft.spellcheck", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSpellCheck},
 		{Name: "ft.config", Arity: -1, Flags: Readonly, Handler: cmdFTConfig},
 		{Name: "ft.explain", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
 		{Name: "ft.explaincli", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
