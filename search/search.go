@@ -271,7 +271,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
 		}
 	}
-	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim}
 	type scored struct {
 		d      *document
 		score  float64
