@@ -42,7 +42,12 @@ type Field struct {
 	CaseSensitive bool    // TAG
 	Sortable, UNF bool
 	NoIndex       bool
-	Vector        *VectorOpts // VECTOR
+	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG). RediSearch answers
+	// suffix and contains queries with or without it (the trie only
+	// speeds them up); HotKV has no such queries yet, so it changes
+	// nothing here but FT.INFO.
+	WithSuffixTrie bool
+	Vector         *VectorOpts // VECTOR
 
 	textID int // the bit of an indexed TEXT field in field masks, or -1
 	sortID int // the slot in a document's sort vector, or -1
@@ -293,7 +298,10 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 				}
 				f.Weight = w
 				i += 2
-			case is("PHONETIC"), is("WITHSUFFIXTRIE"), is("INDEXEMPTY"), is("INDEXMISSING"):
+			case is("WITHSUFFIXTRIE"):
+				f.WithSuffixTrie = true
+				i++
+			case is("PHONETIC"), is("INDEXEMPTY"), is("INDEXMISSING"):
 				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
 			default:
 				goto common
@@ -315,7 +323,10 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 			case is("CASESENSITIVE"):
 				f.CaseSensitive = true
 				i++
-			case is("WITHSUFFIXTRIE"), is("INDEXEMPTY"), is("INDEXMISSING"):
+			case is("WITHSUFFIXTRIE"):
+				f.WithSuffixTrie = true
+				i++
+			case is("INDEXEMPTY"), is("INDEXMISSING"):
 				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
 			default:
 				goto common

@@ -252,3 +252,25 @@ func TestFTCreateTextFieldLimitLikeRediSearch(t *testing.T) {
 	compareFTInfo(t, p, "m1")
 	compareFTInfo(t, p, "m2")
 }
+
+// TestFTCreateWithSuffixTrieLikeRediSearch: WITHSUFFIXTRIE on TEXT and
+// TAG fields, listed by FT.INFO, changes nothing else RediSearch shows
+// (its suffix and contains queries work without it).
+func TestFTCreateWithSuffixTrieLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE w PREFIX 1 w: SCHEMA t TEXT WITHSUFFIXTRIE SORTABLE g TAG WITHSUFFIXTRIE CASESENSITIVE u TEXT NOSTEM WITHSUFFIXTRIE SORTABLE NOINDEX v TAG SEPARATOR ; WITHSUFFIXTRIE
+FT.CREATE e PREFIX 1 w: SCHEMA n NUMERIC WITHSUFFIXTRIE
+FT.CREATE e PREFIX 1 w: SCHEMA t TEXT WITHSUFFIXTRIE WITHSUFFIXTRIE
+HSET w:1 t "hello world running" g "abc,xyz" v "a;b"
+HSET w:2 t "help wanted" g "Abc"
+FT.SEARCH w hel* WITHSCORES NOCONTENT
+FT.SEARCH w @g:{abc} WITHSCORES NOCONTENT
+FT.SEARCH w @v:{b} WITHSCORES
+FT.ALTER w SCHEMA ADD z TEXT WITHSUFFIXTRIE
+`)
+	waitIndexed(t, p.Redis, "w")
+	compareFTInfo(t, p, "w")
+	resp3(p)
+	compareFTInfo(t, p, "w")
+}

@@ -326,6 +326,9 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		if f.NoIndex {
 			flags = append(flags, "NOINDEX")
 		}
+		if f.WithSuffixTrie {
+			flags = append(flags, "WITHSUFFIXTRIE")
+		}
 		opt := 0 // the type's options, keys and values
 		switch {
 		case f.Type == search.Vector && f.Vector.Algorithm == "HNSW":
