@@ -139,6 +139,8 @@ HSET e:3 t ""
 FT.SEARCH o * SORTBY t NOCONTENT
 FT.SEARCH z * NOCONTENT
 `)
+	waitIndexed(t, p.Redis, "o")
+	waitIndexed(t, p.Redis, "z")
 	compareFTInfo(t, p, "o")
 	compareFTInfo(t, p, "z")
 	// The hash field of an aliased schema field, alone on its prefix
@@ -151,6 +153,7 @@ HSET n:1 t hello a 20
 HSET n:2 t hello
 FT.SEARCH n * NOCONTENT
 `)
+	waitIndexed(t, p.Redis, "n")
 	compareFTInfo(t, p, "n")
 }
 
@@ -249,6 +252,8 @@ func TestFTCreateTextFieldLimitLikeRediSearch(t *testing.T) {
 	p.Do("FT.CREATE m2 MAXTEXTFIELDS SCHEMA" + schema(64))
 	p.Do("FT.CREATE m3 MAXTEXTFIELDS SCHEMA" + schema(129))
 	p.Do("FT.CREATE m4 SCHEMA" + schema(129))
+	waitIndexed(t, p.Redis, "m1")
+	waitIndexed(t, p.Redis, "m2")
 	compareFTInfo(t, p, "m1")
 	compareFTInfo(t, p, "m2")
 }
