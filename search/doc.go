@@ -6,6 +6,10 @@
 // language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
 // results and scores as RediSearch.
 //
+// FT.CREATE's FILTER (filter.go) decides, in Put, whether a hash is a
+// document at all; its other options change what Put stores (no
+// positions, frequencies or field masks; the score from a hash field).
+//
 // FT.AGGREGATE's pipeline is here too (aggregate.go; its expression
 // language in expr.go and exprfunc.go, its reducers in reducers.go): a
 // request parsed into steps that run, in the order given, over the

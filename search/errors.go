@@ -27,6 +27,7 @@ const (
 	errAlterAction        = "Unknown action passed to ALTER SCHEMA"
 	errASArgument         = "AS requires an argument"
 	errSeparatorArg       = "SEPARATOR requires an argument"
+	errTooManyText        = "Schema is limited to 128 TEXT fields"
 	errStackOverflow      = "Parser stack overflow. Try moving nested parentheses more to the left"
 	errSyntaxAt           = "Syntax error at offset %d near %s"
 	errNoQuery            = "No query string provided"

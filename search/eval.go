@@ -51,7 +51,7 @@ func (r *result) hasOffsets() bool {
 // evaluator evaluates query nodes over an index.
 type evaluator struct {
 	ix       *Index
-	n        float64 // documents in the index
+	n        float64 // RediSearch's doc table size (docTableSize)
 	verbatim bool
 	// yields are the distances vector ranges yield, by name and
 	// document id ($YIELD_DISTANCE_AS).
@@ -121,7 +121,13 @@ func (e *evaluator) build(n *node) iterator {
 			}
 			kids = append(kids, it)
 		}
-		return newIntersect(kids, n.op == opPhrase)
+		// Without positions (NOOFFSETS) a phrase is an intersection of
+		// its terms in query order: RediSearch cannot check it.
+		it := newIntersect(kids, n.op == opPhrase)
+		if e.ix.Schema.NoOffsets {
+			it.anyPos = true
+		}
+		return it
 	case opOr:
 		var kids []iterator
 		for _, k := range n.kids {
@@ -377,5 +383,8 @@ func score(d *document, r *result) float64 {
 		return 0
 	}
 	s := d.score * tfidf(r) / float64(d.maxFreq)
+	if s < 0 { // RediSearch's "below the minimum score" (a negative SCORE_FIELD)
+		return 0
+	}
 	return s / slop(r)
 }

@@ -119,6 +119,11 @@ func NewIndex(name string, s *Schema) *Index {
 // NumDocs is the number of documents in the index.
 func (ix *Index) NumDocs() int { return len(ix.docs) }
 
+// docTableSize is the N of RediSearch's IDF: its doc table's size, which
+// starts at 1 (document id 0 is never given), so the number of documents
+// plus one.
+func (ix *Index) docTableSize() float64 { return float64(len(ix.docs) + 1) }
+
 // NumTerms is the number of distinct terms (words and stems).
 func (ix *Index) NumTerms() int { return len(ix.terms) }
 
@@ -141,9 +146,15 @@ func (ix *Index) Has(key string) bool { _, ok := ix.docs[key]; return ok }
 // fields is present is still a document. It reports false when the hash
 // cannot be indexed (a NUMERIC field that does not parse): the key is then
 // not in the index.
+//
+// A hash the schema's FILTER leaves out is not a document: Put removes
+// what the index had for key and reports true.
 func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.Delete(key)
-	d := &document{key: key, score: ix.Schema.Score}
+	if !ix.Schema.Passes(key, get) {
+		return true
+	}
+	d := &document{key: key, score: ix.docScore(get)}
 	d.tagVals = make([][]string, ix.Schema.tags)
 	d.numVals = make([]float64, ix.Schema.nums)
 	d.hasNum = make([]bool, ix.Schema.nums)
@@ -243,7 +254,17 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		if len(ix.terms[term]) == 0 {
 			ix.termSet.Set(term)
 		}
-		ix.terms[term] = append(ix.terms[term], posting{doc: d.id, freq: h.freq, mask: h.mask, pos: h.pos})
+		p := posting{doc: d.id, freq: h.freq, mask: h.mask, pos: h.pos}
+		if ix.Schema.NoFreqs {
+			p.freq = 1
+		}
+		if ix.Schema.NoFields {
+			p.mask = allFields
+		}
+		if ix.Schema.NoOffsets {
+			p.pos = nil
+		}
+		ix.terms[term] = append(ix.terms[term], p)
 		ix.records++
 	}
 	for slot, vals := range d.tagVals {
@@ -266,6 +287,44 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		}
 	}
 	return true
+}
+
+// docScore is a document's score: its SCORE_FIELD's value when it has a
+// valid one, else the index's default score. RediSearch keeps it as a
+// float (32 bits).
+func (ix *Index) docScore(get func(field string) ([]byte, bool)) float64 {
+	score := ix.Schema.Score
+	if f := ix.Schema.ScoreField; f != "" {
+		if v, ok := get(f); ok {
+			if x, ok := parseRedisDouble(string(v)); ok {
+				score = x
+			}
+		}
+	}
+	return float64(float32(score))
+}
+
+// parseRedisDouble parses a double as Redis's string2d does (the
+// modules' StringToDouble): strtod over the whole string, no leading
+// space, no NaN, no overflow.
+func parseRedisDouble(s string) (float64, bool) {
+	if s == "" || s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' || s[0] == '\v' || s[0] == '\f' {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		switch strings.ToLower(s) {
+		case "inf", "+inf", "infinity", "+infinity":
+			return math.Inf(1), true
+		case "-inf", "-infinity":
+			return math.Inf(-1), true
+		}
+		return 0, false
+	}
+	if strings.Contains(s, "_") || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
 }
 
 // uint32OfFloat converts as C's (uint32_t) cast of a float does for the

@@ -606,6 +606,7 @@ type intersectIter struct {
 	lastDoc   uint32
 	lastFound uint32
 	phrase    bool
+	anyPos    bool // a phrase whose positions are not checked (NOOFFSETS)
 	eof       bool
 	dead      bool // a child matches nothing: no documents
 	rec       result
@@ -690,7 +691,7 @@ func (ii *intersectIter) read() (readRC, *result) {
 		if nh == len(ii.its) {
 			ii.lastFound = ii.rec.doc
 			ii.lastDoc++
-			if ii.phrase && !phraseMatches(ii.rec.kids) {
+			if ii.phrase && !ii.anyPos && !phraseMatches(ii.rec.kids) {
 				continue
 			}
 			return rcOK, &ii.rec
@@ -731,7 +732,7 @@ func (ii *intersectIter) skipTo(id uint32) (readRC, *result) {
 			break
 		}
 	}
-	if nfound == len(ii.its) && (!ii.phrase || phraseMatches(ii.rec.kids)) {
+	if nfound == len(ii.its) && (!ii.phrase || ii.anyPos || phraseMatches(ii.rec.kids)) {
 		ii.lastFound = ii.rec.doc
 		ii.lastDoc++
 		return rcOK, &ii.rec

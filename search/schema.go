@@ -42,7 +42,12 @@ type Field struct {
 	CaseSensitive bool    // TAG
 	Sortable, UNF bool
 	NoIndex       bool
-	Vector        *VectorOpts // VECTOR
+	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG). RediSearch answers
+	// suffix and contains queries with or without it (the trie only
+	// speeds them up); HotKV has no such queries yet, so it changes
+	// nothing here but FT.INFO.
+	WithSuffixTrie bool
+	Vector         *VectorOpts // VECTOR
 
 	textID int // the bit of an indexed TEXT field in field masks, or -1
 	sortID int // the slot in a document's sort vector, or -1
@@ -59,6 +64,21 @@ type Schema struct {
 	SkipInitialScan bool
 	Fields          []*Field
 
+	// Filter is FILTER's expression ("": none): a hash is a document of
+	// the index only when it is true (filter.go).
+	Filter string
+	filter *compiledFilter
+	// ScoreField is SCORE_FIELD: the hash field that holds a document's
+	// score ("": the default score for all).
+	ScoreField string
+	// The index options FT.INFO lists: what the inverted index leaves out
+	// (NOOFFSETS: positions, and so phrases match as intersections;
+	// NOFREQS: frequencies, each record counts once; NOFIELDS: field
+	// masks, and so field restrictions match any TEXT field), NOHL
+	// (implied by NOOFFSETS; HotKV has no highlighting) and MAXTEXTFIELDS
+	// (the limit is 128 TEXT fields either way, as in RediSearch 2.10).
+	NoOffsets, NoFreqs, NoFields, NoHL, MaxTextFields bool
+
 	textFields int
 	sortables  int
 	tags, nums int
@@ -66,8 +86,9 @@ type Schema struct {
 }
 
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
-// this package does not implement yet (FILTER, ON JSON, GEO and VECTOR
-// fields, ...) are refused with an error that says so, never ignored.
+// this package does not implement yet (ON JSON, LANGUAGE_FIELD,
+// PAYLOAD_FIELD, TEMPORARY, GEO fields, ...) are refused with an error
+// that says so, never ignored.
 func ParseCreate(args [][]byte) (*Schema, error) {
 	s := &Schema{Prefixes: []string{""}, Language: "english", Score: 1}
 	i := 0
@@ -75,7 +96,13 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 		opt := strings.ToUpper(string(args[i]))
 		switch opt {
 		case "SCHEMA":
-			return s, s.parseFields(args[i+1:])
+			if err := s.parseFields(args[i+1:]); err != nil {
+				return nil, err
+			}
+			if s.filter != nil {
+				s.filter.resolve(s)
+			}
+			return s, nil
 		case "ON":
 			if i+1 >= len(args) {
 				return nil, errf(errBadArgsMissing, "ON")
@@ -142,8 +169,35 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 			i += 1 + n
 		case "SKIPINITIALSCAN":
 			s.SkipInitialScan = true
-		case "FILTER", "LANGUAGE_FIELD", "SCORE_FIELD", "PAYLOAD_FIELD", "MAXTEXTFIELDS", "TEMPORARY",
-			"NOOFFSETS", "NOHL", "NOFIELDS", "NOFREQS", "ASYNC", "NOSCOREIDX":
+		case "FILTER":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "FILTER")
+			}
+			i++
+			e, err := ParseExpr(string(args[i]))
+			if err != nil {
+				return nil, err
+			}
+			s.Filter, s.filter = string(args[i]), &compiledFilter{e: e}
+		case "SCORE_FIELD":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "SCORE_FIELD")
+			}
+			i++
+			s.ScoreField = string(args[i])
+		case "NOOFFSETS":
+			s.NoOffsets, s.NoHL = true, true
+		case "NOHL":
+			s.NoHL = true
+		case "NOFIELDS":
+			s.NoFields = true
+		case "NOFREQS":
+			s.NoFreqs = true
+		case "MAXTEXTFIELDS":
+			s.MaxTextFields = true
+		case "ASYNC", "NOSCOREIDX":
+			// Accepted by RediSearch 2.10 and without effect there.
+		case "LANGUAGE_FIELD", "PAYLOAD_FIELD", "TEMPORARY":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArg, string(args[i]))
@@ -203,9 +257,23 @@ func (s *Schema) parseFields(args [][]byte) error {
 		}
 		i += n
 		s.add(f)
+		if s.textFields > maxTextFields {
+			return Error(errTooManyText)
+		}
+	}
+	if s.textFields > 64 {
+		return errf(errNotSupported, "More than 64 TEXT fields")
 	}
 	return nil
 }
+
+// WideSchema reports whether FT.INFO lists MAXTEXTFIELDS: given, or more
+// than 32 TEXT fields (RediSearch then widens its field masks itself).
+func (s *Schema) WideSchema() bool { return s.MaxTextFields || s.textFields > 32 }
+
+// maxTextFields is RediSearch's limit on TEXT fields (its wide schemas'
+// 128-bit field masks; HotKV's are 64 bits).
+const maxTextFields = 128
 
 // parseType parses a field's type and options from args and returns how
 // many arguments it read.
@@ -230,7 +298,10 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 				}
 				f.Weight = w
 				i += 2
-			case is("PHONETIC"), is("WITHSUFFIXTRIE"), is("INDEXEMPTY"), is("INDEXMISSING"):
+			case is("WITHSUFFIXTRIE"):
+				f.WithSuffixTrie = true
+				i++
+			case is("PHONETIC"), is("INDEXEMPTY"), is("INDEXMISSING"):
 				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
 			default:
 				goto common
@@ -252,7 +323,10 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 			case is("CASESENSITIVE"):
 				f.CaseSensitive = true
 				i++
-			case is("WITHSUFFIXTRIE"), is("INDEXEMPTY"), is("INDEXMISSING"):
+			case is("WITHSUFFIXTRIE"):
+				f.WithSuffixTrie = true
+				i++
+			case is("INDEXEMPTY"), is("INDEXMISSING"):
 				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
 			default:
 				goto common

@@ -273,7 +273,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
 		}
 	}
-	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
 	type scored struct {

@@ -109,9 +109,18 @@ func (cs *ftCursors) put(cur *ftCursor) {
 
 // aggLoader loads documents' fields for an aggregation from database 0;
 // it is used under the index's lock (searchHash).
-type aggLoader struct{ s *Server }
+// The index's SCORE_FIELD is hidden, as RediSearch's loading skips it.
+type aggLoader struct {
+	s    *Server
+	hide string
+}
 
-func (l aggLoader) Field(key, field string) ([]byte, bool) { return l.s.searchLoad(key, field) }
+func (l aggLoader) Field(key, field string) ([]byte, bool) {
+	if l.hide != "" && field == l.hide {
+		return nil, false
+	}
+	return l.s.searchLoad(key, field)
+}
 
 func (l aggLoader) All(key string, each func(field, value []byte)) {
 	h := l.s.searchHash(key)
@@ -119,7 +128,9 @@ func (l aggLoader) All(key string, each func(field, value []byte)) {
 		return
 	}
 	h.Each(func(f, v []byte) bool {
-		each(f, v)
+		if l.hide == "" || string(f) != l.hide {
+			each(f, v)
+		}
 		return true
 	})
 }
@@ -150,7 +161,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 	req, err := fi.ix.ParseAggregate(args[2:])
 	var agg *search.Aggregation
 	if err == nil {
-		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv})
+		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv, fi.ix.Schema.ScoreField})
 	}
 	var total int
 	var rows [][]search.AggField

@@ -60,9 +60,14 @@ func (c *Client) ftArity(args [][]byte, name string, min, max int) bool {
 	return true
 }
 
-// FT.CREATE index [ON HASH] [PREFIX count prefix ...] [LANGUAGE english]
-// [SCORE score] [STOPWORDS count word ...] [SKIPINITIALSCAN] SCHEMA field
-// [AS alias] TEXT|TAG|NUMERIC [options] ...
+// FT.CREATE index [ON HASH] [PREFIX count prefix ...] [FILTER expression]
+// [LANGUAGE english] [SCORE score] [SCORE_FIELD field] [MAXTEXTFIELDS]
+// [NOOFFSETS] [NOHL] [NOFIELDS] [NOFREQS] [ASYNC] [NOSCOREIDX]
+// [STOPWORDS count word ...] [SKIPINITIALSCAN] SCHEMA field [AS alias]
+// TEXT|TAG|NUMERIC|VECTOR [options] ...
+//
+// A FILTER decides which of the hashes under the prefixes are documents
+// (search/filter.go); the locks a write takes still follow the prefixes.
 func cmdFTCreate(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.CREATE", 5, -1) {
 		return
@@ -131,10 +136,17 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	if req.SortBy != "" {
 		order = append(order, req.SortBy)
 	}
-	fields := func(hit search.Hit, each func(f, v []byte)) {
+	// The index's SCORE_FIELD is never replied, as in RediSearch.
+	hidden := fi.ix.Schema.ScoreField
+	fields := func(hit search.Hit, emit func(f, v []byte)) {
 		h := c.srv.searchHash(hit.Key)
 		if h == nil {
 			return
+		}
+		each := func(f, v []byte) {
+			if hidden == "" || string(f) != hidden {
+				emit(f, v)
+			}
 		}
 		yield := func(name string) (string, bool) {
 			for _, y := range hit.Yields {
@@ -278,9 +290,21 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	w.Simple("index_name")
 	w.Simple(fi.name)
 	w.Simple("index_options")
-	w.Array(0)
+	var opts []string
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{s.NoFreqs, "NOFREQS"}, {s.NoFields, "NOFIELDS"}, {s.NoOffsets, "NOOFFSETS"}, {s.NoHL, "NOHL"}, {s.WideSchema(), "MAXTEXTFIELDS"}} {
+		if o.on {
+			opts = append(opts, o.name)
+		}
+	}
+	w.Array(len(opts))
+	for _, o := range opts {
+		w.Simple(o)
+	}
 	w.Simple("index_definition")
-	w.Map(3)
+	w.Map(3 + b2i(s.Filter != "") + b2i(s.ScoreField != ""))
 	w.Simple("key_type")
 	w.Simple("HASH")
 	w.Simple("prefixes")
@@ -288,8 +312,16 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	for _, p := range s.Prefixes {
 		w.Simple(p)
 	}
+	if s.Filter != "" {
+		w.Simple("filter")
+		w.Simple(s.Filter)
+	}
 	w.Simple("default_score")
 	ftFloat(w, s.Score)
+	if s.ScoreField != "" {
+		w.Simple("score_field")
+		w.Simple(s.ScoreField)
+	}
 	w.Simple("attributes")
 	w.Array(len(s.Fields))
 	for _, f := range s.Fields {
@@ -310,6 +342,9 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		}
 		if f.NoIndex {
 			flags = append(flags, "NOINDEX")
+		}
+		if f.WithSuffixTrie {
+			flags = append(flags, "WITHSUFFIXTRIE")
 		}
 		opt := 0 // the type's options, keys and values
 		switch {
