@@ -55,6 +55,14 @@ const (
 	errParamsPairs    = "Parameters must be specified in PARAM VALUE pairs"
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
 
+	// GEO fields and GEOFILTER.
+	errGeoUnit        = "Invalid GeoFilter unit"
+	errGeoLatLon      = "Invalid GeoFilter lat/lon"
+	errGeoRadius      = "Invalid GeoFilter radius"
+	errGeoFilterArgs  = "GEOFILTER requires 5 arguments"
+	errGeoFilterUnit  = "Unknown distance unit %s"
+	errGeoFilterParse = "Bad arguments for %s: Could not convert argument to expected type"
+
 	// FT.AGGREGATE and its expressions.
 	errExprSyntax        = "Syntax error at offset %d near '%s'"
 	errExprSymbol        = "Unknown symbol '%s'"

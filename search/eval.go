@@ -36,14 +36,16 @@ const (
 func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resIntersect }
 
 // hasOffsets is RediSearch's RSIndexResult_HasOffsets: a term with
-// positions, or an aggregate not made only of virtual or only of numeric
-// records (a union of tags counts, though its tags have no positions).
+// positions, or an aggregate not made only of virtual records (a union of
+// tags or of numeric records counts, though they have no positions:
+// RediSearch's test compares the kinds with numeric-or-metric, which no
+// union's mask equals).
 func (r *result) hasOffsets() bool {
 	switch {
 	case r.kind == resTerm:
 		return len(r.pos) > 0
 	case r.isAgg():
-		return r.mask != resVirtual && r.mask != resNumeric
+		return r.mask != resVirtual
 	}
 	return false
 }
@@ -192,6 +194,8 @@ func (e *evaluator) build(n *node) iterator {
 		it := &listIter{ids: n.ids, count: len(n.ids)}
 		it.rec.kind = resVirtual
 		return it
+	case opGeo:
+		return e.geoIter(n.field, n.geo)
 	case opTag:
 		return e.tag(n.field, n.word)
 	case opTagPrefix:

@@ -26,6 +26,9 @@ type Request struct {
 	Dialect  int
 	// Params are PARAMS' values, which the query names $name.
 	Params map[string]string
+
+	geo      *geoFilter // GEOFILTER (the last one given)
+	geoField string
 }
 
 // ReturnField is one field of RETURN: the hash field to load and the name
@@ -172,7 +175,27 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 				r.Params[string(opts[j])] = string(opts[j+1])
 			}
 			i += 1 + n
-		case "NOSTOPWORDS", "WITHPAYLOADS", "WITHSORTKEYS", "GEOFILTER", "SUMMARIZE", "HIGHLIGHT",
+		case "GEOFILTER":
+			if i+5 >= len(opts) {
+				return nil, Error(errGeoFilterArgs)
+			}
+			gf := &geoFilter{}
+			for k, p := range []*float64{&gf.lon, &gf.lat, &gf.radius} {
+				v, ok := strtodWhole(opts[i+2+k])
+				if !ok || math.IsInf(v, 0) {
+					return nil, errf(errGeoFilterParse, []string{"<lon>", "<lat>", "<radius>"}[k])
+				}
+				*p = v
+			}
+			if gf.unit = geoUnit(string(opts[i+5])); gf.unit == 0 {
+				return nil, errf(errGeoFilterUnit, string(opts[i+5]))
+			}
+			if err := gf.validate(); err != nil {
+				return nil, err
+			}
+			r.geo, r.geoField = gf, string(opts[i+1])
+			i += 5
+		case "NOSTOPWORDS", "WITHPAYLOADS", "WITHSORTKEYS", "SUMMARIZE", "HIGHLIGHT",
 			"SLOP", "TIMEOUT", "INORDER", "LANGUAGE", "EXPANDER", "SCORER", "EXPLAINSCORE", "PAYLOAD",
 			"WITHCOUNT", "FORMAT":
 			return nil, errf(errNotSupported, opt)
@@ -253,6 +276,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			return 0, nil, nil
 		}
 		filters = append(filters, &node{op: opNumeric, field: fd, min: f.Min, max: f.Max, minEx: f.MinEx, maxEx: f.MaxEx})
+	}
+	if r.geo != nil {
+		fd := ix.Schema.Field(r.geoField)
+		if fd == nil || fd.Type != Geo || fd.NoIndex {
+			return 0, nil, nil
+		}
+		filters = append(filters, &node{op: opGeo, field: fd, geo: r.geo})
 	}
 	if r.InKeys != nil {
 		var ids []uint32

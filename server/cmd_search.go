@@ -300,7 +300,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 			opt = 12
 		case f.Type == search.Vector:
 			opt = 8
-		case f.Type != search.Numeric:
+		case f.Type != search.Numeric && f.Type != search.Geo:
 			opt = 2
 		}
 		if w.Proto == 3 {
