@@ -55,6 +55,12 @@ const (
 	errParamsPairs    = "Parameters must be specified in PARAM VALUE pairs"
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
 
+	// FT.SEARCH's options.
+	errNoScorer   = "No such scorer %s"
+	errTimeoutArg = "Need argument for TIMEOUT"
+	errTimeout    = "TIMEOUT requires a non negative integer"
+	errNoLanguage = "No such language"
+
 	// GEO fields and GEOFILTER.
 	errGeoUnit        = "Invalid GeoFilter unit"
 	errGeoLatLon      = "Invalid GeoFilter lat/lon"

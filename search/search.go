@@ -29,6 +29,13 @@ type Request struct {
 
 	geo      *geoFilter // GEOFILTER (the last one given)
 	geoField string
+
+	// Scorer is SCORER's name ("" for TFIDF).
+	Scorer string
+	// WithSortKeys and WithPayloads add each result's sort key and
+	// payload (documents here have none) to the reply.
+	WithSortKeys, WithPayloads bool
+	NoStopwords                bool
 }
 
 // ReturnField is one field of RETURN: the hash field to load and the name
@@ -195,9 +202,54 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			}
 			r.geo, r.geoField = gf, string(opts[i+1])
 			i += 5
-		case "NOSTOPWORDS", "WITHPAYLOADS", "WITHSORTKEYS", "SUMMARIZE", "HIGHLIGHT",
-			"SLOP", "TIMEOUT", "INORDER", "LANGUAGE", "EXPANDER", "SCORER", "EXPLAINSCORE", "PAYLOAD",
-			"WITHCOUNT", "FORMAT":
+		case "SCORER":
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			name := string(opts[i+1])
+			if !slices.Contains(scorers, name) {
+				return nil, errf(errNoScorer, name)
+			}
+			r.Scorer = name
+			i++
+		case "EXPANDER", "PAYLOAD":
+			// RediSearch takes any expander name (an unknown one
+			// expands as the default); a payload only matters to
+			// HAMMING, over documents' payloads, which are none here.
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			i++
+		case "TIMEOUT":
+			// Evaluation here is synchronous and not interrupted:
+			// the timeout is checked and accepted.
+			if i+1 >= len(opts) {
+				return nil, Error(errTimeoutArg)
+			}
+			if _, err := strconv.ParseUint(string(opts[i+1]), 10, 63); err != nil {
+				return nil, Error(errTimeout)
+			}
+			i++
+		case "LANGUAGE":
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			l := strings.ToLower(string(opts[i+1]))
+			if !knownLanguage(l) {
+				return nil, Error(errNoLanguage)
+			}
+			if l != "english" {
+				return nil, errf(errNotSupported, "LANGUAGE "+l)
+			}
+			i++
+		case "WITHSORTKEYS":
+			r.WithSortKeys = true
+		case "WITHPAYLOADS":
+			r.WithPayloads = true
+		case "NOSTOPWORDS":
+			r.NoStopwords = true
+		case "WITHCOUNT": // RediSearch 2.10 takes it and does nothing
+		case "SUMMARIZE", "HIGHLIGHT", "SLOP", "INORDER", "EXPLAINSCORE", "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
@@ -224,6 +276,9 @@ type Hit struct {
 	// Yields are the distances the query yields for it (a KNN's,
 	// $YIELD_DISTANCE_AS), replied before its fields.
 	Yields []Yield
+	// SortKey is its SORTBY value as WITHSORTKEYS replies it ("$" and a
+	// string, "#" and a number); "" when it has none.
+	SortKey string
 }
 
 // Yield is a named value a query computes for a document.
@@ -234,7 +289,11 @@ type Yield struct{ Name, Value string }
 // first (or by SORTBY's field), ties by document id. load returns a hash
 // field of a document (for SORTBY on a field that is not SORTABLE).
 func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool)) (int, []Hit, error) {
-	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, r.Params)
+	stop := ix.stop
+	if r.NoStopwords {
+		stop = newStopwords([]string{})
+	}
+	root, knn, err := parseQueryParams(ix.Schema, stop, r.Query, r.Dialect, r.Params)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -302,6 +361,18 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	e := &evaluator{ix: ix, n: float64(len(ix.docs)), verbatim: r.Verbatim}
+	scoreOf := score
+	if r.Scorer != "" && r.Scorer != "TFIDF" {
+		var total float64
+		for _, d := range ix.docs {
+			total += float64(d.length)
+		}
+		avg := 0.0
+		if len(ix.docs) > 0 {
+			avg = total / float64(len(ix.docs))
+		}
+		scoreOf = scorer(r.Scorer, avg)
+	}
 	type scored struct {
 		d      *document
 		score  float64
@@ -317,7 +388,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 				break
 			}
 			if d := ix.byID[rec.doc]; d != nil { // else deleted (the wildcard reads every id)
-				res = append(res, scored{d: d, score: score(d, rec)})
+				res = append(res, scored{d: d, score: scoreOf(d, rec)})
 			}
 		}
 	}
@@ -382,7 +453,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
-		out = append(out, Hit{Key: s.d.key, Score: s.score, Yields: s.yields})
+		h := Hit{Key: s.d.key, Score: s.score, Yields: s.yields}
+		if s.sv.set && s.sv.num {
+			h.SortKey = "#" + formatG17(s.sv.f)
+		} else if s.sv.set {
+			h.SortKey = "$" + s.sv.s
+		}
+		out = append(out, h)
 	}
 	return total, out, nil
 }
@@ -455,6 +532,14 @@ func FormatScore(f float64) string {
 		return "nan"
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// formatG17 is C's "%.17g".
+func formatG17(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return FormatScore(f)
+	}
+	return strconv.FormatFloat(f, 'g', 17, 64)
 }
 
 // yieldNames returns the names of the distances n's vector ranges yield.
