@@ -2,7 +2,8 @@
 // of RediSearch 2.10 that FT.CREATE and FT.SEARCH need: index schemas
 // parsed from FT.CREATE's arguments, documents indexed from a hash's
 // fields, TEXT fields in an inverted index (term frequencies, positions,
-// field masks, snowball English stems), TAG and NUMERIC fields, the query
+// field masks, snowball English stems), TAG, NUMERIC, VECTOR and GEO
+// fields (geo.go: radius queries and GEOFILTER), the query
 // language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
 // results and scores as RediSearch.
 //
@@ -39,7 +40,10 @@
 // phrases with a stop word (DIALECT 2) or a repeated word match
 // differently; unions of more than 20 children (wide prefixes and tag
 // sets) score differently from one RediSearch run to the next, so not
-// always as here; the garbage described below.
+// always as here; a GEO field's range tree is one leaf here (its readers'
+// estimates and which cells have one differ from RediSearch's once it
+// holds more than about 16 distinct positions); the garbage described
+// below.
 //
 // RediSearch keeps a deleted document's entries in its inverted indexes
 // until its garbage collector runs, and counts them in a term's document

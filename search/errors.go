@@ -58,6 +58,20 @@ const (
 	errParamsPairs    = "Parameters must be specified in PARAM VALUE pairs"
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
 
+	// FT.SEARCH's options.
+	errNoScorer   = "No such scorer %s"
+	errTimeoutArg = "Need argument for TIMEOUT"
+	errTimeout    = "TIMEOUT requires a non negative integer"
+	errNoLanguage = "No such language"
+
+	// GEO fields and GEOFILTER.
+	errGeoUnit        = "Invalid GeoFilter unit"
+	errGeoLatLon      = "Invalid GeoFilter lat/lon"
+	errGeoRadius      = "Invalid GeoFilter radius"
+	errGeoFilterArgs  = "GEOFILTER requires 5 arguments"
+	errGeoFilterUnit  = "Unknown distance unit %s"
+	errGeoFilterParse = "Bad arguments for %s: Could not convert argument to expected type"
+
 	// FT.AGGREGATE and its expressions.
 	errExprSyntax        = "Syntax error at offset %d near '%s'"
 	errExprSymbol        = "Unknown symbol '%s'"
@@ -83,6 +97,10 @@ const (
 	errQuantile          = "Percentage must be between 0.0 and 1.0"
 	errReducerArgs       = "Bad arguments for %s: %s"
 )
+
+// WarnTimeout is the warning of a search cut short by its TIMEOUT
+// (RESP3's warning field).
+const WarnTimeout = "Timeout limit was reached"
 
 // ErrDialect is the error of a DIALECT argument out of its range.
 var ErrDialect = Error(errDialect)

@@ -36,14 +36,16 @@ const (
 func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resIntersect }
 
 // hasOffsets is RediSearch's RSIndexResult_HasOffsets: a term with
-// positions, or an aggregate not made only of virtual or only of numeric
-// records (a union of tags counts, though its tags have no positions).
+// positions, or an aggregate not made only of virtual records (a union of
+// tags or of numeric records counts, though they have no positions:
+// RediSearch's test compares the kinds with numeric-or-metric, which no
+// union's mask equals).
 func (r *result) hasOffsets() bool {
 	switch {
 	case r.kind == resTerm:
 		return len(r.pos) > 0
 	case r.isAgg():
-		return r.mask != resVirtual && r.mask != resNumeric
+		return r.mask != resVirtual
 	}
 	return false
 }
@@ -198,6 +200,8 @@ func (e *evaluator) build(n *node) iterator {
 		it := &listIter{ids: n.ids, count: len(n.ids)}
 		it.rec.kind = resVirtual
 		return it
+	case opGeo:
+		return e.geoIter(n.field, n.geo)
 	case opTag:
 		return e.tag(n.field, n.word)
 	case opTagPrefix:
@@ -387,4 +391,76 @@ func score(d *document, r *result) float64 {
 		return 0
 	}
 	return s / slop(r)
+}
+
+// Scorers are the names SCORER takes, as RediSearch 2.10 registers them.
+var scorers = []string{"TFIDF", "TFIDF.DOCNORM", "BM25", "DISMAX", "DOCSCORE", "HAMMING"}
+
+// scorer returns the scoring function of a SCORER name (nil for TFIDF).
+// avgLen is the index's average document length (BM25).
+func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
+	switch name {
+	case "TFIDF.DOCNORM":
+		return func(d *document, r *result) float64 {
+			if d.score == 0 {
+				return 0
+			}
+			return d.score * tfidf(r) / float64(d.length) / slop(r)
+		}
+	case "BM25":
+		return func(d *document, r *result) float64 {
+			return d.score * bm25(r, avgLen) / slop(r)
+		}
+	case "DISMAX":
+		return func(_ *document, r *result) float64 { return dismax(r) }
+	case "DOCSCORE":
+		return func(d *document, _ *result) float64 { return d.score }
+	case "HAMMING":
+		// The Hamming distance of PAYLOAD to the document's payload:
+		// documents here have none, which RediSearch scores 0.
+		return func(*document, *result) float64 { return 0 }
+	}
+	return nil
+}
+
+// bm25 is RediSearch's (pre-BM25STD) BM25 of a record: its constants are
+// C floats, and it weighs by the index's average document length, not
+// the document's.
+func bm25(r *result, avgLen float64) float64 {
+	const b = float64(float32(0.5))
+	k1 := float64(float32(1.2))
+	f := float64(r.freq)
+	switch {
+	case r.kind == resTerm:
+		return r.idf * f / (f + k1*(1.0-b+b*avgLen))
+	case r.isAgg():
+		s := 0.0
+		for _, k := range r.kids {
+			s += bm25(k, avgLen)
+		}
+		return s
+	case f != 0:
+		return f / (f + k1*(1.0-b+b*avgLen))
+	}
+	return 0
+}
+
+// dismax is RediSearch's DISMAX: a term's (or virtual record's)
+// frequency, the sum over an intersection, the maximum over a union.
+func dismax(r *result) float64 {
+	switch r.kind {
+	case resIntersect:
+		s := 0.0
+		for _, k := range r.kids {
+			s += dismax(k)
+		}
+		return s
+	case resUnion:
+		s := 0.0
+		for _, k := range r.kids {
+			s = max(s, dismax(k))
+		}
+		return s
+	}
+	return float64(r.freq)
 }

@@ -31,6 +31,7 @@ type Index struct {
 	tagSets []*btree.BTreeG[string]
 	nums    []*btree.BTreeG[numEntry] // per NUMERIC field
 	vecs    []vecStore                // per VECTOR field
+	geos    []*geoStore               // per GEO field
 
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
@@ -80,7 +81,9 @@ type document struct {
 	tagVals [][]string // per TAG field
 	numVals []float64  // per NUMERIC field (NaN: none)
 	hasNum  []bool
-	hasVec  []bool // per VECTOR field
+	hasVec  []bool    // per VECTOR field
+	geoVals []float64 // per GEO field: the geohash
+	hasGeo  []bool
 	sortv   []sortValue
 }
 
@@ -109,8 +112,11 @@ func NewIndex(name string, s *Schema) *Index {
 		ix.nums[i] = btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true})
 	}
 	for _, f := range s.Fields {
-		if f.Type == Vector {
+		switch f.Type {
+		case Vector:
 			ix.vecs = append(ix.vecs, newVecStore(f.Vector))
+		case Geo:
+			ix.geos = append(ix.geos, newGeoStore())
 		}
 	}
 	return ix
@@ -160,6 +166,8 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	d.hasNum = make([]bool, ix.Schema.nums)
 	d.sortv = make([]sortValue, ix.Schema.sortables)
 	d.hasVec = make([]bool, ix.Schema.vecs)
+	d.geoVals = make([]float64, ix.Schema.geos)
+	d.hasGeo = make([]bool, ix.Schema.geos)
 	vecs := make([][]byte, ix.Schema.vecs)
 	// The document's terms, in ix's scratch table (reused: Put runs
 	// for every write of an indexed hash).
@@ -239,6 +247,22 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				return false
 			}
 			vecs[f.slot], d.hasVec[f.slot] = v, true
+		case Geo:
+			h, ok := geoHash(v)
+			if !ok {
+				ix.failures++
+				return false
+			}
+			if f.Sortable {
+				s := string(v)
+				if !f.UNF {
+					s = strings.ToLower(s)
+				}
+				d.sortv[f.sortID] = sortValue{set: true, s: s}
+			}
+			if !f.NoIndex {
+				d.geoVals[f.slot], d.hasGeo[f.slot] = h, true
+			}
 		}
 	}
 	d.id = ix.nextID
@@ -284,6 +308,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for slot, ok := range d.hasVec {
 		if ok {
 			ix.vecs[slot].put(d.id, vecs[slot])
+		}
+	}
+	for slot, ok := range d.hasGeo {
+		if ok {
+			ix.geos[slot].put(d.id, d.geoVals[slot])
 		}
 	}
 	return true
@@ -386,6 +415,11 @@ func (ix *Index) Delete(key string) {
 			ix.vecs[slot].del(d.id)
 		}
 	}
+	for slot, ok := range d.hasGeo {
+		if ok {
+			ix.geos[slot].del(d.id)
+		}
+	}
 }
 
 // AddFields adds fields (from Schema.ParseAlter) to the index's schema.
@@ -403,6 +437,8 @@ func (ix *Index) AddFields(fields []*Field) {
 			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
 		case f.Type == Vector:
 			ix.vecs = append(ix.vecs, newVecStore(f.Vector))
+		case f.Type == Geo:
+			ix.geos = append(ix.geos, newGeoStore())
 		}
 	}
 }

@@ -23,6 +23,7 @@ const (
 	opIDs                     // INKEYS: the documents of ids
 	opNone                    // matches nothing (a prefix too short, a range on a field that is not NUMERIC)
 	opVecRange                // @v:[VECTOR_RANGE radius $blob]
+	opGeo                     // @g:[lon lat radius unit], GEOFILTER
 )
 
 // node is a node of a parsed query.
@@ -38,8 +39,9 @@ type node struct {
 	minEx  bool
 	maxEx  bool
 	kids   []*node
-	ids    []uint32 // opIDs, ascending
-	blob   string   // opVecRange: the query vector (min is the radius, word the yield's name)
+	ids    []uint32   // opIDs, ascending
+	blob   string     // opVecRange: the query vector (min is the radius, word the yield's name)
+	geo    *geoFilter // opGeo
 	// tagSet marks the union of a tag set's alternatives: RediSearch
 	// keeps it a union even when only one alternative has documents.
 	tagSet bool
@@ -488,7 +490,7 @@ func setMask(n *node, mask uint64) {
 	switch n.op {
 	case opTerm, opPrefix:
 		n.mask, n.masked = mask, true
-	case opNumeric, opTag, opTagPrefix, opWildcard, opVecRange:
+	case opNumeric, opTag, opTagPrefix, opWildcard, opVecRange, opGeo:
 	default:
 		for _, k := range n.kids {
 			setMask(k, mask)
@@ -506,53 +508,202 @@ func noExpand(n *node) {
 }
 
 // numeric parses [min max] (either bound may be exclusive with '(',
-// -inf/+inf/inf allowed) for the NUMERIC field name. A name that is not a
-// NUMERIC field matches nothing.
+// -inf/+inf/inf allowed) for the NUMERIC field name, or, when more
+// follows the two numbers, a radius query [lon lat radius unit] (geoRange).
+// A name that is not a NUMERIC field matches nothing. Commas separate
+// like spaces.
 func (p *parser) numeric(name string) (*node, error) {
 	p.i++ // '['
 	var vals [2]float64
 	var excl [2]bool
+	// A parameter that is no number is an error that depends on what
+	// the brackets turn out to hold.
+	var badParam [2]string
+	var badName [2]string
 	for k := 0; k < 2; k++ {
-		p.space()
-		s := p.i
+		p.rangeSpace()
 		if p.i < len(p.q) && p.q[p.i] == '(' {
 			excl[k] = true
 			p.i++
 		}
-		vs := p.i
-		for p.i < len(p.q) && p.q[p.i] != ' ' && p.q[p.i] != ']' && p.q[p.i] != '\t' {
-			p.i++
-		}
-		txt := p.q[vs:p.i]
+		txt, vs := p.rangeToken()
 		if strings.HasPrefix(txt, "$") {
 			if p.dialect == 1 {
 				return nil, errf(errSyntaxAt, vs, txt[1:])
 			}
-			var err error
-			if txt, err = p.param(txt[1:]); err != nil {
+			v, err := p.param(txt[1:])
+			if err != nil {
 				return nil, err
 			}
+			if _, ok := parseRangeNumber(v); !ok {
+				badParam[k], badName[k] = v, txt[1:]
+				v = "0"
+			}
+			txt = v
 		}
-		v, ok := parseRangeNumber(txt)
+		v, ok := parseRangeNumber(lexNumber(txt))
 		if !ok {
 			if txt == "" {
 				return nil, errf(errSyntaxAt, p.i, p.lastTxt)
 			}
 			return nil, errf(errSyntaxAt, vs, txt)
 		}
-		_ = s
 		vals[k] = v
 		p.tok(vs, txt)
 	}
-	if p.peek() != ']' {
+	p.rangeSpace()
+	if p.i < len(p.q) && p.q[p.i] != ']' {
+		return p.geoRange(name, vals, excl, badParam, badName)
+	}
+	if p.i >= len(p.q) {
 		return nil, p.errAt(p.i)
 	}
 	p.i++
+	switch {
+	case badName[0] != "":
+		return nil, errf(errNumericFilterLow, badParam[0])
+	case badName[1] != "":
+		return nil, errf(errNumericFilter, badParam[1])
+	}
 	f := p.s.Field(name)
 	if f == nil || f.Type != Numeric || f.NoIndex {
 		return &node{op: opNone, none: opNumeric, word: name, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
 	}
 	return &node{op: opNumeric, field: f, min: vals[0], max: vals[1], minEx: excl[0], maxEx: excl[1]}, nil
+}
+
+// rangeSpace skips the spaces and commas inside brackets.
+func (p *parser) rangeSpace() {
+	for p.i < len(p.q) && (p.q[p.i] == ' ' || p.q[p.i] == '\t' || p.q[p.i] == ',' || p.q[p.i] == '\n' || p.q[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// rangeToken reads the next token inside brackets and its offset.
+func (p *parser) rangeToken() (string, int) {
+	s := p.i
+	for p.i < len(p.q) && !strings.ContainsRune(" \t\r\n,]", rune(p.q[p.i])) {
+		p.i++
+	}
+	return p.q[s:p.i], s
+}
+
+// geoRange parses the rest of [lon lat radius unit] (lon and lat read) for
+// the GEO field name: RediSearch's grammar takes a number (or, in DIALECT
+// 2, a parameter) for the radius and a word for the unit (DIALECT 2: also
+// a number, a quoted string or a parameter), and checks the unit, then
+// the position, then the radius. A name that is not a GEO field matches
+// nothing.
+func (p *parser) geoRange(name string, vals [2]float64, excl [2]bool, badParam, badName [2]string) (*node, error) {
+	tok, at := p.rangeToken()
+	if p.dialect > 1 && (excl[0] || excl[1]) {
+		return nil, errf(errSyntaxAt, at, tok) // "[(" starts a numeric range there
+	}
+	for k := range badName {
+		if badName[k] != "" {
+			return nil, errf(errParamNumeric, badParam[k], badName[k])
+		}
+	}
+	gf := &geoFilter{lon: vals[0], lat: vals[1]}
+	rtxt := tok
+	if strings.HasPrefix(tok, "$") {
+		if p.dialect == 1 {
+			return nil, errf(errSyntaxAt, at, tok[1:])
+		}
+		v, err := p.param(tok[1:])
+		if err != nil {
+			return nil, err
+		}
+		r, ok := parseRangeNumber(v)
+		if !ok {
+			return nil, errf(errParamNumeric, v, tok[1:])
+		}
+		gf.radius = r
+	} else {
+		r, ok := parseRangeNumber(lexNumber(tok))
+		if !ok {
+			if tok == "" {
+				return nil, errf(errSyntaxAt, at, p.q[at:at+1])
+			}
+			return nil, errf(errSyntaxAt, at, tok)
+		}
+		gf.radius = r
+	}
+	p.tok(at, rtxt)
+	// The unit.
+	p.rangeSpace()
+	switch {
+	case p.i >= len(p.q):
+		return nil, errf(errSyntaxAt, p.lastTok, p.lastTxt)
+	case p.q[p.i] == ']':
+		return nil, errf(errSyntaxAt, p.i, p.lastTxt)
+	}
+	var unit string
+	if p.q[p.i] == '"' {
+		if p.dialect == 1 {
+			return nil, errf(errSyntaxAt, p.i, p.lastTxt)
+		}
+		end := strings.IndexByte(p.q[p.i+1:], '"')
+		if end < 0 {
+			return nil, errf(errSyntaxAt, p.i, p.q[p.i:p.i+1])
+		}
+		unit = p.q[p.i+1 : p.i+1+end]
+		p.tok(p.i, unit)
+		p.i += end + 2
+	} else {
+		tok, at = p.rangeToken()
+		switch {
+		case strings.HasPrefix(tok, "$") && p.dialect == 1:
+			return nil, errf(errSyntaxAt, at, tok[1:])
+		case strings.HasPrefix(tok, "$"):
+			v, err := p.param(tok[1:])
+			if err != nil {
+				return nil, err
+			}
+			unit = v
+		default:
+			if _, isNum := parseRangeNumber(tok); isNum && p.dialect == 1 {
+				return nil, errf(errSyntaxAt, at, tok)
+			}
+			unit = tok
+		}
+		p.tok(at, tok)
+	}
+	p.rangeSpace()
+	switch {
+	case p.i >= len(p.q):
+		return nil, errf(errSyntaxAt, p.lastTok, p.lastTxt)
+	case p.q[p.i] != ']':
+		tok, at := p.rangeToken()
+		if tok == "" {
+			tok = p.q[at : at+1]
+		}
+		return nil, errf(errSyntaxAt, at, tok)
+	}
+	p.i++
+	gf.unit = geoUnit(unit)
+	if err := gf.validate(); err != nil {
+		return nil, err
+	}
+	f := p.s.Field(name)
+	if f == nil || f.Type != Geo || f.NoIndex {
+		return &node{op: opNone}, nil
+	}
+	return &node{op: opGeo, field: f, geo: gf}, nil
+}
+
+// lexNumber is the number RediSearch's query lexer reads in a literal: it
+// skips the dots before the digits (".5" is 5, "-.5e1" is -50).
+func lexNumber(s string) string {
+	sign := ""
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		sign, s = s[:1], s[1:]
+	}
+	t := strings.TrimLeft(s, ".")
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return sign + s
+	}
+	return sign + t
 }
 
 func parseRangeNumber(s string) (float64, bool) {

@@ -181,7 +181,7 @@ func andMask(n *node, mask uint64) {
 	switch n.op {
 	case opTerm, opPrefix:
 		n.mask &= mask
-	case opNumeric, opTag, opTagPrefix, opWildcard:
+	case opNumeric, opTag, opTagPrefix, opWildcard, opGeo:
 		return
 	}
 	if !n.masked {

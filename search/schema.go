@@ -17,6 +17,7 @@ const (
 	Tag
 	Numeric
 	Vector
+	Geo
 )
 
 func (t FieldType) String() string {
@@ -27,6 +28,8 @@ func (t FieldType) String() string {
 		return "TAG"
 	case Vector:
 		return "VECTOR"
+	case Geo:
+		return "GEO"
 	}
 	return "NUMERIC"
 }
@@ -51,7 +54,7 @@ type Field struct {
 
 	textID int // the bit of an indexed TEXT field in field masks, or -1
 	sortID int // the slot in a document's sort vector, or -1
-	slot   int // the TAG, NUMERIC or VECTOR index of the field
+	slot   int // the TAG, NUMERIC, VECTOR or GEO index of the field
 }
 
 // Schema is an index definition: what FT.CREATE's arguments say.
@@ -83,12 +86,13 @@ type Schema struct {
 	sortables  int
 	tags, nums int
 	vecs       int
+	geos       int
 }
 
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
 // this package does not implement yet (ON JSON, LANGUAGE_FIELD,
-// PAYLOAD_FIELD, TEMPORARY, GEO fields, ...) are refused with an error
-// that says so, never ignored.
+// PAYLOAD_FIELD, TEMPORARY, GEOSHAPE fields, ...) are refused with an
+// error that says so, never ignored.
 func ParseCreate(args [][]byte) (*Schema, error) {
 	s := &Schema{Prefixes: []string{""}, Language: "english", Score: 1}
 	i := 0
@@ -339,7 +343,12 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 		}
 	case "VECTOR":
 		return f.parseVector(args) // no options after its attributes
-	case "GEO", "GEOSHAPE":
+	case "GEO":
+		f.Type = Geo
+		if is("INDEXMISSING") {
+			return 0, errf(errNotSupported, "INDEXMISSING")
+		}
+	case "GEOSHAPE":
 		return 0, errf(errNotSupported, t+" fields")
 	default:
 		return 0, errf(errFieldType, f.Alias)
@@ -382,6 +391,9 @@ func (s *Schema) add(f *Field) {
 	case f.Type == Vector:
 		f.slot = s.vecs
 		s.vecs++
+	case f.Type == Geo:
+		f.slot = s.geos
+		s.geos++
 	}
 	if f.Sortable {
 		f.sortID = s.sortables
@@ -439,7 +451,7 @@ func (s *Schema) ParseAlter(args [][]byte) (fields []*Field, skipScan bool, err 
 	if len(args) == 2 {
 		return nil, false, ErrAlterNoFields
 	}
-	tmp := &Schema{Fields: slices.Clone(s.Fields), textFields: s.textFields, sortables: s.sortables, tags: s.tags, nums: s.nums, vecs: s.vecs}
+	tmp := &Schema{Fields: slices.Clone(s.Fields), textFields: s.textFields, sortables: s.sortables, tags: s.tags, nums: s.nums, vecs: s.vecs, geos: s.geos}
 	if err := tmp.parseFields(args[2:]); err != nil {
 		return nil, false, err
 	}

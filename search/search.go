@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Request is a parsed FT.SEARCH.
@@ -26,11 +27,29 @@ type Request struct {
 	Dialect  int
 	// Params are PARAMS' values, which the query names $name.
 	Params map[string]string
+	// Timeout bounds the reading of the matching documents (0: none):
+	// past it, the results are those read so far, as RediSearch's
+	// ON_TIMEOUT RETURN policy has them, and Search sets TimedOut.
+	Timeout  time.Duration
+	TimedOut bool
+
+	geo      *geoFilter // GEOFILTER (the last one given)
+	geoField string
+
+	// Scorer is SCORER's name ("" for TFIDF).
+	Scorer string
+	// WithSortKeys and WithPayloads add each result's sort key and
+	// payload (documents here have none) to the reply.
+	WithSortKeys, WithPayloads bool
+	NoStopwords                bool
 }
 
 // ReturnField is one field of RETURN: the hash field to load and the name
 // to reply it under.
 type ReturnField struct{ Field, As string }
+
+// defaultTimeout is RediSearch's default TIMEOUT (FT.CONFIG's).
+const defaultTimeout = 500 * time.Millisecond
 
 // NumericFilter is FILTER field min max.
 type NumericFilter struct {
@@ -45,7 +64,7 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 	if len(args) == 0 {
 		return nil, Error(errNoQuery)
 	}
-	r := &Request{Query: string(args[0]), Num: 10, Dialect: int(ix.Config.DefaultDialect())}
+	r := &Request{Query: string(args[0]), Num: 10, Dialect: int(ix.Config.DefaultDialect()), Timeout: defaultTimeout}
 	maxResults := ix.Config.MaxSearchResults()
 	opts := args[1:]
 	for i := 0; i < len(opts); i++ {
@@ -170,9 +189,74 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 				r.Params[string(opts[j])] = string(opts[j+1])
 			}
 			i += 1 + n
-		case "NOSTOPWORDS", "WITHPAYLOADS", "WITHSORTKEYS", "GEOFILTER", "SUMMARIZE", "HIGHLIGHT",
-			"SLOP", "TIMEOUT", "INORDER", "LANGUAGE", "EXPANDER", "SCORER", "EXPLAINSCORE", "PAYLOAD",
-			"WITHCOUNT", "FORMAT":
+		case "GEOFILTER":
+			if i+5 >= len(opts) {
+				return nil, Error(errGeoFilterArgs)
+			}
+			gf := &geoFilter{}
+			for k, p := range []*float64{&gf.lon, &gf.lat, &gf.radius} {
+				v, ok := strtodWhole(opts[i+2+k])
+				if !ok || math.IsInf(v, 0) {
+					return nil, errf(errGeoFilterParse, []string{"<lon>", "<lat>", "<radius>"}[k])
+				}
+				*p = v
+			}
+			if gf.unit = geoUnit(string(opts[i+5])); gf.unit == 0 {
+				return nil, errf(errGeoFilterUnit, string(opts[i+5]))
+			}
+			if err := gf.validate(); err != nil {
+				return nil, err
+			}
+			r.geo, r.geoField = gf, string(opts[i+1])
+			i += 5
+		case "SCORER":
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			name := string(opts[i+1])
+			if !slices.Contains(scorers, name) {
+				return nil, errf(errNoScorer, name)
+			}
+			r.Scorer = name
+			i++
+		case "EXPANDER", "PAYLOAD":
+			// RediSearch takes any expander name (an unknown one
+			// expands as the default); a payload only matters to
+			// HAMMING, over documents' payloads, which are none here.
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			i++
+		case "TIMEOUT":
+			if i+1 >= len(opts) {
+				return nil, Error(errTimeoutArg)
+			}
+			ms, err := strconv.ParseUint(string(opts[i+1]), 10, 63)
+			if err != nil {
+				return nil, Error(errTimeout)
+			}
+			r.Timeout = time.Duration(min(ms, math.MaxInt64/uint64(time.Millisecond))) * time.Millisecond
+			i++
+		case "LANGUAGE":
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			l := strings.ToLower(string(opts[i+1]))
+			if !knownLanguage(l) {
+				return nil, Error(errNoLanguage)
+			}
+			if l != "english" {
+				return nil, errf(errNotSupported, "LANGUAGE "+l)
+			}
+			i++
+		case "WITHSORTKEYS":
+			r.WithSortKeys = true
+		case "WITHPAYLOADS":
+			r.WithPayloads = true
+		case "NOSTOPWORDS":
+			r.NoStopwords = true
+		case "WITHCOUNT": // RediSearch 2.10 takes it and does nothing
+		case "SUMMARIZE", "HIGHLIGHT", "SLOP", "INORDER", "EXPLAINSCORE", "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
@@ -203,6 +287,9 @@ type Hit struct {
 	// Yields are the distances the query yields for it (a KNN's,
 	// $YIELD_DISTANCE_AS), replied before its fields.
 	Yields []Yield
+	// SortKey is its SORTBY value as WITHSORTKEYS replies it ("$" and a
+	// string, "#" and a number); "" when it has none.
+	SortKey string
 }
 
 // Yield is a named value a query computes for a document.
@@ -213,7 +300,11 @@ type Yield struct{ Name, Value string }
 // first (or by SORTBY's field), ties by document id. load returns a hash
 // field of a document (for SORTBY on a field that is not SORTABLE).
 func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool)) (int, []Hit, error) {
-	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config, r.Params)
+	stop := ix.stop
+	if r.NoStopwords {
+		stop = newStopwords([]string{})
+	}
+	root, knn, err := parseQueryParams(ix.Schema, stop, r.Query, r.Dialect, ix.Config, r.Params)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -256,6 +347,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 		filters = append(filters, &node{op: opNumeric, field: fd, min: f.Min, max: f.Max, minEx: f.MinEx, maxEx: f.MaxEx})
 	}
+	if r.geo != nil {
+		fd := ix.Schema.Field(r.geoField)
+		if fd == nil || fd.Type != Geo || fd.NoIndex {
+			return 0, nil, nil
+		}
+		filters = append(filters, &node{op: opGeo, field: fd, geo: r.geo})
+	}
 	if r.InKeys != nil {
 		var ids []uint32
 		for _, k := range r.InKeys {
@@ -274,6 +372,18 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim}
+	scoreOf := score
+	if r.Scorer != "" && r.Scorer != "TFIDF" {
+		var total float64
+		for _, d := range ix.docs {
+			total += float64(d.length)
+		}
+		avg := 0.0
+		if len(ix.docs) > 0 {
+			avg = total / float64(len(ix.docs))
+		}
+		scoreOf = scorer(r.Scorer, avg)
+	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
 	type scored struct {
@@ -290,13 +400,18 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	pureKNN := knn != nil && root.op == opWildcard
 	if it := e.build(root); it != nil && !pureKNN { // "*" ranked by KNN reads no iterator
 		res = make([]scored, 0, max(min(it.est(), len(ix.docs)), 0))
+		start, read := time.Now(), 0
 		for {
 			rc, rec := it.read()
 			if rc == rcEOF {
 				break
 			}
 			if d := ix.byID[rec.doc]; d != nil { // else deleted (the wildcard reads every id)
-				res = append(res, scored{d: d, score: score(d, rec)})
+				res = append(res, scored{d: d, score: scoreOf(d, rec)})
+			}
+			if read++; r.Timeout > 0 && read%256 == 0 && time.Since(start) > r.Timeout {
+				r.TimedOut = true
+				break
 			}
 		}
 	}
@@ -375,6 +490,11 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		h := Hit{Key: s.d.key, Score: s.score}
 		if ext != nil {
 			h.Yields = ext[s.x].yields
+			if sv := ext[s.x].sv; sv.set && sv.num {
+				h.SortKey = "#" + formatG17(sv.f)
+			} else if sv.set {
+				h.SortKey = "$" + sv.s
+			}
 		}
 		out = append(out, h)
 	}
@@ -449,6 +569,14 @@ func FormatScore(f float64) string {
 		return "nan"
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// formatG17 is C's "%.17g".
+func formatG17(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return FormatScore(f)
+	}
+	return strconv.FormatFloat(f, 'g', 17, 64)
 }
 
 // yieldNames returns the names of the distances n's vector ranges yield.

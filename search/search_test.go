@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // newTestIndex builds an index from an FT.CREATE argument line and
@@ -142,5 +143,26 @@ func TestDeepQueries(t *testing.T) {
 	}
 	if got := search(t, ix, strings.Repeat("(", 50)+"hello"+strings.Repeat(")", 50), "DIALECT", "2"); got != "1 d:1 1" {
 		t.Errorf("50 groups: %q", got)
+	}
+}
+
+// TestSearchTimeout: a search that reads past its Timeout returns the
+// documents read so far and says so; without one it reads them all.
+func TestSearchTimeout(t *testing.T) {
+	s, err := ParseCreate(splitArgs("SCHEMA t TEXT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex("to", s)
+	for i := range 2000 {
+		ix.Put(fmt.Sprintf("d:%d", i), func(string) ([]byte, bool) { return []byte("common word"), true })
+	}
+	r := &Request{Query: "common", Num: 10, Dialect: 2}
+	if total, _, _ := ix.Search(r, nil); total != 2000 || r.TimedOut {
+		t.Errorf("no timeout: %d documents, timed out %v", total, r.TimedOut)
+	}
+	r = &Request{Query: "common", Num: 10, Dialect: 2, Timeout: time.Nanosecond}
+	if total, hits, _ := ix.Search(r, nil); total >= 2000 || !r.TimedOut || len(hits) != 10 {
+		t.Errorf("past the timeout: %d documents, %d hits, timed out %v", total, len(hits), r.TimedOut)
 	}
 }

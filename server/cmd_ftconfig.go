@@ -15,8 +15,10 @@ import (
 // DEFAULT_DIALECT (1 or 2) and MAXSEARCHRESULTS (search.Config); the
 // others report RediSearch's default values and SET refuses them as
 // RediSearch refuses its immutable ones ("Not modifiable at runtime")
-// rather than accept a value it would ignore: TIMEOUT among them, HotKV's
-// queries run to their end.
+// rather than accept a value it would ignore: TIMEOUT among them (a
+// search stops reading documents after RediSearch's default 500 ms, or
+// FT.SEARCH's own TIMEOUT, and returns what it read, as RediSearch's
+// ON_TIMEOUT RETURN).
 //
 // The settings belong to the server, not to the data, as CONFIG SET's:
 // SET propagates nothing and snapshots do not keep them, as in

@@ -197,19 +197,21 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.w.Simple("results")
 		c.w.Array(len(hits))
 		for _, h := range hits {
-			n := 2
-			if req.WithScores {
-				n++
-			}
-			if content {
-				n++
-			}
+			n := 2 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 			c.w.Map(n)
 			c.w.Simple("id")
 			c.w.BulkString(h.Key)
 			if req.WithScores {
 				c.w.Simple("score")
 				ftFloat(&c.w, h.Score)
+			}
+			if req.WithPayloads {
+				c.w.Simple("payload")
+				c.w.Null()
+			}
+			if req.WithSortKeys {
+				c.w.Simple("sortkey")
+				sortKey(&c.w, h)
 			}
 			if content {
 				var kv [][]byte
@@ -224,22 +226,27 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			c.w.Array(0)
 		}
 		c.w.Simple("warning")
-		c.w.Array(0)
+		if req.TimedOut {
+			c.w.Array(1)
+			c.w.Simple(search.WarnTimeout)
+		} else {
+			c.w.Array(0)
+		}
 		return
 	}
-	per := 1
-	if req.WithScores {
-		per++
-	}
-	if content {
-		per++
-	}
+	per := 1 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 	c.w.Array(1 + per*len(hits))
 	c.w.Int(int64(total))
 	for _, h := range hits {
 		c.w.BulkString(h.Key)
 		if req.WithScores {
 			c.w.BulkString(search.FormatScore(h.Score))
+		}
+		if req.WithPayloads {
+			c.w.Null() // documents have no payloads here
+		}
+		if req.WithSortKeys {
+			sortKey(&c.w, h)
 		}
 		if content {
 			var kv [][]byte
@@ -250,6 +257,15 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			}
 		}
 	}
+}
+
+// sortKey writes a result's WITHSORTKEYS value: its sort key, or null.
+func sortKey(w *resp.Writer, h search.Hit) {
+	if h.SortKey == "" {
+		w.Null()
+		return
+	}
+	w.BulkString(h.SortKey)
 }
 
 // searchLoad reads a field of a document, for SORTBY on a field that is
@@ -352,7 +368,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 			opt = 12
 		case f.Type == search.Vector:
 			opt = 8
-		case f.Type != search.Numeric:
+		case f.Type != search.Numeric && f.Type != search.Geo:
 			opt = 2
 		}
 		if w.Proto == 3 {
