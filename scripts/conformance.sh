@@ -14,6 +14,8 @@
 #   HOTKV_BIN     the server binary (default bin/hotkv; `make conformance` builds it)
 #   LOGS          where the raw logs go (default a new /tmp/hotkv-conformance.XXXXXX)
 #   TLS=1         normal mode over TLS (the harness's --tls; needs tcl-tls and openssl)
+#   HOTKV_ARGS    more "--directive value" arguments for the servers external mode starts
+#                 (e.g. "--tiering yes --tiering-memory 1": the suite with values on disk)
 # Prints each script's per-unit lines and TOTAL lines; exit status 1 when a mode's
 # script failed to run at all, else 0 (failing tests are reported, not fatal: compare the
 # passed counts with the baselines).
@@ -53,7 +55,8 @@ run_external() {
   for u in "${units[@]}"; do
     local port dir pid line
     port=$(free_port); dir=$(mktemp -d /tmp/hotkv-conformance-srv.XXXXXX)
-    "$BIN" --port "$port" --save '' --dir "$dir" >"$dir/stdout" 2>&1 & pid=$!
+    # shellcheck disable=SC2086 # HOTKV_ARGS is a list of words
+    "$BIN" --port "$port" --save '' --dir "$dir" ${HOTKV_ARGS:-} >"$dir/stdout" 2>&1 & pid=$!
     for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
     line=$(bash "$CONF/redis-suite.sh" -v --logs "$LOGS/external" 127.0.0.1 "$port" "$u" | grep -v '^TOTAL\|^#')
     echo "$line"
