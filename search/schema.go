@@ -64,6 +64,9 @@ type Schema struct {
 	Score           float64  // the default document score, 0..1
 	Stopwords       []string // nil: the default English list
 	CustomStopwords bool
+	// Temporary is TEMPORARY's idle time, in seconds, after which the
+	// index is dropped with its documents (-1: not temporary).
+	Temporary       int64
 	SkipInitialScan bool
 	Fields          []*Field
 
@@ -91,10 +94,10 @@ type Schema struct {
 
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
 // this package does not implement yet (ON JSON, LANGUAGE_FIELD,
-// PAYLOAD_FIELD, TEMPORARY, GEOSHAPE fields, ...) are refused with an
+// PAYLOAD_FIELD, GEOSHAPE fields, ...) are refused with an
 // error that says so, never ignored.
 func ParseCreate(args [][]byte) (*Schema, error) {
-	s := &Schema{Prefixes: []string{""}, Language: "english", Score: 1}
+	s := &Schema{Prefixes: []string{""}, Language: "english", Score: 1, Temporary: -1}
 	i := 0
 	for ; i < len(args); i++ {
 		opt := strings.ToUpper(string(args[i]))
@@ -201,7 +204,17 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 			s.MaxTextFields = true
 		case "ASYNC", "NOSCOREIDX":
 			// Accepted by RediSearch 2.10 and without effect there.
-		case "LANGUAGE_FIELD", "PAYLOAD_FIELD", "TEMPORARY":
+		case "TEMPORARY":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			n, err := strconv.ParseInt(string(args[i+1]), 10, 64)
+			if err != nil {
+				return nil, errf(errBadArgsConvert, opt)
+			}
+			s.Temporary = max(n, -1) // negative: never dropped, as in RediSearch
+			i++
+		case "LANGUAGE_FIELD", "PAYLOAD_FIELD":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArg, string(args[i]))

@@ -157,6 +157,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
+	fi.touch() // a TEMPORARY index's timer
 	fi.mu.RLock()
 	req, err := fi.ix.ParseAggregate(args[2:])
 	var agg *search.Aggregation

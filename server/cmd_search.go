@@ -116,6 +116,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
+	fi.touch() // a TEMPORARY index's timer
 	fi.mu.RLock()
 	req, err := fi.ix.ParseSearch(args[2:])
 	var total int

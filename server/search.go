@@ -2,9 +2,11 @@ package server
 
 import (
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hotkv/hotkv/hash"
 	"github.com/hotkv/hotkv/keyspace"
@@ -84,6 +86,10 @@ type ftIndex struct {
 	// which has looked at scanned of database 0's total keys.
 	building       atomic.Bool
 	scanned, total atomic.Int64
+
+	// used is when the index was last searched or written (Unix ms),
+	// for TEMPORARY (searchTemporaryCron).
+	used atomic.Int64
 
 	mu sync.RWMutex // guards ix: shared to search, exclusive to update
 	ix *search.Index
@@ -326,6 +332,7 @@ func (s *Server) searchReindex(key string) {
 			fi.ix.Put(key, func(f string) ([]byte, bool) { return h.Get([]byte(f)) })
 		}
 		fi.mu.Unlock()
+		fi.touch()
 	}
 }
 
@@ -462,4 +469,48 @@ func (s *Server) searchRemove(fi *ftIndex) {
 		}
 	}
 	s.search.list.Store(&list)
+}
+
+// touch restarts fi's TEMPORARY timer.
+func (fi *ftIndex) touch() { fi.used.Store(time.Now().UnixMilli()) }
+
+// searchTemporaryCron drops, with their documents, the TEMPORARY indexes
+// idle for their time (a search or a write of one of their documents
+// restarts it), as RediSearch does, propagating FT.DROPINDEX and the
+// DELs. A replica leaves it to its master. It takes the global lock
+// without waiting: a busy server drops them at a later tick.
+func (s *Server) searchTemporaryCron(now time.Time) {
+	if s.isReplica() {
+		return
+	}
+	idle := func(fi *ftIndex) bool {
+		t := fi.ix.Schema.Temporary
+		return t >= 0 && now.UnixMilli()-fi.used.Load() >= t*1000
+	}
+	if !slices.ContainsFunc(s.searchIndexes(), idle) {
+		return
+	}
+	g := s.locks.NewGuard(rand.Uint64())
+	if !g.TryLockGlobal() {
+		return
+	}
+	defer g.Unlock()
+	for _, fi := range s.searchIndexes() {
+		if !idle(fi) {
+			continue
+		}
+		s.searchRemove(fi)
+		if s.propagating() {
+			s.journal.AppendCommand(0, []byte("FT.DROPINDEX"), []byte(fi.name))
+		}
+		fi.mu.RLock()
+		keys := fi.ix.Keys()
+		fi.mu.RUnlock()
+		for _, k := range keys {
+			if s.dbs[0].Delete([]byte(k)) {
+				s.propagateDel(0, k)
+			}
+		}
+	}
+	s.searchSync(g) // the other indexes of the deleted documents
 }

@@ -51,6 +51,7 @@ const searchBuildBatch = 256
 func (s *Server) newFTIndex(name string, schema *search.Schema, def [][]byte) *ftIndex {
 	fi := &ftIndex{name: name, lockKey: []byte(name), ix: search.NewIndex(name, schema), def: [][][]byte{copyArgs(def)}}
 	fi.ix.Config = s.search.config
+	fi.touch()
 	return fi
 }
 

@@ -242,3 +242,37 @@ func TestFTBuildInBackground(t *testing.T) {
 	expect(t, c, "*0\r\n", "FT._LIST")
 	expect(t, c, ":1001\r\n", "DBSIZE")
 }
+
+// TestFTTemporary: a TEMPORARY index lives while it is searched or
+// written, then is dropped with its documents, as RediSearch's; its
+// arguments' errors are RediSearch's.
+func TestFTTemporary(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE tmpx TEMPORARY x SCHEMA x TEXT
+FT.CREATE tmpx TEMPORARY SCHEMA x TEXT
+FT.CREATE tmpx TEMPORARY -1 SCHEMA x TEXT
+FT.DROPINDEX tmpx
+`)
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		expect(t, c, "+OK\r\n", "FT.CREATE", "tmp", "TEMPORARY", "2", "PREFIX", "1", "tm:", "SCHEMA", "x", "TEXT")
+		c.Do("HSET", "tm:1", "x", "hello")
+		c.Do("SET", "other", "1")
+	}
+	deadline := time.Now().Add(4 * time.Second)
+	for i := 0; time.Now().Before(deadline.Add(-3 * time.Second)); i++ {
+		time.Sleep(300 * time.Millisecond)
+		for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+			if i%2 == 0 {
+				expect(t, c, "*1\r\n:1\r\n", "FT.SEARCH", "tmp", "hello", "LIMIT", "0", "0")
+			} else {
+				c.Do("HSET", "tm:2", "x", fmt.Sprint(i))
+			}
+		}
+	}
+	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
+		waitFor(t, func() bool { return c.Do("FT._LIST") == "*0\r\n" || c.Do("FT._LIST") == "~0\r\n" })
+		expect(t, c, ":0\r\n", "EXISTS", "tm:1", "tm:2")
+		expect(t, c, ":1\r\n", "EXISTS", "other")
+	}
+}

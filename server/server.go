@@ -546,6 +546,7 @@ func (s *Server) cron() {
 			if !loading {
 				s.activeExpireCycle(hz)
 				s.trackingCron()
+				s.searchTemporaryCron(start)
 			}
 			s.clientsMemory()
 			s.returnMemory(s.usedMemory(start.UnixMilli())) // keeps used_memory_peak current
