@@ -5,8 +5,8 @@ package server
 
 import (
 	"context"
-	"github.com/hotkv/hotkv/search"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/acl"
+	"github.com/hotkv/hotkv/bgchild"
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/journal"
 	"github.com/hotkv/hotkv/keyspace"
@@ -24,6 +25,7 @@ import (
 	"github.com/hotkv/hotkv/replication"
 	"github.com/hotkv/hotkv/rlog"
 	"github.com/hotkv/hotkv/script"
+	"github.com/hotkv/hotkv/search"
 	"github.com/hotkv/hotkv/tlsconf"
 )
 
@@ -449,6 +451,19 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		c.conn.Close()
 	}
 	s.mu.Unlock()
+	// A child still saving or rewriting is killed and its file removed,
+	// as Redis's prepareForShutdown kills it: the process that outlives
+	// its server writes nothing more.
+	for _, ch := range []*bgchild.Child{s.persist.child.Load(), s.aof.child.Load()} {
+		if ch != nil {
+			ch.Kill()
+			select {
+			case <-ch.Done():
+			case <-ctx.Done():
+			}
+			os.Remove(ch.TempPath())
+		}
+	}
 	waited := make(chan struct{})
 	go func() { s.wg.Wait(); s.stopTransport(); s.closeAOF(); s.closeTier(); close(waited) }()
 	select {
