@@ -59,8 +59,11 @@ type Field struct {
 
 // Schema is an index definition: what FT.CREATE's arguments say.
 type Schema struct {
-	Prefixes        []string // the key prefixes it follows ("" follows all keys)
-	Language        string   // "english"
+	Prefixes []string // the key prefixes it follows ("" follows all keys)
+	Language string   // the default language, "english" unless LANGUAGE
+	// LanguageField is LANGUAGE_FIELD: the hash field that names a
+	// document's language ("": the default for all).
+	LanguageField   string
 	Score           float64  // the default document score, 0..1
 	Stopwords       []string // nil: the default English list
 	CustomStopwords bool
@@ -139,14 +142,14 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 				return nil, errf(errBadArgsMissing, "LANGUAGE")
 			}
 			i++
-			l := strings.ToLower(string(args[i]))
-			if !knownLanguage(l) {
+			l := findLanguage(string(args[i]))
+			if l == nil {
 				return nil, Error(errLanguage)
 			}
-			if l != "english" {
-				return nil, errf(errNotSupported, "LANGUAGE "+l)
+			if l.stem == nil {
+				return nil, errf(errNotSupported, "LANGUAGE "+l.name)
 			}
-			s.Language = l
+			s.Language = l.name
 		case "SCORE":
 			if i+1 >= len(args) {
 				return nil, errf(errBadArgsMissing, "SCORE")
@@ -201,7 +204,13 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 			s.MaxTextFields = true
 		case "ASYNC", "NOSCOREIDX":
 			// Accepted by RediSearch 2.10 and without effect there.
-		case "LANGUAGE_FIELD", "PAYLOAD_FIELD", "TEMPORARY":
+		case "LANGUAGE_FIELD":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "LANGUAGE_FIELD")
+			}
+			i++
+			s.LanguageField = string(args[i])
+		case "PAYLOAD_FIELD", "TEMPORARY":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArg, string(args[i]))
@@ -219,18 +228,12 @@ func countArg(args [][]byte, i int) (int, bool) {
 	return int(n), err == nil
 }
 
-var languages = []string{"arabic", "armenian", "basque", "catalan", "chinese", "danish", "dutch", "english",
-	"finnish", "french", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
-	"lithuanian", "nepali", "norwegian", "portuguese", "romanian", "russian", "serbian", "spanish",
-	"swedish", "tamil", "turkish", "yiddish"}
-
-func knownLanguage(l string) bool {
-	for _, k := range languages {
-		if k == l {
-			return true
-		}
+// lang is the default language.
+func (s *Schema) lang() *language {
+	if l := findLanguage(s.Language); l != nil {
+		return l
 	}
-	return false
+	return englishLanguage
 }
 
 // parseFields parses the fields after SCHEMA.
