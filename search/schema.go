@@ -93,7 +93,7 @@ type Schema struct {
 }
 
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
-// this package does not implement yet (ON JSON, LANGUAGE_FIELD,
+// this package does not implement yet (ON JSON,
 // PAYLOAD_FIELD, TEMPORARY, GEOSHAPE fields, ...) are refused with an
 // error that says so, never ignored.
 func ParseCreate(args [][]byte) (*Schema, error) {
