@@ -55,6 +55,7 @@ type evaluator struct {
 	ix       *Index
 	n        float64 // RediSearch's doc table size (docTableSize)
 	verbatim bool
+	lang     *language // the query's language
 	// yields are the distances vector ranges yield, by name and
 	// document id ($YIELD_DISTANCE_AS).
 	yields map[string]map[uint32]float64
@@ -68,13 +69,25 @@ func (e *evaluator) idf(df int) float64 {
 	return math.Logb(1 + e.n/float64(df))
 }
 
-// expansions are the terms a word matches: itself, its stem marked as a
-// stem, and the stem as a word when it differs.
+// expansions are the terms a word matches: itself, its synonym groups'
+// ids, its stem marked as a stem, and the stem as a word when it differs.
 func (e *evaluator) expansions(w string) []string {
-	s := stem(w)
-	out := []string{w, stemPrefix + s}
+	return expansions(e.ix, e.lang, w, "")
+}
+
+// expansions are the terms w expands to, each followed by suffix but w.
+func expansions(ix *Index, lang *language, w, suffix string) []string {
+	if lang == nil {
+		lang = ix.Schema.lang()
+	}
+	out := []string{w}
+	for _, g := range ix.synExpand(w) {
+		out = append(out, g+suffix)
+	}
+	s := stem(lang, w)
+	out = append(out, stemPrefix+s+suffix)
 	if s != w {
-		out = append(out, s)
+		out = append(out, s+suffix)
 	}
 	return out
 }

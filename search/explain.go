@@ -23,7 +23,7 @@ func (ix *Index) Explain(r *Request) (string, error) {
 	if root == nil {
 		return "<empty>\n", nil
 	}
-	e := explainer{ix: ix, b: &b, verbatim: r.Verbatim}
+	e := explainer{ix: ix, b: &b, verbatim: r.Verbatim, lang: findLanguage(r.Language)}
 	e.node(root, 0, false)
 	return b.String(), nil
 }
@@ -32,6 +32,7 @@ type explainer struct {
 	ix       *Index
 	b        *strings.Builder
 	verbatim bool
+	lang     *language // nil: the index's
 }
 
 func (e *explainer) pad(depth int) {
@@ -107,11 +108,7 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	case opTerm:
 		if n.expand && !e.verbatim {
 			e.b.WriteString("UNION {\n")
-			s := stem(n.word)
-			words := []string{n.word, stemPrefix + s + "(expanded)"}
-			if s != n.word {
-				words = append(words, s+"(expanded)")
-			}
+			words := expansions(e.ix, e.lang, n.word, "(expanded)")
 			for _, w := range words {
 				e.pad(depth + 1)
 				e.fields(mask)

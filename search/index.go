@@ -33,6 +33,7 @@ type Index struct {
 	vecs    []vecStore                // per VECTOR field
 	geos    []*geoStore               // per GEO field
 
+	syn     *synMap          // FT.SYNUPDATE's groups (nil: none)
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
 
@@ -122,6 +123,23 @@ func NewIndex(name string, s *Schema) *Index {
 	return ix
 }
 
+// docLanguage is the language a document is stemmed in: the one its
+// LANGUAGE_FIELD names (in any case), else the index's default, as
+// RediSearch's (which also takes the default for an unknown name). A
+// language HotKV has no stemmer for (chinese included, which RediSearch
+// tokenizes apart) leaves the document's words unstemmed, where RediSearch
+// would stem them.
+func (ix *Index) docLanguage(get func(string) ([]byte, bool)) *language {
+	if f := ix.Schema.LanguageField; f != "" {
+		if v, ok := get(f); ok {
+			if l := findLanguage(string(v)); l != nil {
+				return l
+			}
+		}
+	}
+	return ix.Schema.lang()
+}
+
 // NumDocs is the number of documents in the index.
 func (ix *Index) NumDocs() int { return len(ix.docs) }
 
@@ -177,6 +195,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	hits, list := ix.hits, ix.hitList[:0]
 	clear(hits)
 	var pos uint32
+	lang := ix.docLanguage(get)
 	add := func(term string, freq uint32, mask uint64, p uint32) {
 		i, ok := hits[term]
 		if !ok {
@@ -210,11 +229,14 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			w := uint32(max(1, uint32OfFloat(f.Weight)))
 			sw := uint32(max(1, uint32OfFloat(f.Weight*0.2)))
 			mask := uint64(1) << f.textID
-			tokenize(string(v), ix.stop, f.NoStem, &pos, func(t token) {
+			tokenize(string(v), ix.stop, lang, f.NoStem, &pos, func(t token) {
 				add(t.word, w, mask, t.pos)
 				d.length += w
 				if t.stem != "" {
 					add(stemPrefix+t.stem, sw, mask, t.pos)
+				}
+				for _, g := range ix.synGroups(t.word) {
+					add(g, w, mask, t.pos)
 				}
 			})
 		case Tag:

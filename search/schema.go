@@ -59,8 +59,11 @@ type Field struct {
 
 // Schema is an index definition: what FT.CREATE's arguments say.
 type Schema struct {
-	Prefixes        []string // the key prefixes it follows ("" follows all keys)
-	Language        string   // "english"
+	Prefixes []string // the key prefixes it follows ("" follows all keys)
+	Language string   // the default language, "english" unless LANGUAGE
+	// LanguageField is LANGUAGE_FIELD: the hash field that names a
+	// document's language ("": the default for all).
+	LanguageField   string
 	Score           float64  // the default document score, 0..1
 	Stopwords       []string // nil: the default English list
 	CustomStopwords bool
@@ -93,8 +96,8 @@ type Schema struct {
 }
 
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
-// this package does not implement yet (ON JSON, LANGUAGE_FIELD,
-// PAYLOAD_FIELD, GEOSHAPE fields, ...) are refused with an
+// this package does not implement yet (ON JSON, PAYLOAD_FIELD, GEOSHAPE
+// fields, ...) are refused with an
 // error that says so, never ignored.
 func ParseCreate(args [][]byte) (*Schema, error) {
 	s := &Schema{Prefixes: []string{""}, Language: "english", Score: 1, Temporary: -1}
@@ -142,14 +145,14 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 				return nil, errf(errBadArgsMissing, "LANGUAGE")
 			}
 			i++
-			l := strings.ToLower(string(args[i]))
-			if !knownLanguage(l) {
+			l := findLanguage(string(args[i]))
+			if l == nil {
 				return nil, Error(errLanguage)
 			}
-			if l != "english" {
-				return nil, errf(errNotSupported, "LANGUAGE "+l)
+			if l.stem == nil {
+				return nil, errf(errNotSupported, "LANGUAGE "+l.name)
 			}
-			s.Language = l
+			s.Language = l.name
 		case "SCORE":
 			if i+1 >= len(args) {
 				return nil, errf(errBadArgsMissing, "SCORE")
@@ -214,7 +217,13 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 			}
 			s.Temporary = max(n, -1) // negative: never dropped, as in RediSearch
 			i++
-		case "LANGUAGE_FIELD", "PAYLOAD_FIELD":
+		case "LANGUAGE_FIELD":
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, "LANGUAGE_FIELD")
+			}
+			i++
+			s.LanguageField = string(args[i])
+		case "PAYLOAD_FIELD":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArg, string(args[i]))
@@ -232,18 +241,12 @@ func countArg(args [][]byte, i int) (int, bool) {
 	return int(n), err == nil
 }
 
-var languages = []string{"arabic", "armenian", "basque", "catalan", "chinese", "danish", "dutch", "english",
-	"finnish", "french", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
-	"lithuanian", "nepali", "norwegian", "portuguese", "romanian", "russian", "serbian", "spanish",
-	"swedish", "tamil", "turkish", "yiddish"}
-
-func knownLanguage(l string) bool {
-	for _, k := range languages {
-		if k == l {
-			return true
-		}
+// lang is the default language.
+func (s *Schema) lang() *language {
+	if l := findLanguage(s.Language); l != nil {
+		return l
 	}
-	return false
+	return englishLanguage
 }
 
 // parseFields parses the fields after SCHEMA.

@@ -25,6 +25,8 @@ type Request struct {
 	InKeys   []string
 	Filters  []NumericFilter
 	Dialect  int
+	// Language is LANGUAGE's ("": the index's default language).
+	Language string
 	// Params are PARAMS' values, which the query names $name.
 	Params map[string]string
 	// Timeout bounds the reading of the matching documents (0: none):
@@ -241,13 +243,14 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			if i+1 >= len(opts) {
 				return nil, errf(errBadArgsMissing, opt)
 			}
-			l := strings.ToLower(string(opts[i+1]))
-			if !knownLanguage(l) {
+			l := findLanguage(string(opts[i+1]))
+			if l == nil {
 				return nil, Error(errNoLanguage)
 			}
-			if l != "english" {
-				return nil, errf(errNotSupported, "LANGUAGE "+l)
+			if l.stem == nil {
+				return nil, errf(errNotSupported, "LANGUAGE "+l.name)
 			}
+			r.Language = l.name
 			i++
 		case "WITHSORTKEYS":
 			r.WithSortKeys = true
@@ -371,7 +374,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
 		}
 	}
-	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language)}
 	scoreOf := score
 	if r.Scorer != "" && r.Scorer != "TFIDF" {
 		var total float64

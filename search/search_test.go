@@ -120,7 +120,7 @@ func TestScoresVirtualAndSlop(t *testing.T) {
 func TestTokenize(t *testing.T) {
 	var got []string
 	var pos uint32
-	tokenize("Hello, World! The RUNNING-dogs\\-x foo\\ bar", newStopwords(nil), false, &pos, func(tk token) {
+	tokenize("Hello, World! The RUNNING-dogs\\-x foo\\ bar", newStopwords(nil), englishLanguage, false, &pos, func(tk token) {
 		got = append(got, fmt.Sprintf("%s/%s/%d", tk.word, tk.stem, tk.pos))
 	})
 	want := "hello//1 world//2 running/run/3 dogs-x//4 foo bar//5"

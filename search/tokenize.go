@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
 )
 
 // separators are the bytes that end a token, as RediSearch's tokenizer has
@@ -56,8 +55,10 @@ type token struct {
 
 // tokenize splits text as RediSearch's simple tokenizer does and calls
 // emit for each token that is not a stop word; positions continue from
-// *pos. Stems are computed unless noStem.
-func tokenize(text string, stop stopwordSet, noStem bool, pos *uint32, emit func(token)) {
+// *pos. Stems are computed in lang unless noStem (or lang has no
+// stemmer).
+func tokenize(text string, stop stopwordSet, lang *language, noStem bool, pos *uint32, emit func(token)) {
+	noStem = noStem || lang.stem == nil
 	for len(text) > 0 {
 		// The raw token runs to the next unescaped separator.
 		end, escaped := len(text), false
@@ -81,7 +82,7 @@ func tokenize(text string, stop stopwordSet, noStem bool, pos *uint32, emit func
 		*pos++
 		t := token{word: w, pos: *pos}
 		if !noStem && len(w) >= minStemLength {
-			if s := cachedStem(w); !strings.EqualFold(s, w) {
+			if s := cachedStem(lang, w); !strings.EqualFold(s, w) {
 				t.stem = s
 			}
 		}
@@ -125,24 +126,33 @@ func normalize(raw string) string {
 // stemming is a third of indexing): a direct-mapped table, safe for
 // concurrent use (indexes are written in parallel), a collision
 // replacing the entry.
-var stemCache [4096]atomic.Pointer[[2]string]
+var stemCache [4096]atomic.Pointer[stemEntry]
+
+type stemEntry struct {
+	lang       uint8
+	word, stem string
+}
 
 var stemSeed = maphash.MakeSeed()
 
 // cachedStem is stem, through stemCache.
-func cachedStem(word string) string {
-	slot := &stemCache[maphash.String(stemSeed, word)%uint64(len(stemCache))]
-	if e := slot.Load(); e != nil && e[0] == word {
-		return e[1]
+func cachedStem(lang *language, word string) string {
+	slot := &stemCache[(maphash.String(stemSeed, word)+uint64(lang.id))%uint64(len(stemCache))]
+	if e := slot.Load(); e != nil && e.word == word && e.lang == lang.id {
+		return e.stem
 	}
-	s := stem(word)
-	slot.Store(&[2]string{word, s})
+	s := stem(lang, word)
+	slot.Store(&stemEntry{lang.id, word, s})
 	return s
 }
 
-// stem returns the snowball English stem of word.
-func stem(word string) string {
+// stem returns the snowball stem of word in lang (word itself when lang
+// has no stemmer).
+func stem(lang *language, word string) string {
+	if lang.stem == nil {
+		return word
+	}
 	env := snowballstem.NewEnv(word)
-	english.Stem(env)
+	lang.stem(env)
 	return env.Current()
 }

@@ -46,6 +46,8 @@ func searchCommands() []*Command {
 		{Name: "ft.config", Arity: -1, Flags: Readonly, Handler: cmdFTConfig},
 		{Name: "ft.explain", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
 		{Name: "ft.explaincli", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
+		{Name: "ft.synupdate", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTSynUpdate},
+		{Name: "ft.syndump", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSynDump},
 		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
@@ -61,7 +63,7 @@ func (c *Client) ftArity(args [][]byte, name string, min, max int) bool {
 }
 
 // FT.CREATE index [ON HASH] [PREFIX count prefix ...] [FILTER expression]
-// [LANGUAGE english] [SCORE score] [SCORE_FIELD field] [MAXTEXTFIELDS]
+// [LANGUAGE lang] [LANGUAGE_FIELD field] [SCORE score] [SCORE_FIELD field] [MAXTEXTFIELDS]
 // [NOOFFSETS] [NOHL] [NOFIELDS] [NOFREQS] [ASYNC] [NOSCOREIDX]
 // [STOPWORDS count word ...] [SKIPINITIALSCAN] SCHEMA field [AS alias]
 // TEXT|TAG|NUMERIC|VECTOR [options] ...
@@ -321,7 +323,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		w.Simple(o)
 	}
 	w.Simple("index_definition")
-	w.Map(3 + b2i(s.Filter != "") + b2i(s.ScoreField != ""))
+	w.Map(3 + b2i(s.Filter != "") + b2i(s.Language != "english") + b2i(s.LanguageField != "") + b2i(s.ScoreField != ""))
 	w.Simple("key_type")
 	w.Simple("HASH")
 	w.Simple("prefixes")
@@ -332,6 +334,14 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	if s.Filter != "" {
 		w.Simple("filter")
 		w.Simple(s.Filter)
+	}
+	if s.Language != "english" {
+		w.Simple("default_language")
+		w.Simple(s.Language)
+	}
+	if s.LanguageField != "" {
+		w.Simple("language_field")
+		w.Simple(s.LanguageField)
 	}
 	w.Simple("default_score")
 	ftFloat(w, s.Score)

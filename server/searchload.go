@@ -17,7 +17,7 @@ import (
 // How search indexes outlive a restart and reach replicas.
 //
 // An index's definition is the commands that made it: its FT.CREATE, then
-// each FT.ALTER, as they were given (ftIndex.def); the server-wide state
+// each FT.ALTER and FT.SYNUPDATE, as they were given (ftIndex.def); the server-wide state
 // of search is the aliases and the dictionaries, as FT.ALIASADD and
 // FT.DICTADD commands. They are propagated
 // verbatim, so the append-only file and the replicas get them where they
@@ -122,6 +122,15 @@ func (s *Server) searchRestore(defs []byte) {
 				continue
 			}
 			fi.ix.AddFields(fields) // no document yet: nothing to lock
+			fi.def = append(fi.def, copyArgs(args))
+		case "FT.SYNUPDATE":
+			fi := s.searchFind(name)
+			if fi == nil || len(args) < 4 {
+				s.warnf("Search index %s: synonyms not restored: no such index", name)
+				continue
+			}
+			terms, _ := synTerms(args)
+			fi.ix.SynUpdate(string(args[2]), terms) // no document yet
 			fi.def = append(fi.def, copyArgs(args))
 		case "FT.ALIASADD":
 			if fi := s.searchFind(string(args[2])); len(args) == 3 && fi != nil {
