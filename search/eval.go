@@ -202,6 +202,18 @@ func (e *evaluator) build(n *node) iterator {
 		return it
 	case opGeo:
 		return e.geoIter(n.field, n.geo)
+	case opMissing:
+		ids := e.ix.missing[n.field.Alias]
+		if len(ids) == 0 {
+			return nil
+		}
+		// RediSearch reads its missing-documents index as virtual
+		// records that weigh nothing.
+		it := &listIter{ids: ids, count: len(ids)}
+		it.rec.kind = resVirtual
+		return it
+	case opEmpty:
+		return e.term("", n.mask)
 	case opTag:
 		return e.tag(n.field, n.word)
 	case opTagPrefix:

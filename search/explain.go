@@ -89,7 +89,7 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	e.pad(depth)
 	mask := allFields
 	switch n.op {
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opEmpty:
 		mask = n.mask
 	case opAnd, opOr, opPhrase, opNot:
 		if n.masked {
@@ -127,7 +127,15 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	case opPrefix, opTagPrefix:
 		e.b.WriteString("PREFIX{" + n.word + "*}\n")
 	case opTag:
+		if n.word == "" {
+			e.b.WriteString("\"\"\n")
+			break
+		}
 		e.b.WriteString(n.word + "\n")
+	case opEmpty:
+		e.b.WriteString("\"\"\n")
+	case opMissing:
+		e.b.WriteString("ISMISSING{" + n.word + "}\n")
 	case opPhrase:
 		e.group("EXACT", n.kids, depth, inTag)
 	case opAnd:
@@ -152,6 +160,8 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 			e.group("TAG:@"+n.word, kids, depth, true)
 		case opPrefix, opTagPrefix:
 			e.b.WriteString("PREFIX{" + n.word + "*}\n")
+		case opMissing:
+			e.b.WriteString("ISMISSING{" + n.word + "}\n")
 		default:
 			e.b.WriteString("<empty>\n")
 		}
