@@ -89,14 +89,14 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	e.pad(depth)
 	mask := allFields
 	switch n.op {
-	case opTerm, opPrefix, opEmpty:
+	case opTerm, opPrefix, opEmpty, opSuffix:
 		mask = n.mask
 	case opAnd, opOr, opPhrase, opNot:
 		if n.masked {
 			mask = n.mask
 		}
 	case opNone:
-		if n.none == opPrefix {
+		if n.none == opPrefix || n.none == opSuffix {
 			mask = n.mask
 		}
 	}
@@ -134,6 +134,8 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 		e.b.WriteString(n.word + "\n")
 	case opEmpty:
 		e.b.WriteString("\"\"\n")
+	case opSuffix, opTagSuffix:
+		e.suffix(n)
 	case opMissing:
 		e.b.WriteString("ISMISSING{" + n.word + "}\n")
 	case opPhrase:
@@ -162,12 +164,23 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 			e.b.WriteString("PREFIX{" + n.word + "*}\n")
 		case opMissing:
 			e.b.WriteString("ISMISSING{" + n.word + "}\n")
+		case opSuffix, opTagSuffix:
+			e.suffix(n)
 		default:
 			e.b.WriteString("<empty>\n")
 		}
 	default:
 		e.b.WriteString("<empty>\n")
 	}
+}
+
+// suffix writes "SUFFIX{*w}" or "INFIX{*w*}".
+func (e *explainer) suffix(n *node) {
+	if n.contains {
+		e.b.WriteString("INFIX{*" + n.word + "*}\n")
+		return
+	}
+	e.b.WriteString("SUFFIX{*" + n.word + "}\n")
 }
 
 // numeric writes "NUMERIC {min <= @field <= max}" with C's %f.

@@ -35,6 +35,10 @@ type Index struct {
 	// missing lists, per INDEXMISSING field (by alias), the documents
 	// without it, ascending.
 	missing map[string][]uint32
+	// The suffix tries (WITHSUFFIXTRIE): the TEXT fields' (one for the
+	// index, nil without) and each TAG field's (nil without).
+	suffix    *suffixTrie
+	tagSuffix []*suffixTrie
 
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
@@ -111,6 +115,15 @@ func NewIndex(name string, s *Schema) *Index {
 	for i := range ix.tags {
 		ix.tags[i] = map[string][]uint32{}
 		ix.tagSets[i] = newStringSet()
+	}
+	if s.hasTextSuffixTrie() {
+		ix.suffix = newSuffixTrie()
+	}
+	ix.tagSuffix = make([]*suffixTrie, s.tags)
+	for _, f := range s.Fields {
+		if f.Type == Tag && f.WithSuffixTrie {
+			ix.tagSuffix[f.slot] = newSuffixTrie()
+		}
 	}
 	ix.nums = make([]*btree.BTreeG[numEntry], s.nums)
 	for i := range ix.nums {
@@ -231,6 +244,9 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				continue
 			}
 			tokenize(string(v), ix.stop, f.NoStem, &pos, func(t token) {
+				if f.WithSuffixTrie {
+					ix.suffix.add(t.word)
+				}
 				add(t.word, w, mask, t.pos)
 				d.length += w
 				if t.stem != "" {
@@ -248,6 +264,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			}
 			if !f.NoIndex {
 				d.tagVals[f.slot] = vals
+				if t := ix.tagSuffix[f.slot]; t != nil {
+					for _, v := range vals {
+						t.add(v)
+					}
+				}
 			}
 		case Numeric:
 			n, err := parseNumber(string(v))
@@ -464,6 +485,13 @@ func (ix *Index) AddFields(fields []*Field) {
 		case f.Type == Tag:
 			ix.tags = append(ix.tags, map[string][]uint32{})
 			ix.tagSets = append(ix.tagSets, newStringSet())
+			var t *suffixTrie
+			if f.WithSuffixTrie {
+				t = newSuffixTrie()
+			}
+			ix.tagSuffix = append(ix.tagSuffix, t)
+		case f.Type == Text && f.WithSuffixTrie && !f.NoIndex && ix.suffix == nil:
+			ix.suffix = newSuffixTrie()
 		case f.Type == Numeric:
 			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
 		case f.Type == Vector:

@@ -26,6 +26,8 @@ const (
 	opGeo                     // @g:[lon lat radius unit], GEOFILTER
 	opMissing                 // ismissing(@f): the documents without f (INDEXMISSING)
 	opEmpty                   // "" (DIALECT 2): the empty term (INDEXEMPTY)
+	opSuffix                  // *word (contains: *word*): the terms that end with (contain) word
+	opTagSuffix               // {*value} and {*value*} of a TAG field
 )
 
 // node is a node of a parsed query.
@@ -54,6 +56,8 @@ type node struct {
 	// opPrefix, opTagPrefix), for FT.EXPLAIN, which prints it as
 	// RediSearch parsed it: word is then the field name or the prefix.
 	none opKind
+	// contains marks *word* (opSuffix, opTagSuffix).
+	contains bool
 }
 
 const allFields = ^uint64(0)
@@ -98,6 +102,9 @@ func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, cfg *C
 	p := &parser{s: s, stop: stop, q: q, dialect: dialect, params: params, minPrefix: int(cfg.MinPrefix())}
 	if dialect == 1 {
 		n, err := p.parse1()
+		if err == nil && n != nil {
+			err = p.checkSuffix(n)
+		}
 		return n, nil, err
 	}
 	n, err := p.union()
@@ -318,6 +325,9 @@ func (p *parser) unary() (*node, error) {
 		return &node{op: opEmpty, mask: allFields}, nil
 	case c == '"':
 		return p.phrase()
+	case c == '*' && p.i+1 < len(p.q) && p.q[p.i+1] != '*' && isTermByte(p.q[p.i+1]):
+		p.i++
+		return p.suffix(start), nil
 	case c == '*' && (p.i+1 == len(p.q) || !isTermByte(p.q[p.i+1])):
 		p.i++
 		p.tok(start, "*")
@@ -450,7 +460,43 @@ func (p *parser) modifier() (*node, error) {
 	if err := p.checkEmpty(n); err != nil {
 		return nil, err
 	}
+	if err := p.checkSuffix(n); err != nil {
+		return nil, err
+	}
 	return n, nil
+}
+
+// suffix reads the rest of *word or *word* (the '*' at start read).
+func (p *parser) suffix(start int) *node {
+	w := p.word()
+	n := &node{op: opSuffix, word: w, mask: allFields}
+	if p.i < len(p.q) && p.q[p.i] == '*' {
+		p.i++
+		n.contains = true
+	}
+	if len(w) < p.minPrefix {
+		n.none, n.op = opSuffix, opNone
+	}
+	return n
+}
+
+// checkSuffix refuses, as RediSearch does, a suffix or contains query
+// restricted to TEXT fields one of which has no WITHSUFFIXTRIE, in an
+// index where a TEXT field has one.
+func (p *parser) checkSuffix(n *node) error {
+	if (n.op == opSuffix || n.op == opNone && n.none == opSuffix) && n.mask != allFields && p.s.hasTextSuffixTrie() {
+		for _, f := range p.s.Fields {
+			if f.Type == Text && f.textID >= 0 && n.mask&(1<<f.textID) != 0 && !f.WithSuffixTrie {
+				return Error(errSuffixTrie)
+			}
+		}
+	}
+	for _, k := range n.kids {
+		if err := p.checkSuffix(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkEmpty refuses, as RediSearch does, an empty string restricted to
@@ -609,8 +655,12 @@ func setMask(n *node, mask uint64) {
 	switch n.op {
 	case opTerm, opPrefix:
 		n.mask, n.masked = mask, true
-	case opEmpty:
+	case opEmpty, opSuffix:
 		n.mask, n.masked = mask, true
+	case opNone:
+		if n.none == opSuffix {
+			n.mask, n.masked = mask, true
+		}
 	case opNumeric, opTag, opTagPrefix, opWildcard, opVecRange, opGeo, opMissing:
 	default:
 		for _, k := range n.kids {
@@ -928,18 +978,27 @@ func (p *parser) tagSet(name string) (*node, error) {
 				raw = v
 			}
 			op := opTag
+			contains := false
+			if len(raw) > 1 && raw[0] == '*' {
+				op, raw = opTagSuffix, raw[1:]
+			}
 			if strings.HasSuffix(raw, "*") && !strings.HasSuffix(raw, "\\*") {
-				op, raw = opTagPrefix, raw[:len(raw)-1]
+				if op == opTagSuffix {
+					contains = true
+				} else {
+					op = opTagPrefix
+				}
+				raw = raw[:len(raw)-1]
 			}
 			v := unescape(raw)
 			if f != nil && !f.CaseSensitive {
 				v = lowerASCII(v)
 			}
-			if op == opTagPrefix && len(v) < p.minPrefix {
-				cur = append(cur, &node{op: opNone, none: opTagPrefix, word: v})
+			if (op == opTagPrefix || op == opTagSuffix) && len(v) < p.minPrefix {
+				cur = append(cur, &node{op: opNone, none: op, word: v, contains: contains})
 				continue
 			}
-			cur = append(cur, &node{op: op, word: v, field: f})
+			cur = append(cur, &node{op: op, word: v, field: f, contains: contains})
 		}
 	}
 }

@@ -179,9 +179,9 @@ func or1(b, c *node) *node {
 // QueryNode_SetFieldMask: masks of nested modifiers intersect).
 func andMask(n *node, mask uint64) {
 	switch n.op {
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opSuffix:
 		n.mask &= mask
-	case opNumeric, opTag, opTagPrefix, opWildcard, opGeo:
+	case opNumeric, opTag, opTagPrefix, opTagSuffix, opWildcard, opGeo:
 		return
 	}
 	if !n.masked {
@@ -237,6 +237,9 @@ func (p *parser) next1() (tok1, error) {
 			return tok1{kind: k1Expr, prec: precModifier, n: n, at: at}, err
 		}
 		return tok1{kind: k1Mod, prec: precModifier, mask: mask, at: at}, nil
+	case c == '*' && p.i+1 < len(p.q) && p.q[p.i+1] != '*' && isTermByte(p.q[p.i+1]):
+		p.i++
+		return tok1{kind: k1Expr, prec: precPrefix, n: p.suffix(at), at: at}, nil
 	case c == '"' && p.i+1 < len(p.q) && p.q[p.i+1] == '"':
 		// DIALECT 1 has no empty string: its error names the last
 		// word or field read.

@@ -45,10 +45,10 @@ type Field struct {
 	CaseSensitive bool    // TAG
 	Sortable, UNF bool
 	NoIndex       bool
-	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG). RediSearch answers
-	// suffix and contains queries with or without it (the trie only
-	// speeds them up); HotKV has no such queries yet, so it changes
-	// nothing here but FT.INFO.
+	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG): suffix and contains
+	// queries (*foo, *foo*) expand through a suffix trie (suffix.go),
+	// which for TEXT holds only such fields' terms; without one they
+	// walk all the terms or values.
 	WithSuffixTrie bool
 	// IndexEmpty is INDEXEMPTY (TEXT, TAG): an empty value is indexed,
 	// as the empty term or tag, which @f:"" and @t:{""} match.

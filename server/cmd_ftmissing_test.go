@@ -136,3 +136,44 @@ FT.CREATE e6 SCHEMA n NUMERIC SORTABLE INDEXMISSING
 		compareFTInfo(t, p, ix)
 	}
 }
+
+// TestFTSuffixContainsLikeRediSearch: *foo and *foo* on TEXT terms and
+// TAG values, with and without WITHSUFFIXTRIE (where a TEXT field has
+// one, only its fields' terms expand, and a modifier must name only such
+// fields), in both dialects, with scores and FT.EXPLAIN.
+func TestFTSuffixContainsLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE trie PREFIX 1 s: SCHEMA t TEXT x TEXT WITHSUFFIXTRIE g TAG h TAG WITHSUFFIXTRIE
+FT.CREATE plain PREFIX 1 s: SCHEMA t TEXT x TEXT g TAG h TAG
+HSET s:1 t "running runner" x "running" g "foobar,barfoo" h "foobar"
+HSET s:2 t "sunning gunner" x "bunny" g "xfoox" h "xfoox,bar"
+HSET s:3 t "unfold" x "hello running" g "foo" h "foo"
+HSET s:4 t "stunning cunning" x "funny nnn stunning" g "barfoo,foofoo" h "barfoo,foofoo"
+HSET s:5 t "fold folding" x "unfolding" g "nofoo" h "nofoo"
+`)
+	for _, q := range []string{"*ing", "*unn*", "@t:*ing", "@x:*ing", "@x:*unn*", "*nn* hello", "*nn*",
+		"@g:{*foo}", "@g:{*foo*}", "@h:{*foo}", "@h:{*foo*}", "@g:{*oo*|bar}", "*in", "*i", "*i*",
+		"*ing*", "-*ing", "*ing|*old", "*ning", "*un", "@x:(*ing hello)", "@t|x:*ing", "*fold*",
+		"*old* -*ing", "@h:{*o}", "@h:{*fo*} @g:{*bar}", "running *ing", "*ing running", "*nnn*"} {
+		for _, ix := range []string{"trie", "plain"} {
+			for _, d := range []string{"1", "2"} {
+				p.DoArgs("FT.SEARCH", ix, q, "WITHSCORES", "NOCONTENT", "DIALECT", d)
+				p.DoArgs("FT.EXPLAIN", ix, q, "DIALECT", d)
+			}
+		}
+	}
+	p.Run(`
+FT.CONFIG SET MAXEXPANSIONS 2
+FT.SEARCH trie *nn* WITHSCORES NOCONTENT
+FT.SEARCH plain *nn* WITHSCORES NOCONTENT
+FT.SEARCH trie @h:{*foo*} WITHSCORES NOCONTENT
+FT.SEARCH plain @h:{*foo*} WITHSCORES NOCONTENT
+FT.CONFIG SET MAXEXPANSIONS 200
+`)
+	resp3(p)
+	p.Run(`
+FT.SEARCH trie *unn* WITHSCORES NOCONTENT
+FT.SEARCH plain @g:{*foo} WITHSCORES
+`)
+}
