@@ -43,6 +43,9 @@ const (
 	errNumericFilterLow   = "Bad lower range: %s"
 	errNoSuchField        = "No such field"
 	errNotTagField        = "Not a tag field"
+	errIndexEmpty         = "Use `INDEXEMPTY` in field creation in order to index and query for empty strings"
+	errSuffixTrie         = "Contains query on fields without WITHSUFFIXTRIE support"
+	errIndexMissing       = "'ismissing' requires field '%s' to be defined with 'INDEXMISSING'"
 
 	// VECTOR fields, KNN and range queries, PARAMS.
 	errBadArgsUnknown = "Bad arguments for %s: Unknown argument"

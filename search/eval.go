@@ -215,6 +215,40 @@ func (e *evaluator) build(n *node) iterator {
 		return it
 	case opGeo:
 		return e.geoIter(n.field, n.geo)
+	case opMissing:
+		ids := e.ix.missing[n.field.Alias]
+		if len(ids) == 0 {
+			return nil
+		}
+		// RediSearch reads its missing-documents index as virtual
+		// records that weigh nothing.
+		it := &listIter{ids: ids, count: len(ids)}
+		it.rec.kind = resVirtual
+		return it
+	case opEmpty:
+		return e.term("", n.mask)
+	case opSuffix:
+		var kids []iterator
+		for _, w := range e.suffixTerms(n.word, n.contains) {
+			if it := e.term(w, n.mask); it != nil {
+				kids = append(kids, it)
+			}
+		}
+		if len(kids) == 0 {
+			return nil
+		}
+		return newUnion(kids, true)
+	case opTagSuffix:
+		var kids []iterator
+		for _, v := range e.tagSuffixValues(n.field, n.word, n.contains) {
+			if it := e.tag(n.field, v); it != nil {
+				kids = append(kids, it)
+			}
+		}
+		if len(kids) == 0 {
+			return nil
+		}
+		return newUnion(kids, true)
 	case opTag:
 		return e.tag(n.field, n.word)
 	case opTagPrefix:

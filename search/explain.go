@@ -90,14 +90,14 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	e.pad(depth)
 	mask := allFields
 	switch n.op {
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opEmpty, opSuffix:
 		mask = n.mask
 	case opAnd, opOr, opPhrase, opNot:
 		if n.masked {
 			mask = n.mask
 		}
 	case opNone:
-		if n.none == opPrefix {
+		if n.none == opPrefix || n.none == opSuffix {
 			mask = n.mask
 		}
 	}
@@ -124,7 +124,17 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	case opPrefix, opTagPrefix:
 		e.b.WriteString("PREFIX{" + n.word + "*}\n")
 	case opTag:
+		if n.word == "" {
+			e.b.WriteString("\"\"\n")
+			break
+		}
 		e.b.WriteString(n.word + "\n")
+	case opEmpty:
+		e.b.WriteString("\"\"\n")
+	case opSuffix, opTagSuffix:
+		e.suffix(n)
+	case opMissing:
+		e.b.WriteString("ISMISSING{" + n.word + "}\n")
 	case opPhrase:
 		e.group("EXACT", n.kids, depth, inTag)
 	case opAnd:
@@ -149,12 +159,25 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 			e.group("TAG:@"+n.word, kids, depth, true)
 		case opPrefix, opTagPrefix:
 			e.b.WriteString("PREFIX{" + n.word + "*}\n")
+		case opMissing:
+			e.b.WriteString("ISMISSING{" + n.word + "}\n")
+		case opSuffix, opTagSuffix:
+			e.suffix(n)
 		default:
 			e.b.WriteString("<empty>\n")
 		}
 	default:
 		e.b.WriteString("<empty>\n")
 	}
+}
+
+// suffix writes "SUFFIX{*w}" or "INFIX{*w*}".
+func (e *explainer) suffix(n *node) {
+	if n.contains {
+		e.b.WriteString("INFIX{*" + n.word + "*}\n")
+		return
+	}
+	e.b.WriteString("SUFFIX{*" + n.word + "}\n")
 }
 
 // numeric writes "NUMERIC {min <= @field <= max}" with C's %f.

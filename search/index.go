@@ -32,6 +32,13 @@ type Index struct {
 	nums    []*btree.BTreeG[numEntry] // per NUMERIC field
 	vecs    []vecStore                // per VECTOR field
 	geos    []*geoStore               // per GEO field
+	// missing lists, per INDEXMISSING field (by alias), the documents
+	// without it, ascending.
+	missing map[string][]uint32
+	// The suffix tries (WITHSUFFIXTRIE): the TEXT fields' (one for the
+	// index, nil without) and each TAG field's (nil without).
+	suffix    *suffixTrie
+	tagSuffix []*suffixTrie
 
 	syn     *synMap          // FT.SYNUPDATE's groups (nil: none)
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
@@ -86,6 +93,7 @@ type document struct {
 	geoVals []float64 // per GEO field: the geohash
 	hasGeo  []bool
 	sortv   []sortValue
+	missing []string // the INDEXMISSING fields it lacks (aliases)
 }
 
 // sortValue is a document's value of a SORTABLE field (or of any field
@@ -100,13 +108,23 @@ type sortValue struct {
 // NewIndex returns an empty index named name with schema s.
 func NewIndex(name string, s *Schema) *Index {
 	ix := &Index{Name: name, Schema: s, stop: newStopwords(s.Stopwords), nextID: 1,
-		docs: map[string]*document{}, byID: map[uint32]*document{}, terms: map[string][]posting{}}
+		docs: map[string]*document{}, byID: map[uint32]*document{}, terms: map[string][]posting{},
+		missing: map[string][]uint32{}}
 	ix.termSet = newStringSet()
 	ix.tags = make([]map[string][]uint32, s.tags)
 	ix.tagSets = make([]*btree.BTreeG[string], s.tags)
 	for i := range ix.tags {
 		ix.tags[i] = map[string][]uint32{}
 		ix.tagSets[i] = newStringSet()
+	}
+	if s.hasTextSuffixTrie() {
+		ix.suffix = newSuffixTrie()
+	}
+	ix.tagSuffix = make([]*suffixTrie, s.tags)
+	for _, f := range s.Fields {
+		if f.Type == Tag && f.WithSuffixTrie {
+			ix.tagSuffix[f.slot] = newSuffixTrie()
+		}
 	}
 	ix.nums = make([]*btree.BTreeG[numEntry], s.nums)
 	for i := range ix.nums {
@@ -149,7 +167,12 @@ func (ix *Index) NumDocs() int { return len(ix.docs) }
 func (ix *Index) docTableSize() float64 { return float64(len(ix.docs) + 1) }
 
 // NumTerms is the number of distinct terms (words and stems).
-func (ix *Index) NumTerms() int { return len(ix.terms) }
+func (ix *Index) NumTerms() int {
+	if _, ok := ix.terms[""]; ok {
+		return len(ix.terms) - 1 // the empty term (INDEXEMPTY) is not one
+	}
+	return len(ix.terms)
+}
 
 // NumRecords is the number of postings in the inverted index.
 func (ix *Index) NumRecords() int { return ix.records }
@@ -212,6 +235,9 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for _, f := range ix.Schema.Fields {
 		v, ok := get(f.Name)
 		if !ok {
+			if f.IndexMissing {
+				d.missing = append(d.missing, f.Alias)
+			}
 			continue
 		}
 		switch f.Type {
@@ -229,7 +255,17 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			w := uint32(max(1, uint32OfFloat(f.Weight)))
 			sw := uint32(max(1, uint32OfFloat(f.Weight*0.2)))
 			mask := uint64(1) << f.textID
+			if len(v) == 0 && f.IndexEmpty {
+				// The empty term, at a position of its own.
+				pos++
+				add("", w, mask, pos)
+				d.length += w
+				continue
+			}
 			tokenize(string(v), ix.stop, lang, f.NoStem, &pos, func(t token) {
+				if f.WithSuffixTrie {
+					ix.suffix.add(t.word)
+				}
 				add(t.word, w, mask, t.pos)
 				d.length += w
 				if t.stem != "" {
@@ -240,7 +276,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				}
 			})
 		case Tag:
-			vals := splitTags(string(v), f.Separator, f.CaseSensitive)
+			vals := splitTags(string(v), f.Separator, f.CaseSensitive, f.IndexEmpty)
 			if f.Sortable {
 				s := string(v)
 				if !f.UNF {
@@ -250,6 +286,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			}
 			if !f.NoIndex {
 				d.tagVals[f.slot] = vals
+				if t := ix.tagSuffix[f.slot]; t != nil {
+					for _, v := range vals {
+						t.add(v)
+					}
+				}
 			}
 		case Numeric:
 			n, err := parseNumber(string(v))
@@ -296,8 +337,10 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for _, h := range list {
 		term := h.term
 		d.terms = append(d.terms, term)
-		// Ids only grow: the new posting goes last.
-		if len(ix.terms[term]) == 0 {
+		// Ids only grow: the new posting goes last. The empty term
+		// (INDEXEMPTY) is not in the term dictionary (nor in FT.INFO's
+		// count): no prefix expands to it.
+		if len(ix.terms[term]) == 0 && term != "" {
 			ix.termSet.Set(term)
 		}
 		p := posting{doc: d.id, freq: h.freq, mask: h.mask, pos: h.pos}
@@ -321,6 +364,9 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			ix.tags[slot][v] = append(ix.tags[slot][v], d.id)
 			ix.tagRecs++
 		}
+	}
+	for _, name := range d.missing {
+		ix.missing[name] = append(ix.missing[name], d.id)
 	}
 	for slot, ok := range d.hasNum {
 		if ok {
@@ -427,6 +473,12 @@ func (ix *Index) Delete(key string) {
 			}
 		}
 	}
+	for _, name := range d.missing {
+		ids := ix.missing[name]
+		if i, ok := slices.BinarySearch(ids, d.id); ok {
+			ix.missing[name] = slices.Delete(ids, i, i+1)
+		}
+	}
 	for slot, ok := range d.hasNum {
 		if ok {
 			ix.nums[slot].Delete(numEntry{d.numVals[slot], d.id})
@@ -455,6 +507,13 @@ func (ix *Index) AddFields(fields []*Field) {
 		case f.Type == Tag:
 			ix.tags = append(ix.tags, map[string][]uint32{})
 			ix.tagSets = append(ix.tagSets, newStringSet())
+			var t *suffixTrie
+			if f.WithSuffixTrie {
+				t = newSuffixTrie()
+			}
+			ix.tagSuffix = append(ix.tagSuffix, t)
+		case f.Type == Text && f.WithSuffixTrie && !f.NoIndex && ix.suffix == nil:
+			ix.suffix = newSuffixTrie()
 		case f.Type == Numeric:
 			ix.nums = append(ix.nums, btree.NewBTreeGOptions(numLess, btree.Options{NoLocks: true}))
 		case f.Type == Vector:
@@ -483,12 +542,13 @@ func cmpU32(a, b uint32) int {
 }
 
 // splitTags splits a TAG value at sep, trims the spaces around each tag,
-// drops empty ones and lowercases them unless caseSensitive.
-func splitTags(v string, sep byte, caseSensitive bool) []string {
+// drops empty ones (unless indexEmpty: INDEXEMPTY indexes them as "") and
+// lowercases them unless caseSensitive.
+func splitTags(v string, sep byte, caseSensitive, indexEmpty bool) []string {
 	var out []string
 	for _, t := range strings.Split(v, string(sep)) {
 		t = strings.TrimSpace(t)
-		if t == "" {
+		if t == "" && !indexEmpty {
 			continue
 		}
 		if !caseSensitive {

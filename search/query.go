@@ -24,6 +24,10 @@ const (
 	opNone                    // matches nothing (a prefix too short, a range on a field that is not NUMERIC)
 	opVecRange                // @v:[VECTOR_RANGE radius $blob]
 	opGeo                     // @g:[lon lat radius unit], GEOFILTER
+	opMissing                 // ismissing(@f): the documents without f (INDEXMISSING)
+	opEmpty                   // "" (DIALECT 2): the empty term (INDEXEMPTY)
+	opSuffix                  // *word (contains: *word*): the terms that end with (contain) word
+	opTagSuffix               // {*value} and {*value*} of a TAG field
 )
 
 // node is a node of a parsed query.
@@ -52,6 +56,8 @@ type node struct {
 	// opPrefix, opTagPrefix), for FT.EXPLAIN, which prints it as
 	// RediSearch parsed it: word is then the field name or the prefix.
 	none opKind
+	// contains marks *word* (opSuffix, opTagSuffix).
+	contains bool
 }
 
 const allFields = ^uint64(0)
@@ -96,6 +102,9 @@ func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, cfg *C
 	p := &parser{s: s, stop: stop, q: q, dialect: dialect, params: params, minPrefix: int(cfg.MinPrefix())}
 	if dialect == 1 {
 		n, err := p.parse1()
+		if err == nil && n != nil {
+			err = p.checkSuffix(n)
+		}
 		return n, nil, err
 	}
 	n, err := p.union()
@@ -117,6 +126,11 @@ func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, cfg *C
 func (p *parser) errAt(i int) error {
 	if i >= len(p.q) {
 		return errf(errSyntaxAt, p.lastTok, p.lastTxt)
+	}
+	if p.q[i] == ')' {
+		// RediSearch's ")" has no text: its error names the last
+		// token's.
+		return errf(errSyntaxAt, i, p.lastTxt)
 	}
 	end := i + 1
 	for end < len(p.q) && isTermByte(p.q[end]) && isTermByte(p.q[i]) {
@@ -301,14 +315,28 @@ func (p *parser) unary() (*node, error) {
 		}
 		p.i++
 		return n, nil
+	case (c == '"' || c == '\'') && p.i+1 < len(p.q) && p.q[p.i+1] == c:
+		// "" or '': the empty string (INDEXEMPTY's), not a phrase.
+		p.i += 2
+		p.tok(start, "")
+		if p.i < len(p.q) && p.q[p.i] == '*' {
+			return nil, errf(errSyntaxAt, p.i, "")
+		}
+		return &node{op: opEmpty, mask: allFields}, nil
 	case c == '"':
 		return p.phrase()
+	case c == '*' && p.i+1 < len(p.q) && p.q[p.i+1] != '*' && isTermByte(p.q[p.i+1]):
+		p.i++
+		return p.suffix(start), nil
 	case c == '*' && (p.i+1 == len(p.q) || !isTermByte(p.q[p.i+1])):
 		p.i++
 		p.tok(start, "*")
 		return &node{op: opWildcard}, nil
 	case isTermByte(c):
 		w := p.word()
+		if p.inMod == 0 && strings.EqualFold(p.q[start:p.i], "ismissing") {
+			return p.isMissing(start)
+		}
 		if p.i < len(p.q) && p.q[p.i] == '*' {
 			p.i++
 			if len(w) < p.minPrefix {
@@ -429,7 +457,129 @@ func (p *parser) modifier() (*node, error) {
 		return nil, err
 	}
 	setMask(n, mask)
+	if err := p.checkEmpty(n); err != nil {
+		return nil, err
+	}
+	if err := p.checkSuffix(n); err != nil {
+		return nil, err
+	}
 	return n, nil
+}
+
+// suffix reads the rest of *word or *word* (the '*' at start read).
+func (p *parser) suffix(start int) *node {
+	w := p.word()
+	n := &node{op: opSuffix, word: w, mask: allFields}
+	if p.i < len(p.q) && p.q[p.i] == '*' {
+		p.i++
+		n.contains = true
+	}
+	if len(w) < p.minPrefix {
+		n.none, n.op = opSuffix, opNone
+	}
+	return n
+}
+
+// checkSuffix refuses, as RediSearch does, a suffix or contains query
+// restricted to TEXT fields one of which has no WITHSUFFIXTRIE, in an
+// index where a TEXT field has one.
+func (p *parser) checkSuffix(n *node) error {
+	if (n.op == opSuffix || n.op == opNone && n.none == opSuffix) && n.mask != allFields && p.s.hasTextSuffixTrie() {
+		for _, f := range p.s.Fields {
+			if f.Type == Text && f.textID >= 0 && n.mask&(1<<f.textID) != 0 && !f.WithSuffixTrie {
+				return Error(errSuffixTrie)
+			}
+		}
+	}
+	for _, k := range n.kids {
+		if err := p.checkSuffix(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEmpty refuses, as RediSearch does, an empty string restricted to
+// TEXT fields none of which has INDEXEMPTY.
+func (p *parser) checkEmpty(n *node) error {
+	if n.op == opEmpty && n.mask != 0 && n.mask != allFields {
+		for _, f := range p.s.Fields {
+			if f.Type == Text && f.textID >= 0 && n.mask&(1<<f.textID) != 0 && f.IndexEmpty {
+				return nil
+			}
+		}
+		return Error(errIndexEmpty)
+	}
+	for _, k := range n.kids {
+		if err := p.checkEmpty(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isMissing parses the rest of "ismissing(@field)" (DIALECT 2), whose
+// keyword started at start.
+func (p *parser) isMissing(start int) (*node, error) {
+	kw := p.q[start:p.i]
+	if p.peek() != '(' {
+		if p.i >= len(p.q) {
+			return nil, errf(errSyntaxAt, start, kw)
+		}
+		return nil, errf(errSyntaxAt, start, kw)
+	}
+	p.i++
+	if c := p.peek(); isTermByte(c) {
+		e := p.i
+		for e < len(p.q) && isTermByte(p.q[e]) {
+			e++
+		}
+		return nil, errf(errSyntaxAt, p.i, p.q[p.i:e])
+	}
+	if p.peek() != '@' || p.i+1 >= len(p.q) || !isTermByte(p.q[p.i+1]) {
+		at := p.i
+		if at < len(p.q) && p.q[at] == '@' {
+			at++
+		}
+		return nil, errf(errSyntaxAt, at, kw)
+	}
+	at := p.i
+	p.i++
+	s := p.i
+	for p.i < len(p.q) && isTermByte(p.q[p.i]) {
+		p.i++
+	}
+	name := unescape(p.q[s:p.i])
+	p.tok(at, name)
+	p.rangeSpace() // commas separate like spaces
+	switch c := p.peek(); {
+	case c == ')':
+		p.i++
+	case c == 0:
+		return nil, errf(errSyntaxAt, at, name)
+	case isTermByte(c):
+		e := p.i
+		for e < len(p.q) && isTermByte(p.q[e]) {
+			e++
+		}
+		return nil, errf(errSyntaxAt, p.i, p.q[p.i:e])
+	case c == '@':
+		e := p.i + 1
+		for e < len(p.q) && isTermByte(p.q[e]) {
+			e++
+		}
+		return nil, errf(errSyntaxAt, p.i, p.q[p.i+1:e])
+	default:
+		return nil, errf(errSyntaxAt, p.i, name)
+	}
+	f := p.s.Field(name)
+	switch {
+	case f == nil:
+		return &node{op: opNone, none: opMissing, word: name}, nil
+	case !f.IndexMissing:
+		return nil, errf(errIndexMissing, name)
+	}
+	return &node{op: opMissing, field: f, word: name}, nil
 }
 
 func unescape(s string) string {
@@ -461,14 +611,29 @@ func (p *parser) modifierHead() ([]string, uint64, error) {
 			return nil, 0, p.errAt(p.i)
 		}
 		names = append(names, unescape(p.q[s:p.i]))
-		if p.i < len(p.q) && p.q[p.i] == '|' {
+		if p.i+1 < len(p.q) && p.q[p.i] == '|' && isTermByte(p.q[p.i+1]) {
 			p.i++
 			continue
 		}
 		break
 	}
 	if p.i >= len(p.q) || p.q[p.i] != ':' {
-		return nil, 0, p.errAt(p.i)
+		// RediSearch's error names the field, or the word after it.
+		last := names[len(names)-1]
+		at := p.i
+		p.space()
+		switch {
+		case p.i >= len(p.q):
+			return nil, 0, errf(errSyntaxAt, start, last)
+		case p.i > at && isTermByte(p.q[p.i]):
+			e := p.i
+			for e < len(p.q) && isTermByte(p.q[e]) {
+				e++
+			}
+			return nil, 0, errf(errSyntaxAt, p.i, p.q[p.i:e])
+		}
+		_ = at
+		return nil, 0, errf(errSyntaxAt, p.i, last)
 	}
 	p.i++
 	p.tok(start, "@"+strings.Join(names, "|")+":")
@@ -490,7 +655,13 @@ func setMask(n *node, mask uint64) {
 	switch n.op {
 	case opTerm, opPrefix:
 		n.mask, n.masked = mask, true
-	case opNumeric, opTag, opTagPrefix, opWildcard, opVecRange, opGeo:
+	case opEmpty, opSuffix:
+		n.mask, n.masked = mask, true
+	case opNone:
+		if n.none == opSuffix {
+			n.mask, n.masked = mask, true
+		}
+	case opNumeric, opTag, opTagPrefix, opWildcard, opVecRange, opGeo, opMissing:
 	default:
 		for _, k := range n.kids {
 			setMask(k, mask)
@@ -757,6 +928,33 @@ func (p *parser) tagSet(name string) (*node, error) {
 		case c == '|':
 			p.i++
 			flush()
+		case c == '"' && p.dialect == 1:
+			if len(cur) == 0 {
+				return nil, errf(errSyntaxAt, p.i, name)
+			}
+			return nil, errf(errSyntaxAt, p.i+1, p.lastTxt)
+		case c == '"' || c == '\'' && p.i+1 < len(p.q) && p.q[p.i+1] == '\'':
+			// A quoted value: its text as is, never a prefix ('' is
+			// the empty value too).
+			s := p.i
+			end := strings.IndexByte(p.q[s+1:], c)
+			if end < 0 {
+				return nil, errf(errSyntaxAt, s, p.q[s:s+1])
+			}
+			v := p.q[s+1 : s+1+end]
+			p.i = s + end + 2
+			p.tok(s, v)
+			if p.i < len(p.q) && p.q[p.i] == '*' {
+				return nil, errf(errSyntaxAt, p.i, v)
+			}
+			v = unescape(v)
+			if f != nil && !f.CaseSensitive {
+				v = lowerASCII(v)
+			}
+			if v == "" && f != nil && f.Type == Tag && !f.IndexEmpty {
+				return nil, Error(errIndexEmpty)
+			}
+			cur = append(cur, &node{op: opTag, word: v, field: f})
 		default:
 			s := p.i
 			for p.i < len(p.q) {
@@ -780,18 +978,27 @@ func (p *parser) tagSet(name string) (*node, error) {
 				raw = v
 			}
 			op := opTag
+			contains := false
+			if len(raw) > 1 && raw[0] == '*' {
+				op, raw = opTagSuffix, raw[1:]
+			}
 			if strings.HasSuffix(raw, "*") && !strings.HasSuffix(raw, "\\*") {
-				op, raw = opTagPrefix, raw[:len(raw)-1]
+				if op == opTagSuffix {
+					contains = true
+				} else {
+					op = opTagPrefix
+				}
+				raw = raw[:len(raw)-1]
 			}
 			v := unescape(raw)
 			if f != nil && !f.CaseSensitive {
 				v = lowerASCII(v)
 			}
-			if op == opTagPrefix && len(v) < p.minPrefix {
-				cur = append(cur, &node{op: opNone, none: opTagPrefix, word: v})
+			if (op == opTagPrefix || op == opTagSuffix) && len(v) < p.minPrefix {
+				cur = append(cur, &node{op: opNone, none: op, word: v, contains: contains})
 				continue
 			}
-			cur = append(cur, &node{op: op, word: v, field: f})
+			cur = append(cur, &node{op: op, word: v, field: f, contains: contains})
 		}
 	}
 }

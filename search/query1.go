@@ -130,7 +130,7 @@ func (p *parser) parse1() (*node, error) {
 			return nil, errf(errSyntaxAt, p.lastTok, p.lastTxt)
 		case k1RP:
 			if !isExpr(top) || top < 1 || stack[top-1].kind != k1LP {
-				return nil, errf(errSyntaxAt, t.at, ")")
+				return nil, errf(errSyntaxAt, t.at, p.lastTxt)
 			}
 			e := stack[top]
 			stack = append(stack[:top-1], tok1{kind: k1Expr, n: e.n})
@@ -179,9 +179,9 @@ func or1(b, c *node) *node {
 // QueryNode_SetFieldMask: masks of nested modifiers intersect).
 func andMask(n *node, mask uint64) {
 	switch n.op {
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opSuffix:
 		n.mask &= mask
-	case opNumeric, opTag, opTagPrefix, opWildcard, opGeo:
+	case opNumeric, opTag, opTagPrefix, opTagSuffix, opWildcard, opGeo:
 		return
 	}
 	if !n.masked {
@@ -237,6 +237,13 @@ func (p *parser) next1() (tok1, error) {
 			return tok1{kind: k1Expr, prec: precModifier, n: n, at: at}, err
 		}
 		return tok1{kind: k1Mod, prec: precModifier, mask: mask, at: at}, nil
+	case c == '*' && p.i+1 < len(p.q) && p.q[p.i+1] != '*' && isTermByte(p.q[p.i+1]):
+		p.i++
+		return tok1{kind: k1Expr, prec: precPrefix, n: p.suffix(at), at: at}, nil
+	case c == '"' && p.i+1 < len(p.q) && p.q[p.i+1] == '"':
+		// DIALECT 1 has no empty string: its error names the last
+		// word or field read.
+		return tok1{}, errf(errSyntaxAt, p.i+1, lastText1(p.q[:p.i]))
 	case c == '"':
 		n, err := p.phrase()
 		return tok1{kind: k1Expr, prec: precQuote, n: n, at: at}, err
@@ -274,6 +281,23 @@ func (p *parser) next1() (tok1, error) {
 		return tok1{kind: k1Expr, prec: precTerm, n: &node{op: opAnd, kids: list}, at: at}, nil
 	}
 	return tok1{}, p.errAt(p.i)
+}
+
+// lastText1 is the text of the last token of DIALECT 1's lexer that has
+// one in before: a word or a field modifier's last field ("-" and "("
+// have none).
+func lastText1(before string) string {
+	before = strings.TrimRight(before, " \t-(")
+	if strings.HasSuffix(before, ":") {
+		before = before[:len(before)-1]
+		return before[strings.LastIndexAny(before, "@|")+1:]
+	}
+	e := len(before)
+	s := e
+	for s > 0 && isTermByte(before[s-1]) {
+		s--
+	}
+	return before[s:e]
 }
 
 // tagsContinued reads what DIALECT 1's grammar adds to a tag set after its

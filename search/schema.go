@@ -45,12 +45,18 @@ type Field struct {
 	CaseSensitive bool    // TAG
 	Sortable, UNF bool
 	NoIndex       bool
-	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG). RediSearch answers
-	// suffix and contains queries with or without it (the trie only
-	// speeds them up); HotKV has no such queries yet, so it changes
-	// nothing here but FT.INFO.
+	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG): suffix and contains
+	// queries (*foo, *foo*) expand through a suffix trie (suffix.go),
+	// which for TEXT holds only such fields' terms; without one they
+	// walk all the terms or values.
 	WithSuffixTrie bool
-	Vector         *VectorOpts // VECTOR
+	// IndexEmpty is INDEXEMPTY (TEXT, TAG): an empty value is indexed,
+	// as the empty term or tag, which @f:"" and @t:{""} match.
+	IndexEmpty bool
+	// IndexMissing is INDEXMISSING (all types): the documents without
+	// the field are listed, for ismissing(@f).
+	IndexMissing bool
+	Vector       *VectorOpts // VECTOR
 
 	textID int // the bit of an indexed TEXT field in field masks, or -1
 	sortID int // the slot in a document's sort vector, or -1
@@ -321,7 +327,13 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 			case is("WITHSUFFIXTRIE"):
 				f.WithSuffixTrie = true
 				i++
-			case is("PHONETIC"), is("INDEXEMPTY"), is("INDEXMISSING"):
+			case is("INDEXEMPTY"):
+				f.IndexEmpty = true
+				i++
+			case is("INDEXMISSING"):
+				f.IndexMissing = true
+				i++
+			case is("PHONETIC"):
 				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
 			default:
 				goto common
@@ -346,8 +358,12 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 			case is("WITHSUFFIXTRIE"):
 				f.WithSuffixTrie = true
 				i++
-			case is("INDEXEMPTY"), is("INDEXMISSING"):
-				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
+			case is("INDEXEMPTY"):
+				f.IndexEmpty = true
+				i++
+			case is("INDEXMISSING"):
+				f.IndexMissing = true
+				i++
 			default:
 				goto common
 			}
@@ -355,14 +371,25 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 	case "NUMERIC":
 		f.Type = Numeric
 		if is("INDEXMISSING") {
-			return 0, errf(errNotSupported, "INDEXMISSING")
+			f.IndexMissing = true
+			i++
 		}
 	case "VECTOR":
-		return f.parseVector(args) // no options after its attributes
+		// No options after its attributes but INDEXMISSING.
+		n, err := f.parseVector(args)
+		if err != nil {
+			return 0, err
+		}
+		if n < len(args) && strings.EqualFold(string(args[n]), "INDEXMISSING") {
+			f.IndexMissing = true
+			n++
+		}
+		return n, nil
 	case "GEO":
 		f.Type = Geo
 		if is("INDEXMISSING") {
-			return 0, errf(errNotSupported, "INDEXMISSING")
+			f.IndexMissing = true
+			i++
 		}
 	case "GEOSHAPE":
 		return 0, errf(errNotSupported, t+" fields")

@@ -373,6 +373,12 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		if f.WithSuffixTrie {
 			flags = append(flags, "WITHSUFFIXTRIE")
 		}
+		if f.IndexEmpty {
+			flags = append(flags, "INDEXEMPTY")
+		}
+		if f.IndexMissing {
+			flags = append(flags, "INDEXMISSING")
+		}
 		opt := 0 // the type's options, keys and values
 		switch {
 		case f.Type == search.Vector && f.Vector.Algorithm == "HNSW":
