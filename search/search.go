@@ -48,6 +48,11 @@ type Request struct {
 	// in query order), as RediSearch's IndexResult_IsWithinRange has it.
 	Slop    int
 	InOrder bool
+
+	// hl is SUMMARIZE's and HIGHLIGHT's fields and settings (nil: none);
+	// hlRoot the query Search evaluated, for Highlighter.
+	hl     *hlSpec
+	hlRoot *node
 }
 
 // ReturnField is one field of RETURN: the hash field to load and the name
@@ -274,11 +279,24 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			i++
 		case "INORDER":
 			r.InOrder = true
-		case "SUMMARIZE", "HIGHLIGHT", "EXPLAINSCORE", "FORMAT":
+		case "SUMMARIZE", "HIGHLIGHT":
+			if r.hl == nil {
+				r.hl = &hlSpec{}
+			}
+			next, ok := r.hl.parse(opts, i+1, opt == "HIGHLIGHT")
+			if !ok {
+				return nil, errf(errBadArgsFor, opt)
+			}
+			i = next
+		case "EXPLAINSCORE", "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
 		}
+	}
+	r.finishHighlight()
+	if r.hl != nil && ix.Schema.NoOffsets {
+		return nil, Error(errHLNoOffsets)
 	}
 	if uint64(r.Offset)+uint64(r.Num) > maxResults {
 		// The page ends at MAXSEARCHRESULTS results.
@@ -365,6 +383,12 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if r.SortBy != "" && ix.Schema.Field(r.SortBy) == nil && !slices.Contains(yields, r.SortBy) {
 		return 0, nil, errf(errPropertyNotLoaded, r.SortBy)
 	}
+	if err := ix.checkHighlight(r); err != nil {
+		return 0, nil, err
+	}
+	if r.hl != nil && knn != nil {
+		return 0, nil, errf(errNotSupported, "SUMMARIZE or HIGHLIGHT with KNN")
+	}
 	if root == nil || knn != nil && knnField == nil {
 		return 0, nil, nil
 	}
@@ -421,6 +445,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
 		}
 	}
+	r.hlRoot = root
 	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, slop: r.Slop, inOrder: r.InOrder}
 	scoreOf := score
 	if r.Scorer != "" && r.Scorer != "TFIDF" {

@@ -52,13 +52,16 @@ func (s stopwordSet) has(w string) bool { _, ok := s[w]; return ok }
 type token struct {
 	word, stem string
 	pos        uint32
+	at         int // the byte offset of its raw text
 }
 
 // tokenize splits text as RediSearch's simple tokenizer does and calls
 // emit for each token that is not a stop word; positions continue from
 // *pos. Stems are computed unless noStem.
 func tokenize(text string, stop stopwordSet, noStem bool, pos *uint32, emit func(token)) {
+	at, whole := 0, len(text)
 	for len(text) > 0 {
+		at = whole - len(text)
 		// The raw token runs to the next unescaped separator.
 		end, escaped := len(text), false
 		for i := 0; i < len(text); i++ {
@@ -79,7 +82,7 @@ func tokenize(text string, stop stopwordSet, noStem bool, pos *uint32, emit func
 			continue
 		}
 		*pos++
-		t := token{word: w, pos: *pos}
+		t := token{word: w, pos: *pos, at: at}
 		if !noStem && len(w) >= minStemLength {
 			if s := cachedStem(w); !strings.EqualFold(s, w) {
 				t.stem = s
