@@ -450,7 +450,7 @@ func (ix *Index) matchIDs(query string, dialect int, verbatim bool) ([]uint32, e
 	if err != nil || root == nil {
 		return nil, err
 	}
-	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: verbatim}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: verbatim, slop: -1}
 	var ids []uint32
 	if it := e.build(root); it != nil {
 		for {

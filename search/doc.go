@@ -30,7 +30,9 @@
 // step through document ids (iter.go): the records its TFIDF scorer walks
 // depend on how they stepped (a union inside an intersection may hold one
 // of its matching children, not all), and so do the scores. Intersections
-// order their children by estimated counts as RediSearch does.
+// order their children by estimated counts as RediSearch does (not with
+// INORDER), and check their children's positions with its walks
+// (withinRange: an exact phrase within 0, in order; SLOP and INORDER).
 //
 // The two dialects' grammars differ (query.go for DIALECT 2, query1.go
 // for DIALECT 1's precedence rules), and so does what they build.
@@ -38,8 +40,7 @@
 // Known differences, each seen against RediSearch 2.10.5: a NUMERIC
 // filter is one list here, where RediSearch's range tree of several
 // leaves makes it a union whose stepping can change a score's "slop";
-// phrases with a stop word (DIALECT 2) or a repeated word match
-// differently; unions of more than 20 children (wide prefixes and tag
+// phrases with a stop word (DIALECT 2) match differently; unions of more than 20 children (wide prefixes and tag
 // sets) score differently from one RediSearch run to the next, so not
 // always as here; a GEO field's range tree is one leaf here (its readers'
 // estimates and which cells have one differ from RediSearch's once it

@@ -49,6 +49,10 @@ const (
 
 	// VECTOR fields, KNN and range queries, PARAMS.
 	errBadArgsUnknown = "Bad arguments for %s: Unknown argument"
+	errBadArgsFor     = "Bad arguments for %s"
+	errHLNotInSchema  = "Property `%s` is not in schema"
+	errHLNoProperty   = "No such property `%s`"
+	errHLNoOffsets    = "Cannot use highlight/summarize because NOOFSETS was specified at index level"
 	errBadArgsBounds  = "Bad arguments for %s: Value is outside acceptable bounds"
 	errVectorOddArgs  = "Bad number of arguments for vector similarity index: got %d but expected even number as algorithm parameters (should be submitted as named arguments)"
 	errVectorAlgoArg  = "Bad arguments for algorithm %s: %s"

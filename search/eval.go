@@ -56,6 +56,9 @@ type evaluator struct {
 	n        float64 // RediSearch's doc table size (docTableSize)
 	verbatim bool
 	lang     *language // the query's language
+	// slop and inOrder are SLOP (-1: none) and INORDER.
+	slop    int
+	inOrder bool
 	// yields are the distances vector ranges yield, by name and
 	// document id ($YIELD_DISTANCE_AS).
 	yields map[string]map[uint32]float64
@@ -136,13 +139,18 @@ func (e *evaluator) build(n *node) iterator {
 			}
 			kids = append(kids, it)
 		}
-		// Without positions (NOOFFSETS) a phrase is an intersection of
-		// its terms in query order: RediSearch cannot check it.
-		it := newIntersect(kids, n.op == opPhrase)
-		if e.ix.Schema.NoOffsets {
-			it.anyPos = true
+		// An exact phrase is within a slop of 0, in order; other
+		// intersections have the query's SLOP and INORDER (INORDER
+		// alone: any slop). Without positions (NOOFFSETS) no child has
+		// offsets to check.
+		if n.op == opPhrase {
+			return newIntersect(kids, 0, true)
 		}
-		return it
+		slop := e.slop
+		if e.inOrder && slop == -1 {
+			slop = math.MaxInt32
+		}
+		return newIntersect(kids, slop, e.inOrder)
 	case opOr:
 		var kids []iterator
 		for _, k := range n.kids {
@@ -325,27 +333,96 @@ func (r *result) positions() []uint32 {
 	return out
 }
 
-// phraseMatches reports whether the terms' positions hold consecutive
-// positions, in order.
-func phraseMatches(kids []*result) bool {
-	first := kids[0].positions()
-	rest := make([][]uint32, len(kids)-1)
-	for i := range rest {
-		rest[i] = kids[i+1].positions()
+// withinRange is RediSearch's IndexResult_IsWithinRange: whether the
+// positions of an aggregate's children (those with offsets) hold one of
+// each within maxSlop positions of unmatched words (in query order when
+// inOrder), found as its walks over them find it, in its 32-bit
+// arithmetic.
+func withinRange(r *result, maxSlop int, inOrder bool) bool {
+	if !r.isAgg() || len(r.kids) <= 1 {
+		return true
 	}
-	for _, p := range first {
-		ok := true
-		for i, ps := range rest {
-			if _, found := slices.BinarySearch(ps, p+uint32(i)+1); !found {
-				ok = false
-				break
+	var lists [][]uint32
+	for _, k := range r.kids {
+		if k.hasOffsets() {
+			lists = append(lists, k.positions())
+		}
+	}
+	if len(lists) == 0 {
+		return true
+	}
+	n := len(lists)
+	next := make([]int, n) // each list's next position to read
+	read := func(i int) uint32 {
+		if next[i] < len(lists[i]) {
+			next[i]++
+			return lists[i][next[i]-1]
+		}
+		return endOfOffsets
+	}
+	positions := make([]uint32, n)
+	if inOrder {
+		for {
+			span := 0
+			for i := 0; i < n; i++ {
+				var pos, last uint32
+				if i > 0 {
+					pos, last = positions[i], positions[i-1]
+				} else {
+					pos = read(0)
+				}
+				for pos != endOfOffsets && pos < last {
+					pos = read(i)
+				}
+				if pos == endOfOffsets {
+					return false
+				}
+				positions[i] = pos
+				if i > 0 {
+					span += int(int32(pos)) - int(int32(last)) - 1
+					if span > maxSlop {
+						break
+					}
+				}
+			}
+			if span <= maxSlop {
+				return true
 			}
 		}
-		if ok {
-			return true
+	}
+	for i := range positions {
+		positions[i] = read(i)
+	}
+	// The last greatest and the first smallest, as its _arrayMax and
+	// _arrayMin pick them.
+	maxPos := 0
+	for i := 1; i < n; i++ {
+		if positions[i] >= positions[maxPos] {
+			maxPos = i
 		}
 	}
-	return false
+	hi := positions[maxPos]
+	for {
+		minPos := 0
+		for i := 1; i < n; i++ {
+			if positions[i] < positions[minPos] {
+				minPos = i
+			}
+		}
+		lo := positions[minPos]
+		if lo != hi {
+			span := int(int32(hi)) - int(int32(lo)) - (n - 1)
+			if span <= maxSlop {
+				return true
+			}
+		}
+		positions[minPos] = read(minPos)
+		if p := positions[minPos]; p != endOfOffsets && p > hi {
+			hi = p
+		} else if p == endOfOffsets {
+			return false
+		}
+	}
 }
 
 // tfidf is the raw TFIDF of a record (all query weights are 1).

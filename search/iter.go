@@ -596,26 +596,27 @@ func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
 	return rc, &u.rec
 }
 
-// intersectIter reads the documents every child has; a phrase's also
-// needs its terms at consecutive positions, in order. Its children are
-// ordered by their estimates, smallest first (a phrase's are not).
+// intersectIter reads the documents every child has; with a slop (a
+// phrase's is 0, in order) their positions must also be that close, as
+// RediSearch's IndexResult_IsWithinRange checks. Its children are ordered
+// by their estimates, smallest first (unless in order).
 type intersectIter struct {
 	st        iterState
 	its       []iterator
 	docIDs    []uint32
 	lastDoc   uint32
 	lastFound uint32
-	phrase    bool
-	anyPos    bool // a phrase whose positions are not checked (NOOFFSETS)
+	slop      int // -1: not checked
+	inOrder   bool
 	eof       bool
 	dead      bool // a child matches nothing: no documents
 	rec       result
 }
 
-func newIntersect(kids []iterator, phrase bool) *intersectIter {
-	ii := &intersectIter{its: kids, docIDs: make([]uint32, len(kids)), phrase: phrase}
+func newIntersect(kids []iterator, slop int, inOrder bool) *intersectIter {
+	ii := &intersectIter{its: kids, docIDs: make([]uint32, len(kids)), slop: slop, inOrder: inOrder}
 	ii.rec.kind = resIntersect
-	if !phrase {
+	if !inOrder {
 		sortByEstimate(ii.its)
 	}
 	return ii
@@ -691,7 +692,7 @@ func (ii *intersectIter) read() (readRC, *result) {
 		if nh == len(ii.its) {
 			ii.lastFound = ii.rec.doc
 			ii.lastDoc++
-			if ii.phrase && !ii.anyPos && !phraseMatches(ii.rec.kids) {
+			if ii.slop >= 0 && !withinRange(&ii.rec, ii.slop, ii.inOrder) {
 				continue
 			}
 			return rcOK, &ii.rec
@@ -732,7 +733,8 @@ func (ii *intersectIter) skipTo(id uint32) (readRC, *result) {
 			break
 		}
 	}
-	if nfound == len(ii.its) && (!ii.phrase || ii.anyPos || phraseMatches(ii.rec.kids)) {
+	// RediSearch checks any slop but -1 here, a negative one too.
+	if nfound == len(ii.its) && (ii.slop == -1 || withinRange(&ii.rec, ii.slop, ii.inOrder)) {
 		ii.lastFound = ii.rec.doc
 		ii.lastDoc++
 		return rcOK, &ii.rec

@@ -44,6 +44,17 @@ type Request struct {
 	// payload (documents here have none) to the reply.
 	WithSortKeys, WithPayloads bool
 	NoStopwords                bool
+
+	// Slop is SLOP (-1 when not given: no check) and InOrder INORDER:
+	// an intersection matches only when its terms are that close (and
+	// in query order), as RediSearch's IndexResult_IsWithinRange has it.
+	Slop    int
+	InOrder bool
+
+	// hl is SUMMARIZE's and HIGHLIGHT's fields and settings (nil: none);
+	// hlRoot the query Search evaluated, for Highlighter.
+	hl     *hlSpec
+	hlRoot *node
 }
 
 // ReturnField is one field of RETURN: the hash field to load and the name
@@ -66,7 +77,7 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 	if len(args) == 0 {
 		return nil, Error(errNoQuery)
 	}
-	r := &Request{Query: string(args[0]), Num: 10, Dialect: int(ix.Config.DefaultDialect()), Timeout: defaultTimeout}
+	r := &Request{Query: string(args[0]), Num: 10, Dialect: int(ix.Config.DefaultDialect()), Timeout: defaultTimeout, Slop: -1}
 	maxResults := ix.Config.MaxSearchResults()
 	opts := args[1:]
 	for i := 0; i < len(opts); i++ {
@@ -259,17 +270,65 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 		case "NOSTOPWORDS":
 			r.NoStopwords = true
 		case "WITHCOUNT": // RediSearch 2.10 takes it and does nothing
-		case "SUMMARIZE", "HIGHLIGHT", "SLOP", "INORDER", "EXPLAINSCORE", "FORMAT":
+		case "SLOP":
+			if i+1 >= len(opts) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			n, err := parseIntArg(opts[i+1])
+			if err != "" {
+				return nil, errf(err, opt)
+			}
+			r.Slop = n
+			i++
+		case "INORDER":
+			r.InOrder = true
+		case "SUMMARIZE", "HIGHLIGHT":
+			if r.hl == nil {
+				r.hl = &hlSpec{}
+			}
+			next, ok := r.hl.parse(opts, i+1, opt == "HIGHLIGHT")
+			if !ok {
+				return nil, errf(errBadArgsFor, opt)
+			}
+			i = next
+		case "EXPLAINSCORE", "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
 		}
+	}
+	r.finishHighlight()
+	if r.hl != nil && ix.Schema.NoOffsets {
+		return nil, Error(errHLNoOffsets)
 	}
 	if uint64(r.Offset)+uint64(r.Num) > maxResults {
 		// The page ends at MAXSEARCHRESULTS results.
 		r.Num = int(max(0, int64(maxResults)-int64(r.Offset)))
 	}
 	return r, nil
+}
+
+// parseIntArg parses an INT argument as RediSearch's argument cursor
+// does for SLOP: an integer, or a number truncated (AC_F_COALESCE), within
+// C's int. It returns the error's format ("" when it parses).
+func parseIntArg(b []byte) (int, string) {
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || n == math.MinInt64 || n == math.MaxInt64 {
+		// Redis's string-to-double takes nan but no infinity; C's
+		// conversion of nan is out of bounds.
+		f, ok := strtodWhole(b)
+		if !ok || math.IsInf(f, 0) {
+			return 0, errBadArgsConvert
+		}
+		if math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
+			return 0, errBadArgsBounds
+		}
+		n = int64(f)
+	}
+	if n > math.MaxInt32 || n < math.MinInt32 {
+		return 0, errBadArgsBounds
+	}
+	return int(n), ""
 }
 
 // parseBound parses a FILTER bound: a number, "(" before it for an
@@ -327,6 +386,12 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if r.SortBy != "" && ix.Schema.Field(r.SortBy) == nil && !slices.Contains(yields, r.SortBy) {
 		return 0, nil, errf(errPropertyNotLoaded, r.SortBy)
 	}
+	if err := ix.checkHighlight(r); err != nil {
+		return 0, nil, err
+	}
+	if r.hl != nil && knn != nil {
+		return 0, nil, errf(errNotSupported, "SUMMARIZE or HIGHLIGHT with KNN")
+	}
 	if root == nil || knn != nil && knnField == nil {
 		return 0, nil, nil
 	}
@@ -368,13 +433,23 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		filters = append(filters, &node{op: opIDs, ids: slices.Compact(ids)})
 	}
 	if len(filters) > 0 {
-		if root.op == opAnd {
+		switch {
+		case r.InOrder && root.op == opAnd:
+			// In order, RediSearch's children keep their places:
+			// each filter goes first, as it puts them.
+			slices.Reverse(filters)
+			root.kids = append(filters, root.kids...)
+		case r.InOrder:
+			slices.Reverse(filters)
+			root = &node{op: opAnd, kids: append(filters, root)}
+		case root.op == opAnd:
 			root.kids = append(root.kids, filters...)
-		} else {
+		default:
 			root = &node{op: opAnd, kids: append([]*node{root}, filters...)}
 		}
 	}
-	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language)}
+	r.hlRoot = root
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder}
 	scoreOf := score
 	if r.Scorer != "" && r.Scorer != "TFIDF" {
 		var total float64

@@ -51,6 +51,7 @@ func (s stopwordSet) has(w string) bool { _, ok := s[w]; return ok }
 type token struct {
 	word, stem string
 	pos        uint32
+	at         int // the byte offset of its raw text
 }
 
 // tokenize splits text as RediSearch's simple tokenizer does and calls
@@ -59,7 +60,9 @@ type token struct {
 // stemmer).
 func tokenize(text string, stop stopwordSet, lang *language, noStem bool, pos *uint32, emit func(token)) {
 	noStem = noStem || lang.stem == nil
+	at, whole := 0, len(text)
 	for len(text) > 0 {
+		at = whole - len(text)
 		// The raw token runs to the next unescaped separator.
 		end, escaped := len(text), false
 		for i := 0; i < len(text); i++ {
@@ -80,7 +83,7 @@ func tokenize(text string, stop stopwordSet, lang *language, noStem bool, pos *u
 			continue
 		}
 		*pos++
-		t := token{word: w, pos: *pos}
+		t := token{word: w, pos: *pos, at: at}
 		if !noStem && len(w) >= minStemLength {
 			if s := cachedStem(lang, w); !strings.EqualFold(s, w) {
 				t.stem = s

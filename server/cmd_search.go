@@ -126,6 +126,15 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	if err == nil {
 		total, hits, err = fi.ix.Search(req, c.srv.searchLoad)
 	}
+	// SUMMARIZE and HIGHLIGHT read the index (each document's record
+	// and offsets): their functions are made under its lock.
+	var hls []func(string, []byte) []byte
+	if err == nil && req.Highlights() {
+		hls = make([]func(string, []byte) []byte, len(hits))
+		for i, h := range hits {
+			hls[i] = fi.ix.Highlighter(req, h.Key, c.srv.searchLoad)
+		}
+	}
 	fi.mu.RUnlock()
 	if err != nil {
 		c.errorReply(err.Error())
@@ -139,17 +148,34 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	if req.SortBy != "" {
 		order = append(order, req.SortBy)
 	}
+	// SUMMARIZE's and HIGHLIGHT's fields come next (their lookup keys
+	// are made before any document is loaded).
+	for _, f := range req.HighlightFieldNames() {
+		if !slices.Contains(order, f) {
+			order = append(order, f)
+		}
+	}
 	// The index's SCORE_FIELD is never replied, as in RediSearch.
 	hidden := fi.ix.Schema.ScoreField
-	fields := func(hit search.Hit, emit func(f, v []byte)) {
+	fields := func(i int, hit search.Hit, emit func(f, v []byte)) {
 		h := c.srv.searchHash(hit.Key)
 		if h == nil {
 			return
+		}
+		var hl func(string, []byte) []byte
+		if hls != nil {
+			hl = hls[i]
 		}
 		each := func(f, v []byte) {
 			if hidden == "" || string(f) != hidden {
 				emit(f, v)
 			}
+		}
+		hashField := func(f, v []byte) {
+			if hl != nil {
+				v = hl(string(f), v)
+			}
+			each(f, v)
 		}
 		yield := func(name string) (string, bool) {
 			for _, y := range hit.Yields {
@@ -164,7 +190,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 				if v, ok := yield(rf.Field); ok {
 					each([]byte(rf.As), []byte(v))
 				} else if v, ok := h.Get([]byte(rf.Field)); ok {
-					each([]byte(rf.As), v)
+					hashField([]byte(rf.As), v)
 				}
 			}
 			return
@@ -184,7 +210,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 				continue
 			}
 			if v, ok := h.Get([]byte(f)); ok {
-				each([]byte(f), v)
+				hashField([]byte(f), v)
 			}
 		}
 	}
@@ -199,7 +225,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.w.Simple("STRING")
 		c.w.Simple("results")
 		c.w.Array(len(hits))
-		for _, h := range hits {
+		for i, h := range hits {
 			n := 2 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 			c.w.Map(n)
 			c.w.Simple("id")
@@ -218,7 +244,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			}
 			if content {
 				var kv [][]byte
-				fields(h, func(f, v []byte) { kv = append(kv, f, v) })
+				fields(i, h, func(f, v []byte) { kv = append(kv, f, v) })
 				c.w.Simple("extra_attributes")
 				c.w.Map(len(kv) / 2)
 				for _, b := range kv {
@@ -240,7 +266,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	per := 1 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 	c.w.Array(1 + per*len(hits))
 	c.w.Int(int64(total))
-	for _, h := range hits {
+	for i, h := range hits {
 		c.w.BulkString(h.Key)
 		if req.WithScores {
 			c.w.BulkString(search.FormatScore(h.Score))
@@ -253,7 +279,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		}
 		if content {
 			var kv [][]byte
-			fields(h, func(f, v []byte) { kv = append(kv, f, v) })
+			fields(i, h, func(f, v []byte) { kv = append(kv, f, v) })
 			c.w.Array(len(kv))
 			for _, b := range kv {
 				c.w.Bulk(b)
