@@ -25,6 +25,7 @@ type AggRequest struct {
 	Query    string
 	Verbatim bool
 	Dialect  int
+	Params   map[string]string // PARAMS
 	steps    []*aggStep
 
 	Cursor      bool
@@ -72,7 +73,7 @@ func (ix *Index) ParseAggregate(args [][]byte) (*AggRequest, error) {
 	if len(args) == 0 {
 		return nil, Error(errNoQuery)
 	}
-	r := &AggRequest{Query: string(args[0]), Dialect: 1}
+	r := &AggRequest{Query: string(args[0]), Dialect: int(ix.Config.DefaultDialect())}
 	opts := args[1:]
 	// arrange returns the SORTBY/LIMIT step of the current stage.
 	arrange := func() *aggStep {
@@ -292,7 +293,12 @@ func (ix *Index) ParseAggregate(args [][]byte) (*AggRequest, error) {
 			}
 			r.Dialect = n
 			i++
-		case "PARAMS", "ADDSCORES", "SCORER", "NOSTOPWORDS", "INORDER", "SLOP", "LANGUAGE", "EXPANDER":
+		case "PARAMS":
+			var err error
+			if r.Params, i, err = parseParams(opts, i, r.Params); err != nil {
+				return nil, err
+			}
+		case "ADDSCORES", "SCORER", "NOSTOPWORDS", "INORDER", "SLOP", "LANGUAGE", "EXPANDER":
 			return nil, errf(errNotSupported, opt)
 		default:
 			return nil, errf(errUnknownArgAt, str(i), i+1)
@@ -330,7 +336,7 @@ type AggField struct {
 // unknown reducer) are returned here.
 func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 	a := &Aggregation{ix: ix, load: load}
-	ids, err := ix.matchIDs(r.Query, r.Dialect, r.Verbatim)
+	ids, err := ix.matchIDs(r.Query, r.Dialect, r.Verbatim, r.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -445,8 +451,15 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 
 // matchIDs runs the query and returns the ids of the documents it
 // matches, ascending.
-func (ix *Index) matchIDs(query string, dialect int, verbatim bool) ([]uint32, error) {
-	root, err := parseQuery(ix.Schema, ix.stop, query, dialect, ix.Config)
+func (ix *Index) matchIDs(query string, dialect int, verbatim bool, params map[string]string) ([]uint32, error) {
+	root, knn, err := parseQueryParams(ix.Schema, ix.stop, query, dialect, ix.Config, params)
+	switch {
+	case err != nil:
+	case knn != nil:
+		err = errf(errNotSupported, "KNN in FT.AGGREGATE")
+	case len(yieldNames(root)) > 0:
+		err = errf(errNotSupported, "YIELD_DISTANCE_AS in FT.AGGREGATE")
+	}
 	if err != nil || root == nil {
 		return nil, err
 	}

@@ -184,24 +184,10 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			r.Dialect = n
 			i++
 		case "PARAMS":
-			n, ok := countArg(opts, i+1)
-			switch {
-			case i+1 >= len(opts):
-				return nil, errf(errBadArgsMissing, "PARAMS")
-			case !ok:
-				return nil, errf(errBadArgsConvert, "PARAMS")
-			case n%2 != 0:
-				return nil, Error(errParamsPairs)
-			case i+1+n >= len(opts):
-				return nil, errf(errBadArgsMissing, "PARAMS")
-			case r.Params != nil:
-				return nil, Error(errParamsTwice)
+			var err error
+			if r.Params, i, err = parseParams(opts, i, r.Params); err != nil {
+				return nil, err
 			}
-			r.Params = map[string]string{}
-			for j := i + 2; j < i+2+n; j += 2 {
-				r.Params[string(opts[j])] = string(opts[j+1])
-			}
-			i += 1 + n
 		case "GEOFILTER":
 			if i+5 >= len(opts) {
 				return nil, Error(errGeoFilterArgs)
@@ -740,4 +726,28 @@ func firstK[T any](s []T, k int, cmp func(a, b T) int) []T {
 	}
 	slices.SortFunc(s[:k], cmp)
 	return s[:k]
+}
+
+// parseParams parses PARAMS nargs name value ... at opts[i] (prev: the
+// parameters of an earlier PARAMS, an error) and returns them and the
+// index of its last argument.
+func parseParams(opts [][]byte, i int, prev map[string]string) (map[string]string, int, error) {
+	n, ok := countArg(opts, i+1)
+	switch {
+	case i+1 >= len(opts):
+		return nil, i, errf(errBadArgsMissing, "PARAMS")
+	case !ok:
+		return nil, i, errf(errBadArgsConvert, "PARAMS")
+	case n%2 != 0:
+		return nil, i, Error(errParamsPairs)
+	case i+1+n >= len(opts):
+		return nil, i, errf(errBadArgsMissing, "PARAMS")
+	case prev != nil:
+		return nil, i, Error(errParamsTwice)
+	}
+	params := map[string]string{}
+	for j := i + 2; j < i+2+n; j += 2 {
+		params[string(opts[j])] = string(opts[j+1])
+	}
+	return params, i + 1 + n, nil
 }

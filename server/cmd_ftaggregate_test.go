@@ -185,6 +185,12 @@ FT.AGGREGATE ag @title:zz APPLY '"x" "y"' AS a
 FT.AGGREGATE ag @title:zz APPLY '1,2' AS a
 FT.AGGREGATE ag @title:zz APPLY '$' AS a
 FT.AGGREGATE ag @title:zz APPLY 'upper(@n) x' AS a
+FT.AGGREGATE ag "@n:[$lo $hi]" PARAMS 4 lo 20 hi 60 DIALECT 2 LOAD 1 @n SORTBY 2 @n ASC
+FT.AGGREGATE ag "@tag:{$t}" PARAMS 2 t a DIALECT 2 GROUPBY 1 @cat REDUCE COUNT 0 AS c SORTBY 2 @cat ASC
+FT.AGGREGATE ag "@n:[$lo 60]" PARAMS 2 x 1 DIALECT 2
+FT.AGGREGATE ag * PARAMS 3 a b c DIALECT 2
+FT.AGGREGATE ag * PARAMS 2 a b PARAMS 2 a b DIALECT 2
+FT.AGGREGATE ag * PARAMS x DIALECT 2
 `
 
 // TestFTAggregateRESP3LikeRediSearch: RESP3's map replies (numbers still
