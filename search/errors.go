@@ -64,6 +64,8 @@ const (
 	errParamNumeric   = "Invalid numeric value (%s) for parameter `%s`"
 	errParamsPairs    = "Parameters must be specified in PARAM VALUE pairs"
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
+	errAttrUnknown    = "Invalid attribute %s"
+	errAttrValue      = "Invalid value (%s) for `%s`"
 
 	// FT.SEARCH's options.
 	errNoScorer   = "No such scorer %s"

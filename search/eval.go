@@ -19,6 +19,18 @@ type result struct {
 	pos  []uint32
 	kids []*result
 	mask resultKind // an aggregate's: its children's kinds, or-ed
+	// weight, when weighted, multiplies the record's TFIDF (a query
+	// node's $weight); else it counts 1.
+	weight   float64
+	weighted bool
+}
+
+// w is r's weight.
+func (r *result) w() float64 {
+	if r.weighted {
+		return r.weight
+	}
+	return 1
 }
 
 // resultKind is RediSearch's RSResultType: bits, so that an aggregate's
@@ -99,6 +111,15 @@ func expansions(ix *Index, lang *language, w, suffix string) []string {
 // not in the index: RediSearch's NULL iterator, which a union drops and
 // which empties an intersection).
 func (e *evaluator) build(n *node) iterator {
+	it := e.buildNode(n)
+	if it != nil && n != nil && n.weighted {
+		return &weightedIter{iterator: it, w: n.weight}
+	}
+	return it
+}
+
+// buildNode is build without n's weight.
+func (e *evaluator) buildNode(n *node) iterator {
 	if n == nil {
 		return nil
 	}
@@ -143,14 +164,40 @@ func (e *evaluator) build(n *node) iterator {
 		// intersections have the query's SLOP and INORDER (INORDER
 		// alone: any slop). Without positions (NOOFFSETS) no child has
 		// offsets to check.
-		if n.op == opPhrase {
+		// A node's $slop and $inorder override the query's.
+		switch {
+		case n.op == opPhrase && n.slopSet:
+			return newIntersect(kids, n.slop, true) // in order still, as RediSearch's phrases
+		case n.op == opPhrase:
 			return newIntersect(kids, 0, true)
 		}
-		slop := e.slop
-		if e.inOrder && slop == -1 {
+		slop, inOrder := e.slop, e.inOrder
+		if n.slopSet {
+			slop, inOrder = n.slop, n.inOrder
+		}
+		if inOrder && slop == -1 {
 			slop = math.MaxInt32
 		}
-		return newIntersect(kids, slop, e.inOrder)
+		return newIntersect(kids, slop, inOrder)
+	case opFuzzy:
+		var kids []iterator
+		for _, w := range e.fuzzyTerms(n.word, n.fuzzy) {
+			if it := e.term(w, n.mask); it != nil {
+				kids = append(kids, it)
+			}
+		}
+		if len(kids) == 0 {
+			return nil
+		}
+		return newUnion(kids, true)
+	case opOptional:
+		child := e.build(n.kids[0])
+		if child == nil {
+			child = &emptyIter{}
+		}
+		it := &optionalIter{child: child, max: e.ix.MaxDocID(), childID: 0}
+		it.virt.kind = resVirtual
+		return it
 	case opOr:
 		var kids []iterator
 		for _, k := range n.kids {
@@ -429,15 +476,15 @@ func withinRange(r *result, maxSlop int, inOrder bool) bool {
 func tfidf(r *result) float64 {
 	switch {
 	case r.kind == resTerm:
-		return float64(r.freq) * r.idf
+		return r.w() * float64(r.freq) * r.idf
 	case r.isAgg():
 		s := 0.0
 		for _, k := range r.kids {
 			s += tfidf(k)
 		}
-		return s
+		return s * r.w()
 	}
-	return float64(r.freq)
+	return r.w() * float64(r.freq)
 }
 
 // slop is RediSearch's "minimal offset delta" of an aggregate: over

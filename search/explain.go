@@ -1,9 +1,9 @@
 package search
 
 import (
+	"bytes"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Explain returns the query tree of r as RediSearch's FT.EXPLAIN prints
@@ -19,7 +19,7 @@ func (ix *Index) Explain(r *Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	if root == nil {
 		return "<empty>\n", nil
 	}
@@ -30,7 +30,7 @@ func (ix *Index) Explain(r *Request) (string, error) {
 
 type explainer struct {
 	ix       *Index
-	b        *strings.Builder
+	b        *bytes.Buffer
 	verbatim bool
 	lang     *language // nil: the index's
 }
@@ -78,6 +78,37 @@ func (e *explainer) group(name string, kids []*node, depth int, inTag bool) {
 }
 
 func (e *explainer) node(n *node, depth int, inTag bool) {
+	e.nodeBody(n, depth, inTag)
+	if n.op == opTerm {
+		return // a term's weight is on its word's line
+	}
+	var attrs string
+	if n.weighted && n.weight != 1 {
+		attrs += " $weight: " + strconv.FormatFloat(n.weight, 'g', 6, 64) + ";"
+	}
+	if n.slopSet && n.slop != -1 {
+		attrs += " $slop: " + strconv.Itoa(n.slop) + ";"
+	}
+	if n.inOrder || n.slopSet && n.slop != -1 {
+		attrs += " $inorder: " + strconv.FormatBool(n.inOrder) + ";"
+	}
+	if attrs != "" {
+		e.b.Truncate(e.b.Len() - 1) // the node's last line, without its newline
+		e.b.WriteString(" => {" + attrs + " }\n")
+	}
+}
+
+// termLine writes a term's word, with its weight when it has one.
+func (e *explainer) termLine(n *node, w string) {
+	e.b.WriteString(w)
+	if w == n.word && n.weighted && n.weight != 1 {
+		e.b.WriteString(" => {$weight: " + strconv.FormatFloat(n.weight, 'g', 6, 64) + ";}")
+	}
+	e.b.WriteByte('\n')
+}
+
+// nodeBody writes n without its attributes.
+func (e *explainer) nodeBody(n *node, depth int, inTag bool) {
 	if n.tagField != "" && !inTag {
 		e.pad(depth)
 		kids := []*node{n}
@@ -90,7 +121,7 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	e.pad(depth)
 	mask := allFields
 	switch n.op {
-	case opTerm, opPrefix, opEmpty, opSuffix:
+	case opTerm, opPrefix, opEmpty, opSuffix, opFuzzy:
 		mask = n.mask
 	case opAnd, opOr, opPhrase, opNot:
 		if n.masked {
@@ -112,15 +143,13 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 			for _, w := range words {
 				e.pad(depth + 1)
 				e.fields(mask)
-				e.b.WriteString(w)
-				e.b.WriteByte('\n')
+				e.termLine(n, w)
 			}
 			e.pad(depth)
 			e.b.WriteString("}\n")
 			return
 		}
-		e.b.WriteString(n.word)
-		e.b.WriteByte('\n')
+		e.termLine(n, n.word)
 	case opPrefix, opTagPrefix:
 		e.b.WriteString("PREFIX{" + n.word + "*}\n")
 	case opTag:
@@ -141,6 +170,13 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 		e.group("INTERSECT", n.kids, depth, inTag)
 	case opOr:
 		e.group("UNION", n.kids, depth, inTag)
+	case opFuzzy:
+		e.b.WriteString("FUZZY{" + n.word + "}\n")
+	case opOptional:
+		e.b.WriteString("OPTIONAL{\n")
+		e.node(n.kids[0], depth+1, inTag)
+		e.pad(depth)
+		e.b.WriteString("}\n")
 	case opNot:
 		e.b.WriteString("NOT{\n")
 		e.node(n.kids[0], depth+1, inTag)

@@ -28,6 +28,8 @@ const (
 	opEmpty                   // "" (DIALECT 2): the empty term (INDEXEMPTY)
 	opSuffix                  // *word (contains: *word*): the terms that end with (contain) word
 	opTagSuffix               // {*value} and {*value*} of a TAG field
+	opFuzzy                   // %word%: the terms within fuzzy edits of word
+	opOptional                // ~x: kids[0] scores where it matches, and filters nothing
 )
 
 // node is a node of a parsed query.
@@ -58,6 +60,15 @@ type node struct {
 	none opKind
 	// contains marks *word* (opSuffix, opTagSuffix).
 	contains bool
+	fuzzy    int // opFuzzy: the edits allowed (1 to 3)
+	// weight, set by a $weight attribute (weighted), multiplies the
+	// score of the node's records; slop and inOrder (slopSet) are an
+	// intersection's $slop and $inorder.
+	weight   float64
+	weighted bool
+	slop     int
+	inOrder  bool
+	slopSet  bool
 }
 
 const allFields = ^uint64(0)
@@ -163,7 +174,7 @@ func (p *parser) union() (*node, error) {
 		}
 		switch {
 		case n == nil:
-		case len(kids) == 0 && n.op == opOr && !n.masked && !n.tagSet:
+		case len(kids) == 0 && n.op == opOr && !n.masked && !n.tagSet && !n.weighted && !n.slopSet:
 			// "(a | b) | c" is one union of a, b and c, as
 			// RediSearch's grammar builds it.
 			kids = append(kids, n.kids...)
@@ -189,7 +200,7 @@ func (p *parser) inter() (*node, error) {
 	var kids []*node
 	for {
 		c := p.peek()
-		if c == 0 || c == '|' || c == ')' || p.arrow() {
+		if c == 0 || c == '|' || c == ')' || p.arrow() && !p.attributesNext() {
 			break
 		}
 		n, err := p.unary()
@@ -199,9 +210,14 @@ func (p *parser) inter() (*node, error) {
 		if n, err = p.prefixesAfter(n); err != nil {
 			return nil, err
 		}
+		for p.attributesNext() {
+			if err := p.nodeAttributes(n); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case n == nil:
-		case len(kids) == 0 && n.op == opAnd && !n.masked && n.tagField == "":
+		case len(kids) == 0 && n.op == opAnd && !n.masked && n.tagField == "" && !n.weighted && !n.slopSet:
 			// "(a b) c" is one intersection of a, b and c, as
 			// RediSearch's grammar builds it ("a (b c)" is not).
 			kids = append(kids, n.kids...)
@@ -226,7 +242,16 @@ func (p *parser) operand() (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.prefixesAfter(n)
+	if n, err = p.prefixesAfter(n); err != nil {
+		return nil, err
+	}
+	// Attributes bind to the operand, inside a "-" or "~" before it.
+	for p.attributesNext() {
+		if err := p.nodeAttributes(n); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
 }
 
 // prefixesAfter groups n with the prefixes ("ap*") that follow it, as
@@ -325,6 +350,17 @@ func (p *parser) unary() (*node, error) {
 		return &node{op: opEmpty, mask: allFields}, nil
 	case c == '"':
 		return p.phrase()
+	case c == '%':
+		return p.fuzzyTerm()
+	case c == '~':
+		p.i++
+		p.tok(start, "~")
+		n, err := p.operand()
+		if err != nil || n == nil {
+			return nil, err
+		}
+		noExpand(n) // as under a negation
+		return &node{op: opOptional, kids: []*node{n}}, nil
 	case c == '*' && p.i+1 < len(p.q) && p.q[p.i+1] != '*' && isTermByte(p.q[p.i+1]):
 		p.i++
 		return p.suffix(start), nil
@@ -653,7 +689,7 @@ func setMask(n *node, mask uint64) {
 		return
 	}
 	switch n.op {
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opFuzzy:
 		n.mask, n.masked = mask, true
 	case opEmpty, opSuffix:
 		n.mask, n.masked = mask, true

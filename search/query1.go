@@ -179,7 +179,7 @@ func or1(b, c *node) *node {
 // QueryNode_SetFieldMask: masks of nested modifiers intersect).
 func andMask(n *node, mask uint64) {
 	switch n.op {
-	case opTerm, opPrefix, opSuffix:
+	case opTerm, opPrefix, opSuffix, opFuzzy:
 		n.mask &= mask
 	case opNumeric, opTag, opTagPrefix, opTagSuffix, opWildcard, opGeo:
 		return
@@ -247,6 +247,9 @@ func (p *parser) next1() (tok1, error) {
 	case c == '"':
 		n, err := p.phrase()
 		return tok1{kind: k1Expr, prec: precQuote, n: n, at: at}, err
+	case c == '%':
+		n, err := p.fuzzyTerm()
+		return tok1{kind: k1Expr, prec: precPercent, n: n, at: at}, err
 	case isTermByte(c):
 		w := p.word()
 		if p.i < len(p.q) && p.q[p.i] == '*' {

@@ -568,7 +568,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 // restrictMask limits every text term of the query to mask.
 func restrictMask(n *node, mask uint64) {
 	switch n.op {
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opFuzzy:
 		n.mask &= mask
 	}
 	for _, k := range n.kids {

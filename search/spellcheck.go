@@ -47,14 +47,14 @@ func (ix *Index) SpellCheck(query string, dialect, distance int, include, exclud
 		}
 		m := Misspelled{Term: t}
 		ix.termSet.Scan(func(w string) bool {
-			if withinEdits(t, w, distance) { // stems too ("+peac"), as RediSearch's trie walk finds them
+			if withinEdits(t, w, distance, false) { // stems too ("+peac"), as RediSearch's trie walk finds them
 				m.Suggestions = append(m.Suggestions, Suggestion{w, float64(len(ix.terms[w])) / float64(len(ix.docs))})
 			}
 			return true
 		})
 		for _, d := range include {
 			for w := range d {
-				if withinEdits(t, w, distance) && !slices.ContainsFunc(m.Suggestions, func(s Suggestion) bool { return s.Word == w }) {
+				if withinEdits(t, w, distance, false) && !slices.ContainsFunc(m.Suggestions, func(s Suggestion) bool { return s.Word == w }) {
 					m.Suggestions = append(m.Suggestions, Suggestion{w, 0})
 				}
 			}
@@ -91,12 +91,16 @@ func queryTerms(n *node, out []string) []string {
 	return out
 }
 
-// withinEdits reports whether the Levenshtein distance of a and b (in
-// bytes) is at most d.
-func withinEdits(a, b string, d int) bool {
+// withinEdits reports whether a and b (bytes) are at most d edits
+// apart, an edit being an insertion, a deletion, a substitution or, with
+// transpose, the transposition of two adjacent bytes (the optimal string
+// alignment distance: RediSearch's fuzzy terms count transpositions, its
+// FT.SPELLCHECK does not).
+func withinEdits(a, b string, d int, transpose bool) bool {
 	if len(a)-len(b) > d || len(b)-len(a) > d {
 		return false
 	}
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -111,12 +115,15 @@ func withinEdits(a, b string, d int) bool {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if transpose && i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 			best = min(best, cur[j])
 		}
 		if best > d {
 			return false
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)] <= d
 }

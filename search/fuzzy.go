@@ -1,0 +1,212 @@
+package search
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Fuzzy terms, optional operands and attributes of the query language.
+//
+//   - %word% (%%word%%, %%%word%%%): the index's terms (its stems among
+//     them, as RediSearch's trie walk finds them) within 1 (2, 3) edits
+//     of word, a union as a prefix's expansions are, MAXEXPANSIONS at
+//     most.
+//   - ~x: x is optional: its documents score with it, and the others
+//     match too (RediSearch's optional iterator).
+//   - x=>{$weight: w; $slop: n; $inorder: true}: attributes of an
+//     operand (the last given wins): $weight multiplies its records'
+//     scores, $slop and $inorder constrain an intersection as SLOP and
+//     INORDER do.
+
+// fuzzyTerm reads %word%, with one to three '%' on either side.
+func (p *parser) fuzzyTerm() (*node, error) {
+	start, prev := p.i, p.lastTxt
+	k := 0
+	for p.i < len(p.q) && p.q[p.i] == '%' && k < 3 {
+		p.i++
+		k++
+	}
+	at := p.i
+	w := p.word()
+	switch {
+	case w != "":
+	case p.i >= len(p.q): // "%" at the end: RediSearch's error names the token before
+		return nil, errf(errSyntaxAt, start, prev)
+	case p.q[p.i] == '%':
+		return nil, errf(errSyntaxAt, p.i, "")
+	default:
+		return nil, p.errAt(p.i)
+	}
+	m := 0
+	for p.i < len(p.q) && p.q[p.i] == '%' && m < k {
+		p.i++
+		m++
+	}
+	if m != k {
+		if m == 0 {
+			return nil, errf(errSyntaxAt, at, w)
+		}
+		return nil, errf(errSyntaxAt, p.i-1, w)
+	}
+	if p.i < len(p.q) && (p.q[p.i] == '%' || p.q[p.i] == '*') {
+		return nil, errf(errSyntaxAt, at, w)
+	}
+	return &node{op: opFuzzy, word: w, fuzzy: k, mask: allFields}, nil
+}
+
+// attributesNext reports whether "=>{" comes next.
+func (p *parser) attributesNext() bool {
+	if !p.arrow() {
+		return false
+	}
+	rest := strings.TrimLeft(p.q[p.i+2:], " \t")
+	return strings.HasPrefix(rest, "{")
+}
+
+// nodeAttributes parses "=>{...}" and sets n's attributes (n nil: a stop
+// word; they are checked and dropped).
+func (p *parser) nodeAttributes(n *node) error {
+	if n == nil {
+		n = &node{}
+	}
+	return p.attributes(func(name, v string) error {
+		switch strings.ToLower(name) {
+		case "weight":
+			w, err := strconv.ParseFloat(v, 64)
+			if err != nil || w < 0 {
+				return errf(errAttrValue, v, "weight")
+			}
+			n.weight, n.weighted = w, true
+		case "slop":
+			s, err := strconv.Atoi(v)
+			if err != nil {
+				return errf(errAttrValue, v, "slop")
+			}
+			n.slop, n.slopSet = s, true
+		case "inorder":
+			switch strings.ToLower(v) {
+			case "true", "1":
+				n.inOrder = true
+			case "false", "0":
+				n.inOrder = false
+			default:
+				return errf(errAttrValue, v, "inorder")
+			}
+			if !n.slopSet {
+				n.slop, n.slopSet = -1, true
+			}
+		case "phonetic":
+			return errf(errNotSupported, "The $phonetic attribute")
+		default:
+			return errf(errAttrUnknown, name)
+		}
+		return nil
+	})
+}
+
+// fuzzyTerms returns the terms within n edits of w, in order, at most the
+// index's MAXEXPANSIONS.
+func (e *evaluator) fuzzyTerms(w string, n int) []string {
+	limit := int(e.ix.Config.MaxExpansions())
+	var out []string
+	e.ix.termSet.Scan(func(t string) bool {
+		if withinEdits(w, t, n, true) {
+			out = append(out, t)
+		}
+		return limit <= 0 || len(out) < limit
+	})
+	return out
+}
+
+// weightedIter gives its child's records a query node's weight.
+type weightedIter struct {
+	iterator
+	w float64
+}
+
+func (it *weightedIter) weigh(r *result) *result {
+	if r != nil {
+		r.weight, r.weighted = it.w, true
+	}
+	return r
+}
+
+func (it *weightedIter) read() (readRC, *result) {
+	rc, r := it.iterator.read()
+	return rc, it.weigh(r)
+}
+
+func (it *weightedIter) skipTo(id uint32) (readRC, *result) {
+	rc, r := it.iterator.skipTo(id)
+	return rc, it.weigh(r)
+}
+
+func (it *weightedIter) current() *result { return it.weigh(it.iterator.current()) }
+
+// optionalIter reads every id up to the index's last, as RediSearch's
+// optional iterator: its child's record where the child has the id, else
+// a virtual one of frequency 0 (which scores nothing).
+type optionalIter struct {
+	st      iterState
+	child   iterator
+	max     uint32
+	last    uint32 // the last id read
+	childID uint32 // where the child stands (max+1: at its end)
+	cur     *result
+	virt    result
+}
+
+func (it *optionalIter) state() *iterState { return &it.st }
+func (it *optionalIter) current() *result  { return it.cur }
+func (it *optionalIter) lastID() uint32    { return it.last }
+func (it *optionalIter) atEnd() bool       { return it.last >= it.max }
+func (it *optionalIter) est() int          { return int(it.max) }
+
+func (it *optionalIter) read() (readRC, *result) {
+	if it.last >= it.max {
+		return rcEOF, nil
+	}
+	it.last++
+	if it.last > it.childID {
+		if rc, r := it.child.read(); rc == rcEOF || r == nil {
+			it.childID = it.max + 1
+		} else {
+			it.childID = r.doc
+		}
+	}
+	return rcOK, it.at(it.last)
+}
+
+func (it *optionalIter) skipTo(id uint32) (readRC, *result) {
+	if id > it.max || it.last >= it.max {
+		return rcEOF, nil
+	}
+	if id == 0 {
+		return it.read()
+	}
+	if id > it.childID {
+		rc, r := it.child.skipTo(id)
+		switch {
+		case rc == rcEOF || r == nil:
+			it.childID = it.max + 1
+		default:
+			it.childID = r.doc
+		}
+	}
+	it.last = id
+	return rcOK, it.at(id)
+}
+
+// at is the record for id: the child's when it stands there, with the
+// optional node's weight (1; a weight of its own comes after), which
+// replaces the child's as RediSearch's optional iterator's does.
+func (it *optionalIter) at(id uint32) *result {
+	if id == it.childID {
+		it.cur = it.child.current()
+		it.cur.weight, it.cur.weighted = 1, false
+	} else {
+		it.virt.doc = id
+		it.cur = &it.virt
+	}
+	return it.cur
+}
