@@ -621,7 +621,7 @@ func (p *baseProc) next() (*row, error) {
 	for len(p.ids) > 0 {
 		id := p.ids[0]
 		p.ids = p.ids[1:]
-		if d := p.a.ix.byID[id]; d != nil {
+		if d := p.a.ix.byID.get(id); d != nil {
 			p.a.total++
 			return &row{doc: d}, nil
 		}

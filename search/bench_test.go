@@ -48,7 +48,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	for _, q := range []string{"w5word", "w5word w7word", "w1*", "@n:[100 200]", "@tag:{t3}", "w5word -w7word"} {
 		b.Run(q, func(b *testing.B) {
-			r := &Request{Query: q, Num: 10, Dialect: 2}
+			r := &Request{Query: q, Num: 10, Dialect: 2, Slop: -1}
 			b.ReportAllocs()
 			for b.Loop() {
 				ix.Search(r, nil)

@@ -23,7 +23,7 @@ type Index struct {
 	stop   stopwordSet
 	nextID uint32
 	docs   map[string]*document  // by key
-	byID   map[uint32]*document  // by id
+	byID   docTable              // by id
 	terms  map[string][]posting  // term -> postings by ascending doc id
 	tags   []map[string][]uint32 // per TAG field: value -> doc ids, ascending
 	// The terms and each TAG field's values in order, for prefixes.
@@ -108,7 +108,7 @@ type sortValue struct {
 // NewIndex returns an empty index named name with schema s.
 func NewIndex(name string, s *Schema) *Index {
 	ix := &Index{Name: name, Schema: s, stop: newStopwords(s.Stopwords), nextID: 1,
-		docs: map[string]*document{}, byID: map[uint32]*document{}, terms: map[string][]posting{},
+		docs: map[string]*document{}, terms: map[string][]posting{},
 		missing: map[string][]uint32{}}
 	ix.termSet = newStringSet()
 	ix.tags = make([]map[string][]uint32, s.tags)
@@ -331,7 +331,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	d.id = ix.nextID
 	ix.nextID++
 	ix.docs[key] = d
-	ix.byID[d.id] = d
+	ix.byID.set(d.id, d)
 	ix.hitList = list[:0]
 	d.terms = make([]string, 0, len(list))
 	for _, h := range list {
@@ -444,7 +444,7 @@ func (ix *Index) Delete(key string) {
 		return
 	}
 	delete(ix.docs, key)
-	delete(ix.byID, d.id)
+	ix.byID.del(d.id)
 	for _, term := range d.terms {
 		ps := ix.terms[term]
 		if i, ok := slices.BinarySearchFunc(ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
@@ -630,15 +630,8 @@ func parseNumber(s string) (float64, error) {
 
 // Keys returns the keys of the indexed documents, in id order.
 func (ix *Index) Keys() []string {
-	ids := make([]uint32, 0, len(ix.byID))
-	for id := range ix.byID {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = ix.byID[id].key
-	}
+	out := make([]string, 0, len(ix.docs))
+	ix.byID.each(func(d *document) { out = append(out, d.key) })
 	return out
 }
 

@@ -470,7 +470,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			if rc == rcEOF {
 				break
 			}
-			if d := ix.byID[rec.doc]; d != nil { // else deleted (the wildcard reads every id)
+			if d := ix.byID.get(rec.doc); d != nil { // else deleted (the wildcard reads every id)
 				res = append(res, scored{d: d, score: scoreOf(d, rec)})
 			}
 			if read++; r.Timeout > 0 && read%256 == 0 && time.Since(start) > r.Timeout {
@@ -496,7 +496,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 		res = res[:0]
 		for _, h := range ix.vecs[knnField.slot].knn([]byte(knn.blob), knn.k, ef, accept) {
-			if d := ix.byID[h.id]; d != nil {
+			if d := ix.byID.get(h.id); d != nil {
 				res = append(res, scored{d: d, score: scores[h.id], x: int32(len(ext))})
 				ext = append(ext, extra{yields: []Yield{{knn.as, formatDistance(h.dist)}}})
 			}
