@@ -450,10 +450,10 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
-	type scored struct {
-		d     *document
-		score float64
+	type scored struct { // no pointers: the slice is not scanned
+		id    uint32
 		x     int32
+		score float64
 	}
 	type extra struct {
 		sv     sortValue
@@ -471,7 +471,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 				break
 			}
 			if d := ix.byID.get(rec.doc); d != nil { // else deleted (the wildcard reads every id)
-				res = append(res, scored{d: d, score: scoreOf(d, rec)})
+				res = append(res, scored{id: d.id, score: scoreOf(d, rec)})
 			}
 			if read++; r.Timeout > 0 && read%256 == 0 && time.Since(start) > r.Timeout {
 				r.TimedOut = true
@@ -486,7 +486,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		scores := map[uint32]float64{}
 		if !pureKNN {
 			for _, x := range res {
-				scores[x.d.id] = x.score
+				scores[x.id] = x.score
 			}
 			accept = func(id uint32) bool { _, ok := scores[id]; return ok }
 		}
@@ -497,7 +497,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		res = res[:0]
 		for _, h := range ix.vecs[knnField.slot].knn([]byte(knn.blob), knn.k, ef, accept) {
 			if d := ix.byID.get(h.id); d != nil {
-				res = append(res, scored{d: d, score: scores[h.id], x: int32(len(ext))})
+				res = append(res, scored{id: d.id, score: scores[h.id], x: int32(len(ext))})
 				ext = append(ext, extra{yields: []Yield{{knn.as, formatDistance(h.dist)}}})
 			}
 		}
@@ -511,7 +511,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 		for name, dists := range e.yields {
 			for _, x := range res {
-				if dist, ok := dists[x.d.id]; ok {
+				if dist, ok := dists[x.id]; ok {
 					ext[x.x].yields = append(ext[x.x].yields, Yield{name, formatDistance(dist)})
 				}
 			}
@@ -526,7 +526,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		if a.score < b.score {
 			return 1
 		}
-		return cmpU32(a.d.id, b.d.id)
+		return cmpU32(a.id, b.id)
 	}
 	if r.SortBy != "" {
 		f := ix.Schema.Field(r.SortBy)
@@ -534,13 +534,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			if f == nil {
 				ext[x.x].sv = yieldSortValue(ext[x.x].yields, r.SortBy)
 			} else {
-				ext[x.x].sv = ix.sortValue(x.d, f, load)
+				ext[x.x].sv = ix.sortValue(ix.byID.get(x.id), f, load)
 			}
 		}
 		cmp = func(a, b scored) int {
 			c := compareSort(ext[a.x].sv, ext[b.x].sv, r.SortDesc)
 			if c == 0 {
-				c = cmpU32(a.d.id, b.d.id)
+				c = cmpU32(a.id, b.id)
 			}
 			return c
 		}
@@ -551,7 +551,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
-		h := Hit{Key: s.d.key, Score: s.score}
+		h := Hit{Key: ix.byID.get(s.id).key, Score: s.score}
 		if ext != nil {
 			h.Yields = ext[s.x].yields
 			if sv := ext[s.x].sv; sv.set && sv.num {
