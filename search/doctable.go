@@ -13,7 +13,26 @@ const docPageSize = 1024
 
 type docPage struct {
 	docs [docPageSize]*document
+	// meta is what the default scorer reads of each document, beside
+	// the pointers: a search's walk in id order stays in the page.
+	meta [docPageSize]docMeta
 	live int
+}
+
+// docMeta is a document's score and largest term frequency.
+type docMeta struct {
+	score   float64
+	maxFreq uint32
+}
+
+// getMeta returns the scorer's view of the document of id, and whether
+// there is one.
+func (t *docTable) getMeta(id uint32) (docMeta, bool) {
+	p := int(id / docPageSize)
+	if p >= len(t.pages) || t.pages[p] == nil || t.pages[p].docs[id%docPageSize] == nil {
+		return docMeta{}, false
+	}
+	return t.pages[p].meta[id%docPageSize], true
 }
 
 // get returns the document of id, or nil.
@@ -40,6 +59,7 @@ func (t *docTable) set(id uint32, d *document) {
 		pg.live++
 	}
 	pg.docs[id%docPageSize] = d
+	pg.meta[id%docPageSize] = docMeta{d.score, d.maxFreq}
 }
 
 // del removes the document of id.

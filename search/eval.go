@@ -554,10 +554,15 @@ func pairDelta(a, b []uint32) int32 {
 
 // score is the TFIDF score of a document with record r.
 func score(d *document, r *result) float64 {
-	if d.score == 0 {
+	return scoreMeta(docMeta{d.score, d.maxFreq}, r)
+}
+
+// scoreMeta is score from the document table's view of the document.
+func scoreMeta(m docMeta, r *result) float64 {
+	if m.score == 0 {
 		return 0
 	}
-	s := d.score * tfidf(r) / float64(d.maxFreq)
+	s := m.score * tfidf(r) / float64(m.maxFreq)
 	if s < 0 { // RediSearch's "below the minimum score" (a negative SCORE_FIELD)
 		return 0
 	}

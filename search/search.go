@@ -437,7 +437,8 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	r.hlRoot = root
 	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder}
 	scoreOf := score
-	if r.Scorer != "" && r.Scorer != "TFIDF" {
+	tfidfScorer := r.Scorer == "" || r.Scorer == "TFIDF"
+	if !tfidfScorer {
 		var total float64
 		for _, d := range ix.docs {
 			total += float64(d.length)
@@ -470,7 +471,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			if rc == rcEOF {
 				break
 			}
-			if d := ix.byID.get(rec.doc); d != nil { // else deleted (the wildcard reads every id)
+			// A deleted document is skipped (the wildcard reads every
+			// id); the default scorer reads the document table only.
+			if tfidfScorer {
+				if m, ok := ix.byID.getMeta(rec.doc); ok {
+					res = append(res, scored{id: rec.doc, score: scoreMeta(m, rec)})
+				}
+			} else if d := ix.byID.get(rec.doc); d != nil {
 				res = append(res, scored{id: d.id, score: scoreOf(d, rec)})
 			}
 			if read++; r.Timeout > 0 && read%256 == 0 && time.Since(start) > r.Timeout {
