@@ -66,10 +66,11 @@ const (
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
 
 	// FT.SEARCH's options.
-	errNoScorer   = "No such scorer %s"
-	errTimeoutArg = "Need argument for TIMEOUT"
-	errTimeout    = "TIMEOUT requires a non negative integer"
-	errNoLanguage = "No such language"
+	errNoScorer     = "No such scorer %s"
+	errExplainScore = "EXPLAINSCORE must be accompanied with WITHSCORES"
+	errTimeoutArg   = "Need argument for TIMEOUT"
+	errTimeout      = "TIMEOUT requires a non negative integer"
+	errNoLanguage   = "No such language"
 
 	// GEO fields and GEOFILTER.
 	errGeoUnit        = "Invalid GeoFilter unit"

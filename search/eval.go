@@ -529,11 +529,19 @@ func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
 			if d.score == 0 {
 				return 0
 			}
-			return d.score * tfidf(r) / float64(d.length) / slop(r)
+			s := d.score * tfidf(r) / float64(d.length)
+			if s < 0 { // below the minimum score, as TFIDF's
+				return 0
+			}
+			return s / slop(r)
 		}
 	case "BM25":
 		return func(d *document, r *result) float64 {
-			return d.score * bm25(r, avgLen) / slop(r)
+			s := d.score * bm25(r, avgLen)
+			if s < 0 { // below the minimum score, as TFIDF's
+				return 0
+			}
+			return s / slop(r)
 		}
 	case "DISMAX":
 		return func(_ *document, r *result) float64 { return dismax(r) }

@@ -15,6 +15,9 @@ type Request struct {
 	NoContent  bool
 	Verbatim   bool
 	WithScores bool
+	// ExplainScore (EXPLAINSCORE, with WITHSCORES) explains each
+	// result's score (Hit.Explain).
+	ExplainScore bool
 	// Return lists the fields to return (nil: all of the hash's fields).
 	Return   []ReturnField
 	Offset   int
@@ -212,11 +215,9 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			if i+1 >= len(opts) {
 				return nil, errf(errBadArgsMissing, opt)
 			}
-			name := string(opts[i+1])
-			if !slices.Contains(scorers, name) {
-				return nil, errf(errNoScorer, name)
-			}
-			r.Scorer = name
+			// An unknown name is refused once all arguments are
+			// read, as RediSearch does.
+			r.Scorer = string(opts[i+1])
 			i++
 		case "EXPANDER", "PAYLOAD":
 			// RediSearch takes any expander name (an unknown one
@@ -277,11 +278,24 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 				return nil, errf(errBadArgsFor, opt)
 			}
 			i = next
-		case "EXPLAINSCORE", "FORMAT":
+		case "EXPLAINSCORE":
+			r.ExplainScore = true
+		case "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
+			// RediSearch's first pass stops at an unknown argument;
+			// EXPLAINSCORE's check comes before its error.
+			if r.ExplainScore && !r.WithScores {
+				return nil, Error(errExplainScore)
+			}
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
 		}
+	}
+	if r.ExplainScore && !r.WithScores {
+		return nil, Error(errExplainScore)
+	}
+	if r.Scorer != "" && !slices.Contains(scorers, r.Scorer) {
+		return nil, errf(errNoScorer, r.Scorer)
 	}
 	r.finishHighlight()
 	if r.hl != nil && ix.Schema.NoOffsets {
@@ -338,6 +352,8 @@ type Hit struct {
 	// SortKey is its SORTBY value as WITHSORTKEYS replies it ("$" and a
 	// string, "#" and a number); "" when it has none.
 	SortKey string
+	// Explain is EXPLAINSCORE's account of Score (nil without it).
+	Explain *ScoreExplain
 }
 
 // Yield is a named value a query computes for a document.
@@ -374,6 +390,9 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	if err := ix.checkHighlight(r); err != nil {
 		return 0, nil, err
+	}
+	if r.ExplainScore && knn != nil {
+		return 0, nil, errf(errNotSupported, "EXPLAINSCORE with KNN")
 	}
 	if r.hl != nil && knn != nil {
 		return 0, nil, errf(errNotSupported, "SUMMARIZE or HIGHLIGHT with KNN")
@@ -437,16 +456,22 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	r.hlRoot = root
 	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder}
 	scoreOf := score
-	if r.Scorer != "" && r.Scorer != "TFIDF" {
+	avg := 0.0
+	if r.Scorer != "" && r.Scorer != "TFIDF" || r.ExplainScore {
 		var total float64
 		for _, d := range ix.docs {
 			total += float64(d.length)
 		}
-		avg := 0.0
 		if len(ix.docs) > 0 {
 			avg = total / float64(len(ix.docs))
 		}
+	}
+	if r.Scorer != "" && r.Scorer != "TFIDF" {
 		scoreOf = scorer(r.Scorer, avg)
+	}
+	var explain func(*document, *result) *ScoreExplain
+	if r.ExplainScore {
+		explain = scoreExplainer(r.Scorer, avg)
 	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
@@ -456,8 +481,9 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		x     int32
 	}
 	type extra struct {
-		sv     sortValue
-		yields []Yield
+		sv      sortValue
+		yields  []Yield
+		explain *ScoreExplain
 	}
 	var ext []extra
 	var res []scored
@@ -471,7 +497,12 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 				break
 			}
 			if d := ix.byID[rec.doc]; d != nil { // else deleted (the wildcard reads every id)
-				res = append(res, scored{d: d, score: scoreOf(d, rec)})
+				if explain != nil {
+					res = append(res, scored{d: d, score: scoreOf(d, rec), x: int32(len(ext))})
+					ext = append(ext, extra{explain: explain(d, rec)})
+				} else {
+					res = append(res, scored{d: d, score: scoreOf(d, rec)})
+				}
 			}
 			if read++; r.Timeout > 0 && read%256 == 0 && time.Since(start) > r.Timeout {
 				r.TimedOut = true
@@ -553,7 +584,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	for _, s := range res[lo:hi] {
 		h := Hit{Key: s.d.key, Score: s.score}
 		if ext != nil {
-			h.Yields = ext[s.x].yields
+			h.Yields, h.Explain = ext[s.x].yields, ext[s.x].explain
 			if sv := ext[s.x].sv; sv.set && sv.num {
 				h.SortKey = "#" + formatG17(sv.f)
 			} else if sv.set {

@@ -232,7 +232,13 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			c.w.BulkString(h.Key)
 			if req.WithScores {
 				c.w.Simple("score")
-				ftFloat(&c.w, h.Score)
+				if h.Explain != nil {
+					c.w.Array(2)
+					ftFloat(&c.w, h.Score)
+					writeScoreExplain(&c.w, h.Explain)
+				} else {
+					ftFloat(&c.w, h.Score)
+				}
 			}
 			if req.WithPayloads {
 				c.w.Simple("payload")
@@ -268,7 +274,11 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	c.w.Int(int64(total))
 	for i, h := range hits {
 		c.w.BulkString(h.Key)
-		if req.WithScores {
+		if req.WithScores && h.Explain != nil {
+			c.w.Array(2)
+			c.w.BulkString(search.FormatScore(h.Score))
+			writeScoreExplain(&c.w, h.Explain)
+		} else if req.WithScores {
 			c.w.BulkString(search.FormatScore(h.Score))
 		}
 		if req.WithPayloads {
@@ -285,6 +295,21 @@ func cmdFTSearch(c *Client, args [][]byte) {
 				c.w.Bulk(b)
 			}
 		}
+	}
+}
+
+// writeScoreExplain writes EXPLAINSCORE's account of a score as
+// RediSearch does: a line alone, or [line, [its parts]].
+func writeScoreExplain(w *resp.Writer, e *search.ScoreExplain) {
+	if len(e.Kids) == 0 {
+		w.Simple(e.Text)
+		return
+	}
+	w.Array(2)
+	w.Simple(e.Text)
+	w.Array(len(e.Kids))
+	for _, k := range e.Kids {
+		writeScoreExplain(w, k)
 	}
 }
 
