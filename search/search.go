@@ -15,6 +15,10 @@ type Request struct {
 	NoContent  bool
 	Verbatim   bool
 	WithScores bool
+	// Profiling (FT.PROFILE) makes Search fill Profile; ProfileLimited
+	// is its LIMITED.
+	Profiling, ProfileLimited bool
+	Profile                   *Profile
 	// ExplainScore (EXPLAINSCORE, with WITHSCORES) explains each
 	// result's score (Hit.Explain).
 	ExplainScore bool
@@ -368,9 +372,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if r.NoStopwords {
 		stop = newStopwords([]string{})
 	}
+	started := time.Now()
 	root, knn, err := parseQueryParams(ix.Schema, stop, r.Query, r.Dialect, ix.Config, r.Params)
 	if err != nil {
 		return 0, nil, err
+	}
+	if r.Profiling && knn != nil {
+		return 0, nil, errf(errNotSupported, "FT.PROFILE of a KNN query")
 	}
 	yields := yieldNames(root)
 	var knnField *Field
@@ -398,6 +406,9 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		return 0, nil, errf(errNotSupported, "SUMMARIZE or HIGHLIGHT with KNN")
 	}
 	if root == nil || knn != nil && knnField == nil {
+		if r.Profiling {
+			r.Profile = &Profile{Parsing: time.Since(started), Iterators: &IterProfile{Type: "EMPTY"}, Processors: ix.processors(r, 0)}
+		}
 		return 0, nil, nil
 	}
 	if r.InFields != nil {
@@ -454,7 +465,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	r.hlRoot = root
-	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder, profiling: r.Profiling}
 	scoreOf := score
 	avg := 0.0
 	if r.Scorer != "" && r.Scorer != "TFIDF" || r.ExplainScore {
@@ -488,7 +499,19 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	var ext []extra
 	var res []scored
 	pureKNN := knn != nil && root.op == opWildcard
-	if it := e.build(root); it != nil && !pureKNN { // "*" ranked by KNN reads no iterator
+	parsed := time.Now()
+	it := e.build(root)
+	if r.Profiling {
+		r.Profile = &Profile{Parsing: parsed.Sub(started), Pipeline: time.Since(parsed)}
+		if it == nil {
+			// Nothing to read: RediSearch's empty root, never read.
+			it = &emptyIter{}
+			r.Profile.Iterators = &IterProfile{Type: "EMPTY"}
+		} else {
+			it = profileWrap(it)
+		}
+	}
+	if _, empty := it.(*emptyIter); it != nil && !empty && !pureKNN { // "*" ranked by KNN reads no iterator
 		res = make([]scored, 0, max(min(it.est(), len(ix.docs)), 0))
 		start, read := time.Now(), 0
 		for {
@@ -577,6 +600,20 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	total := len(res)
+	if r.Profiling {
+		if r.Profile.Iterators == nil {
+			if r.Profile.Iterators, err = profileOf(it, r.ProfileLimited); err != nil {
+				return 0, nil, err
+			}
+		}
+		r.Profile.Processors = ix.processors(r, total)
+		if r.hl != nil {
+			// RediSearch's highlighter moves every iterator once
+			// more for each document it highlights.
+			page := max(0, min(r.Num, total-r.Offset))
+			r.Profile.Iterators.addCalls(page)
+		}
+	}
 	res = firstK(res, r.Offset+r.Num, cmp)
 	lo := min(r.Offset, total)
 	hi := min(lo+r.Num, total)

@@ -1,6 +1,12 @@
 package server
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
 
 // TestFTSearchExplainScoreLikeRediSearch: EXPLAINSCORE's explanation trees
 // (terms, stems, phrases, unions, intersections, negations, tags, numeric
@@ -55,4 +61,107 @@ HSET s:4 t "zero four"
 		p.DoArgs("FT.SEARCH", "sf", "zero", "WITHSCORES", "EXPLAINSCORE", "NOCONTENT", "SCORER", s)
 		p.DoArgs("FT.SEARCH", "sf", "zero|one", "WITHSCORES", "EXPLAINSCORE", "NOCONTENT", "SCORER", s)
 	}
+}
+
+// profileTimes replaces the values of a profile's time fields (RESP2 bulk
+// strings, RESP3 doubles) with "T": they are each server's own.
+func profileTimes(raw string) string {
+	lines := strings.SplitAfter(raw, "\r\n")
+	var b strings.Builder
+	for i := 0; i < len(lines); i++ {
+		b.WriteString(lines[i])
+		switch strings.TrimSuffix(lines[i], "\r\n") {
+		case "+Total profile time", "+Parsing time", "+Pipeline creation time", "+Time":
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "$") {
+				i += 2
+			} else {
+				i++
+			}
+			b.WriteString("T\r\n")
+		}
+	}
+	return b.String()
+}
+
+// ftProfileLike runs each FT.PROFILE line on both servers and compares
+// the replies, times aside.
+func ftProfileLike(t *testing.T, p *difftest.Pair, script string) {
+	t.Helper()
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		p.DoBoth(line, func(redis, hotkv string) {
+			if profileTimes(redis) != profileTimes(hotkv) {
+				t.Errorf("%s\n redis: %q\n hotkv: %q", line, redis, hotkv)
+			}
+		})
+	}
+}
+
+// TestFTProfileLikeRediSearch: FT.PROFILE SEARCH's results and profile
+// (iterator types, terms, counters, sizes and children; the result
+// processors and their counters) against RediSearch's, RESP2 and RESP3,
+// times aside.
+func TestFTProfileLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE idx PREFIX 1 d: SCHEMA t TEXT n NUMERIC SORTABLE g TAG
+HSET d:1 t "hello world foo bar hello number one" n 1 g a,b1
+HSET d:2 t "hello world foo bar hello number two" n 2 g a,b2
+HSET d:3 t "hello world foo bar hello number three" n 3 g a,b3
+HSET d:4 t "hello world foo bar hello number four" n 4 g a,b4
+HSET d:5 t "hello world foo bar hello number five" n 5 g a,b5
+HSET d:6 t "world peace" n 10 g a
+`)
+	waitIndexed(t, p.Redis, "idx")
+	var script strings.Builder
+	for _, q := range []string{"hello", "hello world", `"hello world"`, "hello|peace", "hello|world|peace",
+		"hel*", "@g:{a}", "@g:{a|b1}", "@g:{a} hello", "@n:[1 3]", "@n:[-inf +inf]", "*", "-hello",
+		"hello -world", "-nosuch", "nosuch", "hello nosuch", "hello nosuch world", "a", "(hello|peace) world",
+		"hello -(world peace)", "-(hello|peace)"} {
+		for _, lim := range []string{"", "LIMITED "} {
+			fmt.Fprintf(&script, "FT.PROFILE idx SEARCH %sQUERY %q NOCONTENT\n", lim, q)
+		}
+	}
+	script.WriteString(`FT.PROFILE idx SEARCH QUERY hello INKEYS 2 d:1 d:2 NOCONTENT
+FT.PROFILE idx SEARCH QUERY hello WITHSCORES LIMIT 0 2
+FT.PROFILE idx SEARCH QUERY hello WITHSCORES EXPLAINSCORE LIMIT 0 2 RETURN 1 n
+FT.PROFILE idx SEARCH QUERY hello SORTBY n DESC LIMIT 0 2
+FT.PROFILE idx SEARCH QUERY hello SORTBY n RETURN 1 n
+FT.PROFILE idx SEARCH QUERY hello RETURN 1 t LIMIT 1 2
+FT.PROFILE idx SEARCH QUERY hello RETURN 0
+FT.PROFILE idx SEARCH QUERY hello HIGHLIGHT LIMIT 0 2
+FT.PROFILE idx SEARCH QUERY "hello world" HIGHLIGHT LIMIT 0 2
+FT.PROFILE idx SEARCH QUERY "hello|peace" SUMMARIZE LIMIT 1 2
+FT.PROFILE idx SEARCH QUERY hello LIMIT 0 0
+FT.PROFILE idx SEARCH QUERY hello LIMIT 0 0 WITHSCORES
+FT.PROFILE idx SEARCH QUERY nosuch LIMIT 0 0
+FT.PROFILE idx SEARCH QUERY hello WITHSORTKEYS SORTBY n NOCONTENT LIMIT 0 1
+`)
+	for _, l := range []string{"0 1", "0 3", "0 5", "0 6", "1 1", "1 2", "1 4", "1 5", "2 2", "4 1", "5 1", "7 2"} {
+		fmt.Fprintf(&script, "FT.PROFILE idx SEARCH QUERY hello NOCONTENT LIMIT %s\n", l)
+		fmt.Fprintf(&script, "FT.PROFILE idx SEARCH QUERY hello LIMIT %s\n", l)
+	}
+	script.WriteString("FT.PROFILE idx SEARCH QUERY nosuch NOCONTENT LIMIT 1 2\n")
+	ftProfileLike(t, p, script.String())
+	p.Run(`
+FT.PROFILE idx
+FT.PROFILE idx SEARCH
+FT.PROFILE idx SEARCH QUERY
+FT.PROFILE idx FOO QUERY hello
+FT.PROFILE idx SEARCH hello x
+FT.PROFILE idx SEARCH LIMITED hello
+FT.PROFILE nosuch SEARCH QUERY hello
+FT.PROFILE idx SEARCH QUERY hello bogus
+FT.PROFILE idx SEARCH LIMITED QUERY
+`)
+	resp3(p)
+	ftProfileLike(t, p, `
+FT.PROFILE idx SEARCH QUERY "hello -world" NOCONTENT LIMIT 0 1
+FT.PROFILE idx SEARCH LIMITED QUERY "hel* | peace" WITHSCORES LIMIT 1 2
+FT.PROFILE idx SEARCH QUERY "hello nosuch" RETURN 1 n
+FT.PROFILE idx SEARCH QUERY "@g:{a|b1} -@n:[2 3]" LIMIT 0 0
+`)
 }
