@@ -165,3 +165,26 @@ FT.PROFILE idx SEARCH QUERY "hello nosuch" RETURN 1 n
 FT.PROFILE idx SEARCH QUERY "@g:{a|b1} -@n:[2 3]" LIMIT 0 0
 `)
 }
+
+// TestFTProfileGeneratedLikeRediSearch: FT.PROFILE over the generated
+// corpus (stems, prefixes, phrases, tags, negations, unions in
+// intersections), both dialects, with and without LIMITED and a pager.
+// Left out: numeric ranges, whose range tree here is one leaf (RediSearch
+// splits it, so its readers' terms and sizes differ).
+func TestFTProfileGeneratedLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	loadSearchCorpus(p)
+	var b strings.Builder
+	for _, q := range []string{"alpha", "running", "run", "runs", "jump*", "house", "houses", "apple",
+		"alpha beta", "alpha|beta", "alpha -beta", "alpha beta gamma", "quick running house",
+		`"alpha beta"`, "@b:alpha", "@a:run*", "alpha @t:{x}", "@t:{x|z} beta",
+		"(alpha|delta) (beta|gamma)", "-alpha -beta", "zeta|eta|apples", "*", "alpha -beta gamma",
+		"-(alpha|beta) house", "running -house quick", "runn* -alpha", "quick* house*",
+		"alpha beta|gamma delta", "(running house)|(quick -alpha)", "@t:{x}", "@t:{x|y|z}"} {
+		for _, d := range []string{"1", "2"} {
+			fmt.Fprintf(&b, "FT.PROFILE gen SEARCH QUERY %q NOCONTENT LIMIT 0 200 DIALECT %s\n", q, d)
+			fmt.Fprintf(&b, "FT.PROFILE gen SEARCH LIMITED QUERY %q WITHSCORES LIMIT 3 5 DIALECT %s\n", q, d)
+		}
+	}
+	ftProfileLike(t, p, b.String())
+}
