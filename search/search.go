@@ -511,6 +511,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			it = profileWrap(it)
 		}
 	}
+	var readTime time.Duration                                        // FT.PROFILE's Index time
 	if _, empty := it.(*emptyIter); it != nil && !empty && !pureKNN { // "*" ranked by KNN reads no iterator
 		res = make([]scored, 0, max(min(it.est(), len(ix.docs)), 0))
 		start, read := time.Now(), 0
@@ -532,6 +533,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 				break
 			}
 		}
+		readTime = time.Since(start)
 	}
 	if knn != nil {
 		// The k nearest of the documents the query matched (all, for
@@ -607,6 +609,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			}
 		}
 		r.Profile.Processors = ix.processors(r, total)
+		r.Profile.Processors[0].Time = readTime
 		if r.hl != nil {
 			// RediSearch's highlighter moves every iterator once
 			// more for each document it highlights.
@@ -614,7 +617,15 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			r.Profile.Iterators.addCalls(page)
 		}
 	}
+	sorting := time.Now()
 	res = firstK(res, r.Offset+r.Num, cmp)
+	if r.Profiling {
+		for i := range r.Profile.Processors {
+			if r.Profile.Processors[i].Type == "Sorter" {
+				r.Profile.Processors[i].Time = time.Since(sorting)
+			}
+		}
+	}
 	lo := min(r.Offset, total)
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
