@@ -511,7 +511,8 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			it = profileWrap(it)
 		}
 	}
-	var readTime time.Duration                                        // FT.PROFILE's Index time
+	// readTime is FT.PROFILE's Index time.
+	var readTime time.Duration
 	if _, empty := it.(*emptyIter); it != nil && !empty && !pureKNN { // "*" ranked by KNN reads no iterator
 		res = make([]scored, 0, max(min(it.est(), len(ix.docs)), 0))
 		start, read := time.Now(), 0

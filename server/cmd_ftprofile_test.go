@@ -157,6 +157,17 @@ FT.PROFILE nosuch SEARCH QUERY hello
 FT.PROFILE idx SEARCH QUERY hello bogus
 FT.PROFILE idx SEARCH LIMITED QUERY
 `)
+	// Refused, not half-done: AGGREGATE, and iterators whose profile
+	// is not RediSearch's here (tag prefixes, suffixes).
+	for _, line := range []string{
+		"FT.PROFILE idx AGGREGATE QUERY hello",
+		"FT.PROFILE idx SEARCH QUERY @g:{b1*}",
+		"FT.PROFILE idx SEARCH QUERY *ello DIALECT 2",
+	} {
+		if got := p.HotKV.Do(difftest.Split(line)...); !strings.Contains(got, "not supported by HotKV") {
+			t.Errorf("%s: %q", line, got)
+		}
+	}
 	resp3(p)
 	ftProfileLike(t, p, `
 FT.PROFILE idx SEARCH QUERY "hello -world" NOCONTENT LIMIT 0 1
