@@ -68,10 +68,11 @@ const (
 	errAttrValue      = "Invalid value (%s) for `%s`"
 
 	// FT.SEARCH's options.
-	errNoScorer   = "No such scorer %s"
-	errTimeoutArg = "Need argument for TIMEOUT"
-	errTimeout    = "TIMEOUT requires a non negative integer"
-	errNoLanguage = "No such language"
+	errNoScorer     = "No such scorer %s"
+	errExplainScore = "EXPLAINSCORE must be accompanied with WITHSCORES"
+	errTimeoutArg   = "Need argument for TIMEOUT"
+	errTimeout      = "TIMEOUT requires a non negative integer"
+	errNoLanguage   = "No such language"
 
 	// GEO fields and GEOFILTER.
 	errGeoUnit        = "Invalid GeoFilter unit"

@@ -74,6 +74,10 @@ type evaluator struct {
 	// yields are the distances vector ranges yield, by name and
 	// document id ($YIELD_DISTANCE_AS).
 	yields map[string]map[uint32]float64
+	// profiling (FT.PROFILE) keeps what a profile shows of the
+	// iterators: an intersection's children past one that matches
+	// nothing.
+	profiling bool
 }
 
 // idf is RediSearch's IDF: logb(1 + N/df), the binary exponent.
@@ -145,7 +149,9 @@ func (e *evaluator) buildNode(n *node) iterator {
 		if len(kids) == 0 {
 			return nil
 		}
-		return newUnion(kids, true)
+		u := newUnion(kids, true)
+		u.profType = "PREFIX - " + n.word
+		return u
 	case opPhrase, opAnd:
 		if len(n.kids) == 1 {
 			return e.build(n.kids[0])
@@ -156,7 +162,15 @@ func (e *evaluator) buildNode(n *node) iterator {
 			if it == nil {
 				// RediSearch still makes the intersection, which
 				// ends at once: a union keeps it as a child.
-				return &intersectIter{eof: true, dead: true}
+				dead := &intersectIter{eof: true, dead: true}
+				if e.profiling {
+					all := make([]iterator, 0, len(n.kids))
+					for _, k := range n.kids {
+						all = append(all, e.build(k))
+					}
+					dead.profKids = deadIntersectKids(all)
+				}
+				return dead
 			}
 			kids = append(kids, it)
 		}
@@ -206,7 +220,9 @@ func (e *evaluator) buildNode(n *node) iterator {
 			}
 		}
 		if n.tagSet && len(kids) > 0 {
-			return newUnion(kids, false)
+			u := newUnion(kids, false)
+			u.profType = "TAG"
+			return u
 		}
 		return e.unionOf(kids, false)
 	case opNot:
@@ -238,6 +254,10 @@ func (e *evaluator) buildNode(n *node) iterator {
 		slices.Sort(ids)
 		it := &listIter{ids: ids, count: len(ids)}
 		it.rec.kind, it.rec.freq = resNumeric, 1
+		if e.profiling {
+			it.profType = "NUMERIC"
+			it.profTerm, it.profSize = e.ix.numericLabel(n.field)
+		}
 		return it
 	case opVecRange:
 		hits := e.ix.vecs[n.field.slot].within([]byte(n.blob), n.min)
@@ -265,7 +285,7 @@ func (e *evaluator) buildNode(n *node) iterator {
 		if len(n.ids) == 0 {
 			return nil
 		}
-		it := &listIter{ids: n.ids, count: len(n.ids)}
+		it := &listIter{ids: n.ids, count: len(n.ids), profType: "ID-LIST"}
 		it.rec.kind = resVirtual
 		return it
 	case opGeo:
@@ -329,7 +349,9 @@ func (e *evaluator) unionOf(kids []iterator, quickExit bool) iterator {
 	case 1:
 		return kids[0]
 	}
-	return newUnion(kids, quickExit)
+	u := newUnion(kids, quickExit)
+	u.profType = "UNION"
+	return u
 }
 
 // prefixTerms returns the words (not stems) that start with prefix, in
@@ -346,7 +368,7 @@ func (e *evaluator) term(word string, mask uint64) iterator {
 		return nil
 	}
 	idf := e.idf(len(ps))
-	it := &listIter{ps: ps, count: len(ps), seeker: true}
+	it := &listIter{ps: ps, count: len(ps), seeker: true, profType: "TEXT", profTerm: word, profSize: len(ps)}
 	it.rec.kind, it.rec.idf = resTerm, idf
 	if mask != allFields {
 		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }
@@ -361,7 +383,7 @@ func (e *evaluator) tag(f *Field, v string) iterator {
 	if len(ids) == 0 {
 		return nil
 	}
-	it := &listIter{ids: ids, count: len(ids)}
+	it := &listIter{ids: ids, count: len(ids), profType: "TAG", profTerm: v, profSize: len(ids)}
 	it.rec.kind, it.rec.freq, it.rec.idf = resTerm, 1, e.idf(len(ids))
 	return it
 }
@@ -581,11 +603,19 @@ func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
 			if d.score == 0 {
 				return 0
 			}
-			return d.score * tfidf(r) / float64(d.length) / slop(r)
+			s := d.score * tfidf(r) / float64(d.length)
+			if s < 0 { // below the minimum score, as TFIDF's
+				return 0
+			}
+			return s / slop(r)
 		}
 	case "BM25":
 		return func(d *document, r *result) float64 {
-			return d.score * bm25(r, avgLen) / slop(r)
+			s := d.score * bm25(r, avgLen)
+			if s < 0 { // below the minimum score, as TFIDF's
+				return 0
+			}
+			return s / slop(r)
 		}
 	case "DISMAX":
 		return func(_ *document, r *result) float64 { return dismax(r) }

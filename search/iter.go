@@ -66,6 +66,10 @@ type listIter struct {
 	// without marking the reader done, and leaves the last entry it
 	// decoded — even one of another field — as its last read.
 	seeker bool
+	// profType, profTerm and profSize are what FT.PROFILE shows of it
+	// (RediSearch's reader type, term and size; "" for none).
+	profType, profTerm string
+	profSize           int
 }
 
 func (it *listIter) state() *iterState { return &it.st }
@@ -218,7 +222,9 @@ func (it *notIter) atEnd() bool       { return it.eof }
 func (it *notIter) est() int          { return int(it.max) }
 
 func (it *notIter) read() (readRC, *result) {
-	if it.last > it.max {
+	if it.last > it.max || it.rec.doc >= it.max && isEmptyIter(it.child) {
+		// (RediSearch reads an empty child only for the ids it
+		// returns, as FT.PROFILE's counters show.)
 		it.eof = true
 		return rcEOF, nil
 	}
@@ -273,6 +279,15 @@ func (it *notIter) skipTo(id uint32) (readRC, *result) {
 	return rcOK, &it.rec
 }
 
+// isEmptyIter reports whether it is the empty iterator (profiled or not).
+func isEmptyIter(it iterator) bool {
+	if p, ok := it.(*profIter); ok {
+		it = p.child
+	}
+	_, ok := it.(*emptyIter)
+	return ok
+}
+
 // unionIter reads the documents any child has. Its record holds the
 // children that stand on its document — only the first found with
 // quickExit (prefix expansions).
@@ -290,6 +305,8 @@ type unionIter struct {
 	// with the same moves as RediSearch's (util/heap.c), so that ties
 	// fall the same way.
 	heap []int
+	// profType is FT.PROFILE's "Query type" of it ("" for none).
+	profType string
 }
 
 // minUnionHeap is RediSearch's MIN_UNION_ITERATOR_HEAP: a union of more
@@ -611,6 +628,8 @@ type intersectIter struct {
 	eof       bool
 	dead      bool // a child matches nothing: no documents
 	rec       result
+	// profKids are a dead intersection's children, for FT.PROFILE.
+	profKids []iterator
 }
 
 func newIntersect(kids []iterator, slop int, inOrder bool) *intersectIter {

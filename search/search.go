@@ -15,6 +15,13 @@ type Request struct {
 	NoContent  bool
 	Verbatim   bool
 	WithScores bool
+	// Profiling (FT.PROFILE) makes Search fill Profile; ProfileLimited
+	// is its LIMITED.
+	Profiling, ProfileLimited bool
+	Profile                   *Profile
+	// ExplainScore (EXPLAINSCORE, with WITHSCORES) explains each
+	// result's score (Hit.Explain).
+	ExplainScore bool
 	// Return lists the fields to return (nil: all of the hash's fields).
 	Return   []ReturnField
 	Offset   int
@@ -212,11 +219,9 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			if i+1 >= len(opts) {
 				return nil, errf(errBadArgsMissing, opt)
 			}
-			name := string(opts[i+1])
-			if !slices.Contains(scorers, name) {
-				return nil, errf(errNoScorer, name)
-			}
-			r.Scorer = name
+			// An unknown name is refused once all arguments are
+			// read, as RediSearch does.
+			r.Scorer = string(opts[i+1])
 			i++
 		case "EXPANDER", "PAYLOAD":
 			// RediSearch takes any expander name (an unknown one
@@ -277,11 +282,24 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 				return nil, errf(errBadArgsFor, opt)
 			}
 			i = next
-		case "EXPLAINSCORE", "FORMAT":
+		case "EXPLAINSCORE":
+			r.ExplainScore = true
+		case "FORMAT":
 			return nil, errf(errNotSupported, opt)
 		default:
+			// RediSearch's first pass stops at an unknown argument;
+			// EXPLAINSCORE's check comes before its error.
+			if r.ExplainScore && !r.WithScores {
+				return nil, Error(errExplainScore)
+			}
 			return nil, errf(errUnknownArgAt, string(opts[i]), i+1)
 		}
+	}
+	if r.ExplainScore && !r.WithScores {
+		return nil, Error(errExplainScore)
+	}
+	if r.Scorer != "" && !slices.Contains(scorers, r.Scorer) {
+		return nil, errf(errNoScorer, r.Scorer)
 	}
 	r.finishHighlight()
 	if r.hl != nil && ix.Schema.NoOffsets {
@@ -338,6 +356,8 @@ type Hit struct {
 	// SortKey is its SORTBY value as WITHSORTKEYS replies it ("$" and a
 	// string, "#" and a number); "" when it has none.
 	SortKey string
+	// Explain is EXPLAINSCORE's account of Score (nil without it).
+	Explain *ScoreExplain
 }
 
 // Yield is a named value a query computes for a document.
@@ -352,9 +372,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if r.NoStopwords {
 		stop = newStopwords([]string{})
 	}
+	started := time.Now()
 	root, knn, err := parseQueryParams(ix.Schema, stop, r.Query, r.Dialect, ix.Config, r.Params)
 	if err != nil {
 		return 0, nil, err
+	}
+	if r.Profiling && knn != nil {
+		return 0, nil, errf(errNotSupported, "FT.PROFILE of a KNN query")
 	}
 	yields := yieldNames(root)
 	var knnField *Field
@@ -375,10 +399,16 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if err := ix.checkHighlight(r); err != nil {
 		return 0, nil, err
 	}
+	if r.ExplainScore && knn != nil {
+		return 0, nil, errf(errNotSupported, "EXPLAINSCORE with KNN")
+	}
 	if r.hl != nil && knn != nil {
 		return 0, nil, errf(errNotSupported, "SUMMARIZE or HIGHLIGHT with KNN")
 	}
 	if root == nil || knn != nil && knnField == nil {
+		if r.Profiling {
+			r.Profile = &Profile{Parsing: time.Since(started), Iterators: &IterProfile{Type: "EMPTY"}, Processors: ix.processors(r, 0)}
+		}
 		return 0, nil, nil
 	}
 	if r.InFields != nil {
@@ -435,19 +465,25 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	r.hlRoot = root
-	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder, profiling: r.Profiling}
 	scoreOf := score
 	tfidfScorer := r.Scorer == "" || r.Scorer == "TFIDF"
-	if !tfidfScorer {
+	avg := 0.0
+	if !tfidfScorer || r.ExplainScore {
 		var total float64
 		for _, d := range ix.docs {
 			total += float64(d.length)
 		}
-		avg := 0.0
 		if len(ix.docs) > 0 {
 			avg = total / float64(len(ix.docs))
 		}
+	}
+	if r.Scorer != "" && r.Scorer != "TFIDF" {
 		scoreOf = scorer(r.Scorer, avg)
+	}
+	var explain func(*document, *result) *ScoreExplain
+	if r.ExplainScore {
+		explain = scoreExplainer(r.Scorer, avg)
 	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
@@ -457,13 +493,28 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		score float64
 	}
 	type extra struct {
-		sv     sortValue
-		yields []Yield
+		sv      sortValue
+		yields  []Yield
+		explain *ScoreExplain
 	}
 	var ext []extra
 	var res []scored
 	pureKNN := knn != nil && root.op == opWildcard
-	if it := e.build(root); it != nil && !pureKNN { // "*" ranked by KNN reads no iterator
+	parsed := time.Now()
+	it := e.build(root)
+	if r.Profiling {
+		r.Profile = &Profile{Parsing: parsed.Sub(started), Pipeline: time.Since(parsed)}
+		if it == nil {
+			// Nothing to read: RediSearch's empty root, never read.
+			it = &emptyIter{}
+			r.Profile.Iterators = &IterProfile{Type: "EMPTY"}
+		} else {
+			it = profileWrap(it)
+		}
+	}
+	// readTime is FT.PROFILE's Index time.
+	var readTime time.Duration
+	if _, empty := it.(*emptyIter); it != nil && !empty && !pureKNN { // "*" ranked by KNN reads no iterator
 		res = make([]scored, 0, max(min(it.est(), len(ix.docs)), 0))
 		start, read := time.Now(), 0
 		for {
@@ -473,18 +524,27 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 			}
 			// A deleted document is skipped (the wildcard reads every
 			// id); the default scorer reads the document table only.
-			if tfidfScorer {
+			switch {
+			case explain != nil:
+				if d := ix.byID.get(rec.doc); d != nil {
+					res = append(res, scored{id: d.id, score: scoreOf(d, rec), x: int32(len(ext))})
+					ext = append(ext, extra{explain: explain(d, rec)})
+				}
+			case tfidfScorer:
 				if m, ok := ix.byID.getMeta(rec.doc); ok {
 					res = append(res, scored{id: rec.doc, score: scoreMeta(m, rec)})
 				}
-			} else if d := ix.byID.get(rec.doc); d != nil {
-				res = append(res, scored{id: d.id, score: scoreOf(d, rec)})
+			default:
+				if d := ix.byID.get(rec.doc); d != nil {
+					res = append(res, scored{id: d.id, score: scoreOf(d, rec)})
+				}
 			}
 			if read++; r.Timeout > 0 && read%256 == 0 && time.Since(start) > r.Timeout {
 				r.TimedOut = true
 				break
 			}
 		}
+		readTime = time.Since(start)
 	}
 	if knn != nil {
 		// The k nearest of the documents the query matched (all, for
@@ -553,14 +613,37 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	total := len(res)
+	if r.Profiling {
+		if r.Profile.Iterators == nil {
+			if r.Profile.Iterators, err = profileOf(it, r.ProfileLimited); err != nil {
+				return 0, nil, err
+			}
+		}
+		r.Profile.Processors = ix.processors(r, total)
+		r.Profile.Processors[0].Time = readTime
+		if r.hl != nil {
+			// RediSearch's highlighter moves every iterator once
+			// more for each document it highlights.
+			page := max(0, min(r.Num, total-r.Offset))
+			r.Profile.Iterators.addCalls(page)
+		}
+	}
+	sorting := time.Now()
 	res = firstK(res, r.Offset+r.Num, cmp)
+	if r.Profiling {
+		for i := range r.Profile.Processors {
+			if r.Profile.Processors[i].Type == "Sorter" {
+				r.Profile.Processors[i].Time = time.Since(sorting)
+			}
+		}
+	}
 	lo := min(r.Offset, total)
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
 		h := Hit{Key: ix.byID.get(s.id).key, Score: s.score}
 		if ext != nil {
-			h.Yields = ext[s.x].yields
+			h.Yields, h.Explain = ext[s.x].yields, ext[s.x].explain
 			if sv := ext[s.x].sv; sv.set && sv.num {
 				h.SortKey = "#" + formatG17(sv.f)
 			} else if sv.set {

@@ -40,6 +40,7 @@ var commandTableDifferences = map[string]string{
 	"ft.spellcheck missing":   "RediSearch 2.10's (a module command)",
 	"ft.synupdate missing":    "RediSearch 2.10's (a module command)",
 	"ft.syndump missing":      "RediSearch 2.10's (a module command)",
+	"ft.profile missing":      "RediSearch 2.10's (a module command)",
 	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/search"
@@ -48,6 +49,7 @@ func searchCommands() []*Command {
 		{Name: "ft.explaincli", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTExplain},
 		{Name: "ft.synupdate", Arity: -1, Flags: Write | DenyOOM | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTSynUpdate},
 		{Name: "ft.syndump", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSynDump},
+		{Name: "ft.profile", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTProfile},
 		{Name: "ft.aliasdel", Arity: -1, Flags: Readonly | Global, First: 1, Last: 1, Step: 1, Handler: cmdFTAliasDel},
 	}
 }
@@ -118,12 +120,29 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
+	c.ftSearch(fi, args[2:], nil)
+}
+
+// ftProfile is FT.PROFILE's request around a search: when it started,
+// and LIMITED.
+type ftProfile struct {
+	start   time.Time
+	limited bool
+}
+
+// ftSearch runs FT.SEARCH's arguments (the query and its options) on fi
+// and replies, with FT.PROFILE's profile after the results when prof is
+// not nil.
+func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 	fi.touch() // a TEMPORARY index's timer
 	fi.mu.RLock()
-	req, err := fi.ix.ParseSearch(args[2:])
+	req, err := fi.ix.ParseSearch(args)
 	var total int
 	var hits []search.Hit
 	if err == nil {
+		if prof != nil {
+			req.Profiling, req.ProfileLimited = true, prof.limited
+		}
 		total, hits, err = fi.ix.Search(req, c.srv.searchLoad)
 	}
 	// SUMMARIZE and HIGHLIGHT read the index (each document's record
@@ -216,7 +235,7 @@ func cmdFTSearch(c *Client, args [][]byte) {
 	}
 	content := !req.NoContent && (req.Return == nil || len(req.Return) > 0)
 	if c.w.Proto == 3 {
-		c.w.Map(5)
+		c.w.Map(5 + b2i(prof != nil))
 		c.w.Simple("attributes")
 		c.w.Array(0)
 		c.w.Simple("total_results")
@@ -232,7 +251,13 @@ func cmdFTSearch(c *Client, args [][]byte) {
 			c.w.BulkString(h.Key)
 			if req.WithScores {
 				c.w.Simple("score")
-				ftFloat(&c.w, h.Score)
+				if h.Explain != nil {
+					c.w.Array(2)
+					ftFloat(&c.w, h.Score)
+					writeScoreExplain(&c.w, h.Explain)
+				} else {
+					ftFloat(&c.w, h.Score)
+				}
 			}
 			if req.WithPayloads {
 				c.w.Simple("payload")
@@ -261,14 +286,26 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		} else {
 			c.w.Array(0)
 		}
+		if prof != nil {
+			c.w.Simple("profile")
+			writeProfile(&c.w, req, prof)
+		}
 		return
+	}
+	if prof != nil {
+		c.w.Array(2)
+		defer writeProfile(&c.w, req, prof)
 	}
 	per := 1 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 	c.w.Array(1 + per*len(hits))
 	c.w.Int(int64(total))
 	for i, h := range hits {
 		c.w.BulkString(h.Key)
-		if req.WithScores {
+		if req.WithScores && h.Explain != nil {
+			c.w.Array(2)
+			c.w.BulkString(search.FormatScore(h.Score))
+			writeScoreExplain(&c.w, h.Explain)
+		} else if req.WithScores {
 			c.w.BulkString(search.FormatScore(h.Score))
 		}
 		if req.WithPayloads {
@@ -285,6 +322,21 @@ func cmdFTSearch(c *Client, args [][]byte) {
 				c.w.Bulk(b)
 			}
 		}
+	}
+}
+
+// writeScoreExplain writes EXPLAINSCORE's account of a score as
+// RediSearch does: a line alone, or [line, [its parts]].
+func writeScoreExplain(w *resp.Writer, e *search.ScoreExplain) {
+	if len(e.Kids) == 0 {
+		w.Simple(e.Text)
+		return
+	}
+	w.Array(2)
+	w.Simple(e.Text)
+	w.Array(len(e.Kids))
+	for _, k := range e.Kids {
+		writeScoreExplain(w, k)
 	}
 }
 
