@@ -24,7 +24,7 @@ type Index struct {
 	nextID uint32
 	docs   map[string]*document  // by key
 	byID   docTable              // by id
-	terms  map[string][]posting  // term -> postings by ascending doc id
+	terms  map[string]*termList  // term -> its postings
 	tags   []map[string][]uint32 // per TAG field: value -> doc ids, ascending
 	// The terms and each TAG field's values in order, for prefixes.
 	termSet *btree.BTreeG[string]
@@ -61,9 +61,43 @@ type termHit struct {
 // posting is one document's entry in a term's inverted index.
 type posting struct {
 	doc  uint32
-	freq uint32   // the term's weighted frequency in the document
-	mask uint64   // the TEXT fields it occurs in (textID bits)
-	pos  []uint32 // its positions, ascending
+	freq uint32 // the term's weighted frequency in the document
+	mask uint64 // the TEXT fields it occurs in (textID bits)
+	// Its positions, ascending, are its termList's pos[posAt:posAt+npos]
+	// (no slice of their own: a posting is 24 bytes, and allocates
+	// nothing).
+	posAt, npos uint32
+}
+
+// termList is a term's inverted index: its postings by ascending document
+// id and their positions, end to end. A removed posting's positions stay
+// (dead) until they are half of pos, then pos is compacted.
+type termList struct {
+	word string
+	ps   []posting
+	pos  []uint32
+	dead int
+}
+
+// positions returns p's positions (a slice of t.pos: read-only).
+func (t *termList) positions(p *posting) []uint32 {
+	return t.pos[p.posAt : p.posAt+p.npos : p.posAt+p.npos]
+}
+
+// remove removes the posting at i.
+func (t *termList) remove(i int) {
+	t.dead += int(t.ps[i].npos)
+	t.ps = slices.Delete(t.ps, i, i+1)
+	if t.dead > 64 && t.dead > len(t.pos)/2 {
+		pos := make([]uint32, 0, len(t.pos)-t.dead)
+		for j := range t.ps {
+			p := &t.ps[j]
+			at := uint32(len(pos))
+			pos = append(pos, t.positions(p)...)
+			p.posAt = at
+		}
+		t.pos, t.dead = pos, 0
+	}
 }
 
 type numEntry struct {
@@ -108,7 +142,7 @@ type sortValue struct {
 // NewIndex returns an empty index named name with schema s.
 func NewIndex(name string, s *Schema) *Index {
 	ix := &Index{Name: name, Schema: s, stop: newStopwords(s.Stopwords), nextID: 1,
-		docs: map[string]*document{}, terms: map[string][]posting{},
+		docs: map[string]*document{}, terms: map[string]*termList{},
 		missing: map[string][]uint32{}}
 	ix.termSet = newStringSet()
 	ix.tags = make([]map[string][]uint32, s.tags)
@@ -224,7 +258,14 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		if !ok {
 			i = int32(len(list))
 			hits[term] = i
-			list = append(list, termHit{term: term})
+			if len(list) < cap(list) {
+				// The scratch of an earlier Put: its positions' room
+				// is reused (they were copied into the term lists).
+				list = list[:i+1]
+				list[i] = termHit{term: term, pos: list[i].pos[:0]}
+			} else {
+				list = append(list, termHit{term: term})
+			}
 		}
 		h := &list[i]
 		h.freq += freq
@@ -336,24 +377,30 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	d.terms = make([]string, 0, len(list))
 	for _, h := range list {
 		term := h.term
-		d.terms = append(d.terms, term)
 		// Ids only grow: the new posting goes last. The empty term
 		// (INDEXEMPTY) is not in the term dictionary (nor in FT.INFO's
 		// count): no prefix expands to it.
-		if len(ix.terms[term]) == 0 && term != "" {
-			ix.termSet.Set(term)
+		tl := ix.terms[term]
+		if tl == nil {
+			tl = &termList{word: term}
+			ix.terms[term] = tl
+			if term != "" {
+				ix.termSet.Set(term)
+			}
 		}
-		p := posting{doc: d.id, freq: h.freq, mask: h.mask, pos: h.pos}
+		d.terms = append(d.terms, tl.word) // one copy of the text, the list's
+		p := posting{doc: d.id, freq: h.freq, mask: h.mask, posAt: uint32(len(tl.pos))}
 		if ix.Schema.NoFreqs {
 			p.freq = 1
 		}
 		if ix.Schema.NoFields {
 			p.mask = allFields
 		}
-		if ix.Schema.NoOffsets {
-			p.pos = nil
+		if !ix.Schema.NoOffsets {
+			p.npos = uint32(len(h.pos))
+			tl.pos = append(tl.pos, h.pos...)
 		}
-		ix.terms[term] = append(ix.terms[term], p)
+		tl.ps = append(tl.ps, p)
 		ix.records++
 	}
 	for slot, vals := range d.tagVals {
@@ -446,16 +493,17 @@ func (ix *Index) Delete(key string) {
 	delete(ix.docs, key)
 	ix.byID.del(d.id)
 	for _, term := range d.terms {
-		ps := ix.terms[term]
-		if i, ok := slices.BinarySearchFunc(ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
-			ps = slices.Delete(ps, i, i+1)
+		tl := ix.terms[term]
+		if tl == nil {
+			continue
+		}
+		if i, ok := slices.BinarySearchFunc(tl.ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
+			tl.remove(i)
 			ix.records--
 		}
-		if len(ps) == 0 {
+		if len(tl.ps) == 0 {
 			delete(ix.terms, term)
 			ix.termSet.Delete(term)
-		} else {
-			ix.terms[term] = ps
 		}
 	}
 	for slot, vals := range d.tagVals {
