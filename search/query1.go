@@ -45,15 +45,17 @@ const (
 	k1LP                 // (
 	k1RP                 // )
 	k1Or                 // |
+	k1Attr               // =>{...}: attributes of the expression before
 	k1End
 )
 
 type tok1 struct {
-	kind kind1
-	prec int   // of the token the item starts with
-	n    *node // k1Expr (nil: a stop word)
-	mask uint64
-	at   int
+	kind  kind1
+	tilde bool  // k1Minus: "~", which binds as "-" does and makes an optional operand
+	prec  int   // of the token the item starts with
+	n     *node // k1Expr (nil: a stop word)
+	mask  uint64
+	at    int
 }
 
 // parse1 parses q at DIALECT 1.
@@ -83,11 +85,15 @@ func (p *parser) parse1() (*node, error) {
 				if shiftable && la.prec > precMinus {
 					return
 				}
-				b := stack[top].n
+				b, tilde := stack[top].n, stack[top-1].tilde
 				stack = stack[:top-1]
 				if b != nil {
 					noExpand(b)
-					b = &node{op: opNot, kids: []*node{b}}
+					op := opNot
+					if tilde {
+						op = opOptional
+					}
+					b = &node{op: op, kids: []*node{b}}
 				}
 				stack = append(stack, tok1{kind: k1Expr, n: b})
 			case isExpr(top) && top >= 1 && stack[top-1].kind == k1Mod: // modifier COLON expr
@@ -113,6 +119,23 @@ func (p *parser) parse1() (*node, error) {
 		t, err := p.next1()
 		if err != nil {
 			return nil, err
+		}
+		if t.kind == k1Attr {
+			// Attributes bind to the expression right before them,
+			// before anything reduces it.
+			top := len(stack) - 1
+			if !isExpr(top) {
+				return nil, errf(errSyntaxAt, t.at, p.lastTxt)
+			}
+			if n := stack[top].n; n != nil {
+				if t.n.weighted {
+					n.weight, n.weighted = t.n.weight, true
+				}
+				if t.n.slopSet {
+					n.slop, n.inOrder, n.slopSet = t.n.slop, t.n.inOrder, true
+				}
+			}
+			continue
 		}
 		reduce(t)
 		if len(stack) > maxDepth {
@@ -217,6 +240,16 @@ func (p *parser) next1() (tok1, error) {
 		p.i++
 		p.tok(at, "-")
 		return tok1{kind: k1Minus, prec: precMinus, at: at}, nil
+	case c == '~':
+		p.i++
+		p.tok(at, "~")
+		return tok1{kind: k1Minus, prec: precMinus, at: at, tilde: true}, nil
+	case c == '=' && p.attributesNext():
+		n := &node{}
+		if err := p.nodeAttributes(n); err != nil {
+			return tok1{}, err
+		}
+		return tok1{kind: k1Attr, prec: precAttribute, n: n, at: at}, nil
 	case c == '@':
 		names, mask, err := p.modifierHead()
 		if err != nil {

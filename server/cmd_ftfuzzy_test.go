@@ -21,7 +21,7 @@ HSET fz:6 t "held hostage in the world" b "brow"
 		"%hallo% | %brwn%", "%brwn% %dgo%", "hello %world%",
 		"%hallo", "hallo%", "%%hallo%", "%hel*%", "%%%%hallo%%%%",
 	}
-	dialect2 := []string{
+	withAttrs := []string{
 		"~hello world", "hello ~world", "~hello ~world", "~hello", "-~hello", "~(hello|peace) world",
 		"~%hallo% world", "world ~quick ~dog",
 		"hello=>{$weight: 2}", "(hello world)=>{$weight: 2.5}", "%hallo%=>{$weight: 3}",
@@ -38,9 +38,11 @@ HSET fz:6 t "held hostage in the world" b "brow"
 			p.DoArgs("FT.EXPLAIN", "fz", q, "DIALECT", d)
 		}
 	}
-	for _, q := range dialect2 {
-		p.DoArgs("FT.SEARCH", "fz", q, "NOCONTENT", "WITHSCORES", "DIALECT", "2")
-		p.DoArgs("FT.EXPLAIN", "fz", q, "DIALECT", "2")
-		p.DoArgs("FT.EXPLAIN", "fz", q, "DIALECT", "2", "VERBATIM")
+	for _, q := range withAttrs {
+		for _, d := range []string{"1", "2"} {
+			p.DoArgs("FT.SEARCH", "fz", q, "NOCONTENT", "WITHSCORES", "DIALECT", d)
+			p.DoArgs("FT.EXPLAIN", "fz", q, "DIALECT", d)
+			p.DoArgs("FT.EXPLAIN", "fz", q, "DIALECT", d, "VERBATIM")
+		}
 	}
 }
