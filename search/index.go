@@ -118,10 +118,10 @@ type document struct {
 	key     string
 	score   float64
 	maxFreq uint32
-	length  uint32 // the sum of its tokens' frequencies
-	terms   []string
-	tagVals [][]string // per TAG field
-	numVals []float64  // per NUMERIC field (NaN: none)
+	length  uint32      // the sum of its tokens' frequencies
+	terms   []*termList // the lists of its terms (for Delete)
+	tagVals [][]string  // per TAG field
+	numVals []float64   // per NUMERIC field (NaN: none)
 	hasNum  []bool
 	hasVec  []bool    // per VECTOR field
 	geoVals []float64 // per GEO field: the geohash
@@ -374,7 +374,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.docs[key] = d
 	ix.byID.set(d.id, d)
 	ix.hitList = list[:0]
-	d.terms = make([]string, 0, len(list))
+	d.terms = make([]*termList, 0, len(list))
 	for _, h := range list {
 		term := h.term
 		// Ids only grow: the new posting goes last. The empty term
@@ -388,7 +388,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				ix.termSet.Set(term)
 			}
 		}
-		d.terms = append(d.terms, tl.word) // one copy of the text, the list's
+		d.terms = append(d.terms, tl)
 		p := posting{doc: d.id, freq: h.freq, mask: h.mask, posAt: uint32(len(tl.pos))}
 		if ix.Schema.NoFreqs {
 			p.freq = 1
@@ -492,18 +492,17 @@ func (ix *Index) Delete(key string) {
 	}
 	delete(ix.docs, key)
 	ix.byID.del(d.id)
-	for _, term := range d.terms {
-		tl := ix.terms[term]
-		if tl == nil {
-			continue
-		}
+	for _, tl := range d.terms {
 		if i, ok := slices.BinarySearchFunc(tl.ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
 			tl.remove(i)
 			ix.records--
 		}
 		if len(tl.ps) == 0 {
-			delete(ix.terms, term)
-			ix.termSet.Delete(term)
+			// None of its documents is left: nothing points to it.
+			delete(ix.terms, tl.word)
+			if tl.word != "" {
+				ix.termSet.Delete(tl.word)
+			}
 		}
 	}
 	for slot, vals := range d.tagVals {
