@@ -46,3 +46,22 @@ HSET fz:6 t "held hostage in the world" b "brow"
 		}
 	}
 }
+
+// TestFTSearchAfterWritesInScriptsAndTransactions: indexing is
+// synchronous: an FT.SEARCH in a script or a transaction sees what the
+// commands before it wrote, as in RediSearch.
+func TestFTSearchAfterWritesInScriptsAndTransactions(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE lu PREFIX 1 lu: SCHEMA t TEXT
+HSET lu:1 t hello
+EVAL "redis.call('HSET', 'lu:2', 't', 'hello there'); return redis.call('FT.SEARCH', 'lu', 'hello', 'NOCONTENT')" 0
+EVAL "redis.call('DEL', 'lu:1'); return redis.call('FT.SEARCH', 'lu', 'hello', 'NOCONTENT')" 0
+MULTI
+HSET lu:3 t hello
+FT.SEARCH lu hello NOCONTENT
+HDEL lu:2 t
+FT.SEARCH lu hello NOCONTENT
+EXEC
+`)
+}

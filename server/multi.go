@@ -146,6 +146,7 @@ func cmdExec(c *Client, args [][]byte) {
 	s := c.srv
 	for _, q := range tx.queue {
 		s.execute(c, q.cmd, q.args, monoNow(), true)
+		s.searchSync(c.guard) // the next command sees the indexes this one changed
 	}
 }
 

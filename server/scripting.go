@@ -316,6 +316,11 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if end, ran := s.execute(ec, cmd, args, start, true); ran {
 		ec.mark = end
 	}
+	if write {
+		// Indexing is synchronous: the script's next command (an
+		// FT.SEARCH) sees what this one wrote.
+		s.searchSync(sr.guard)
+	}
 	return ec.w.Buf, ""
 }
 
