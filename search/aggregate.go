@@ -284,14 +284,10 @@ func (ix *Index) ParseAggregate(args [][]byte) (*AggRequest, error) {
 				i += 2
 			}
 		case "DIALECT":
-			n, ok := countArg(opts, i+1)
-			if !ok || n < 1 || n > 4 {
-				return nil, Error(errDialect)
+			var err error
+			if r.Dialect, err = parseDialect(opts, i); err != nil {
+				return nil, err
 			}
-			if n > 2 {
-				return nil, errf(errNotSupported, "DIALECT "+strconv.Itoa(n))
-			}
-			r.Dialect = n
 			i++
 		case "PARAMS":
 			var err error

@@ -181,14 +181,10 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 			r.Filters = append(r.Filters, f)
 			i += 3
 		case "DIALECT":
-			n, ok := countArg(opts, i+1)
-			if !ok || n < 1 || n > 4 {
-				return nil, Error(errDialect)
+			var err error
+			if r.Dialect, err = parseDialect(opts, i); err != nil {
+				return nil, err
 			}
-			if n > 2 {
-				return nil, errf(errNotSupported, "DIALECT "+strconv.Itoa(n))
-			}
-			r.Dialect = n
 			i++
 		case "PARAMS":
 			var err error
@@ -816,6 +812,19 @@ func firstK[T any](s []T, k int, cmp func(a, b T) int) []T {
 	}
 	slices.SortFunc(s[:k], cmp)
 	return s[:k]
+}
+
+// parseDialect parses DIALECT's argument at opts[i+1]: 1 or 2 (3 and 4,
+// RediSearch's too, are refused as not supported).
+func parseDialect(opts [][]byte, i int) (int, error) {
+	n, ok := countArg(opts, i+1)
+	if !ok || n < 1 || n > 4 {
+		return 0, Error(errDialect)
+	}
+	if n > 2 {
+		return 0, errf(errNotSupported, "DIALECT "+strconv.Itoa(n))
+	}
+	return n, nil
 }
 
 // parseParams parses PARAMS nargs name value ... at opts[i] (prev: the

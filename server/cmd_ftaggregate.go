@@ -152,9 +152,8 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
-	fi := c.srv.searchResolve(string(args[1]))
+	fi := c.searchQueried(args[1])
 	if fi == nil {
-		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
 	fi.touch() // a TEMPORARY index's timer

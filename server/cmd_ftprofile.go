@@ -16,14 +16,13 @@ import (
 // profile], RESP3 FT.SEARCH's map with a "profile" entry. Times are
 // HotKV's, in milliseconds. AGGREGATE is refused (not implemented).
 func cmdFTProfile(c *Client, args [][]byte) {
-	if len(args) < 5 {
-		c.errorReply("ERR wrong number of arguments for 'FT.PROFILE' command")
+	if !c.ftArity(args, "FT.PROFILE", 5, -1) {
 		return
 	}
 	prof := &ftProfile{start: time.Now()}
 	kind := strings.ToUpper(string(args[2]))
 	if kind != "SEARCH" && kind != "AGGREGATE" {
-		c.errorReply("No `SEARCH` or `AGGREGATE` provided")
+		c.errorReply(errFTProfileKind)
 		return
 	}
 	i := 3
@@ -32,7 +31,7 @@ func cmdFTProfile(c *Client, args [][]byte) {
 		i++
 	}
 	if i >= len(args) || !strings.EqualFold(string(args[i]), "QUERY") {
-		c.errorReply("The QUERY keyword is expected")
+		c.errorReply(errFTProfileQuery)
 		return
 	}
 	i++
@@ -40,13 +39,12 @@ func cmdFTProfile(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
-	fi := c.srv.searchResolve(string(args[1]))
+	fi := c.searchQueried(args[1])
 	if fi == nil {
-		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
 	if kind == "AGGREGATE" {
-		c.errorReply("FT.PROFILE AGGREGATE is not supported by HotKV yet")
+		c.errorReply(errFTProfileAggregate)
 		return
 	}
 	c.ftSearch(fi, args[i:], prof)

@@ -115,9 +115,8 @@ func cmdFTSearch(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
-	fi := c.srv.searchResolve(string(args[1]))
+	fi := c.searchQueried(args[1])
 	if fi == nil {
-		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
 	c.ftSearch(fi, args[2:], nil)
@@ -347,6 +346,16 @@ func sortKey(w *resp.Writer, h search.Hit) {
 		return
 	}
 	w.BulkString(h.SortKey)
+}
+
+// searchQueried returns the index (or alias) name names for a query
+// command, or nil after replying RediSearch's error for it.
+func (c *Client) searchQueried(name []byte) *ftIndex {
+	fi := c.srv.searchResolve(string(name))
+	if fi == nil {
+		c.errorReply(string(name) + errFTNoSuchIndex)
+	}
+	return fi
 }
 
 // searchLoad reads a field of a document, for SORTBY on a field that is
@@ -833,9 +842,8 @@ func cmdFTExplain(c *Client, args [][]byte) {
 	if !c.ftArity(args, name, 3, -1) {
 		return
 	}
-	fi := c.srv.searchResolve(string(args[1]))
+	fi := c.searchQueried(args[1])
 	if fi == nil {
-		c.errorReply(string(args[1]) + errFTNoSuchIndex)
 		return
 	}
 	if equalFold(args[len(args)-1], "DIALECT") {
