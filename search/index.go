@@ -284,11 +284,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		switch f.Type {
 		case Text:
 			if f.Sortable {
-				s := string(v)
-				if !f.UNF {
-					s = strings.ToLower(s)
-				}
-				d.sortv[f.sortID] = sortValue{set: true, s: s}
+				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if f.NoIndex {
 				continue
@@ -319,11 +315,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		case Tag:
 			vals := splitTags(string(v), f.Separator, f.CaseSensitive, f.IndexEmpty)
 			if f.Sortable {
-				s := string(v)
-				if !f.UNF {
-					s = strings.ToLower(s)
-				}
-				d.sortv[f.sortID] = sortValue{set: true, s: s}
+				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if !f.NoIndex {
 				d.tagVals[f.slot] = vals
@@ -358,11 +350,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				return false
 			}
 			if f.Sortable {
-				s := string(v)
-				if !f.UNF {
-					s = strings.ToLower(s)
-				}
-				d.sortv[f.sortID] = sortValue{set: true, s: s}
+				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if !f.NoIndex {
 				d.geoVals[f.slot], d.hasGeo[f.slot] = h, true
@@ -469,6 +457,16 @@ func parseRedisDouble(s string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// stringSortValue is a SORTABLE TEXT, TAG or GEO field's sort value:
+// the value, lowercased unless UNF.
+func stringSortValue(f *Field, v []byte) sortValue {
+	s := string(v)
+	if !f.UNF {
+		s = strings.ToLower(s)
+	}
+	return sortValue{set: true, s: s}
 }
 
 // uint32OfFloat converts as C's (uint32_t) cast of a float does for the
