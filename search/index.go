@@ -45,9 +45,10 @@ type Index struct {
 	hitList []termHit
 
 	// Statistics for FT.INFO.
-	records  int // postings in the inverted index
-	tagRecs  int
-	failures int // documents whose fields could not be indexed
+	totalLength uint64 // the documents' lengths, summed (BM25's average)
+	records     int    // postings in the inverted index
+	tagRecs     int
+	failures    int // documents whose fields could not be indexed
 }
 
 // termHit is a term of a document being indexed.
@@ -361,6 +362,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.nextID++
 	ix.docs[key] = d
 	ix.byID.set(d.id, d)
+	ix.totalLength += uint64(d.length)
 	ix.hitList = list[:0]
 	d.terms = make([]*termList, 0, len(list))
 	for _, h := range list {
@@ -490,6 +492,7 @@ func (ix *Index) Delete(key string) {
 	}
 	delete(ix.docs, key)
 	ix.byID.del(d.id)
+	ix.totalLength -= uint64(d.length)
 	for _, tl := range d.terms {
 		if i, ok := slices.BinarySearchFunc(tl.ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
 			tl.remove(i)

@@ -465,14 +465,8 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	scoreOf := score
 	tfidfScorer := r.Scorer == "" || r.Scorer == "TFIDF"
 	avg := 0.0
-	if !tfidfScorer || r.ExplainScore {
-		var total float64
-		for _, d := range ix.docs {
-			total += float64(d.length)
-		}
-		if len(ix.docs) > 0 {
-			avg = total / float64(len(ix.docs))
-		}
+	if len(ix.docs) > 0 {
+		avg = float64(ix.totalLength) / float64(len(ix.docs))
 	}
 	if r.Scorer != "" && r.Scorer != "TFIDF" {
 		scoreOf = scorer(r.Scorer, avg)
