@@ -172,6 +172,7 @@ func (g *Group) MaxSpin() time.Duration { return time.Duration(g.maxSpin.Load())
 
 type loop struct {
 	g      *Group
+	id     uint32 // the loop's number in its group, from 1
 	epfd   int
 	wakefd int // eventfd: wakes the loop for Invoke and Close
 	// timerfd wakes the loop's watchdog (see watchdog.go), which owns it;
@@ -181,7 +182,8 @@ type loop struct {
 	mu      sync.Mutex
 	tasks   []task
 	// woken (under mu): the eventfd was written since the loop last took
-	// its tasks, so a further Invoke need not write it again (PUBLISH
+	// its tasks, or the loop runs its tasks and looks for more before it
+	// polls (moreTasks), so a further Invoke need not write it (PUBLISH
 	// queues a task per subscriber).
 	woken bool
 	// stopped is set (under mu) when the loop has stopped serving: its
@@ -226,10 +228,13 @@ type loop struct {
 	// it; 0 while the loop waits for events. Written by the serving
 	// goroutine (and preempt's winner).
 	batchAt atomic.Int64
+	// yield is the call word (seq<<1|1) of a call the watchdog asked to
+	// give the loop back at its next convenient point (Conn.Yield).
+	yield atomic.Uint64
 	// asleep is set by the watchdog when it stops looking until the
 	// loop's next batch arms the timer (see watchdog).
 	asleep atomic.Bool
-	_      [44]byte
+	_      [36]byte
 }
 
 // task is a function queued with Invoke: a loop's task (c nil) or a
@@ -247,6 +252,7 @@ type runState struct {
 	tasks   []task
 	ti      int           // tasks[ti] is running
 	inTasks bool          // running tasks rather than events
+	rounds  int           // task lists taken since the last poll
 	spin    time.Duration // how long poll polls before it blocks
 	// conn is the connection of the call running.
 	conn *Conn
@@ -288,7 +294,7 @@ func New(n int, h Handler) (*Group, error) {
 			syscall.Close(int(wfd))
 			return fail(errno)
 		}
-		l := &loop{g: g, epfd: epfd, wakefd: int(wfd), timerfd: int(tfd), conns: make(map[int]*Conn)}
+		l := &loop{g: g, id: uint32(len(g.loops) + 1), epfd: epfd, wakefd: int(wfd), timerfd: int(tfd), conns: make(map[int]*Conn)}
 		l.batchAt.Store(batchLongAgo)
 		g.loops = append(g.loops, l)
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wfd)}
@@ -436,6 +442,41 @@ func (l *loop) drainStopped() {
 	}
 }
 
+// maxTaskRounds bounds how many times the loop takes its task list again
+// before it polls (see moreTasks).
+const maxTaskRounds = 64
+
+// moreTasks reports whether the loop should run the tasks queued while it
+// ran its last list before it polls. A task often queues the next one: a
+// command that releases a lock grants it to a client parked on the same
+// loop, which resumes in a task (park.go in the server). Polling between
+// the two would let the loop's other clients see the lock still queued
+// and park behind it, one after the other: a convoy that a single
+// handed-off writer of a busy lock kept going for as long as the load
+// lasted. Running the grants at once empties the queue before the loop
+// reads more requests. The rounds are bounded so that a chain of tasks
+// cannot keep the loop from its connections; past the bound, the loop
+// wakes itself and polls; so does a loop whose batch has taken the
+// handoff time (a call that yielded queues a task).
+func (l *loop) moreTasks(st *runState) bool {
+	st.rounds++
+	d := time.Duration(l.g.handoffAfter.Load())
+	late := d > 0 && nanotime()-time.Duration(l.batchAt.Load()) >= d
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case len(l.tasks) == 0:
+		l.woken = false
+		return false
+	case st.rounds >= maxTaskRounds || late:
+		if !l.stopped {
+			l.wakeLocked() // woken stays set: the eventfd is written
+		}
+		return false
+	}
+	return true
+}
+
 func (l *loop) isStopped() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -526,22 +567,28 @@ func (l *loop) serve(st *runState) {
 				}
 			}
 		}
-		if !st.inTasks {
-			l.mu.Lock()
-			st.tasks, l.tasks = l.tasks, st.tasks[:0]
-			l.woken = false
-			l.mu.Unlock()
-			st.ti, st.inTasks = 0, true
-		}
-		for ; st.ti < len(st.tasks); st.ti++ {
-			t := st.tasks[st.ti]
-			st.tasks[st.ti] = task{}
-			l.runTask(t)
-			if st.retired {
-				return
+		for more := true; more; {
+			if !st.inTasks {
+				l.mu.Lock()
+				st.tasks, l.tasks = l.tasks, st.tasks[:0]
+				// An Invoke meanwhile need not wake the loop: it
+				// looks for more tasks below before it polls.
+				l.woken = true
+				l.mu.Unlock()
+				st.ti, st.inTasks = 0, true
 			}
+			for ; st.ti < len(st.tasks); st.ti++ {
+				t := st.tasks[st.ti]
+				st.tasks[st.ti] = task{}
+				l.runTask(t)
+				if st.retired {
+					return
+				}
+			}
+			st.inTasks = false
+			more = l.moreTasks(st)
 		}
-		st.inTasks = false
+		st.rounds = 0
 		l.endBatch()
 		if l.g.closed.Load() {
 			break
@@ -857,6 +904,34 @@ func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 // called from any goroutine.
 func (c *Conn) Invoke(fn func()) { c.loop.invoke(task{c, fn}) }
 
+// Yield is called by c's OnReadable between two units of its work (the
+// commands of a pipeline): it reports whether the loop's watchdog asked
+// the call to give the loop back, because the loop has been away from its
+// other connections for most of the handoff time (Group.SetHandoffAfter)
+// while this call ran. If so, the loop calls OnReadable for c again after
+// the events and tasks waiting now, as if more input had come, and the
+// call should return at once (true), leaving the rest of its input
+// buffered. Giving the loop back between commands costs a task, where a
+// handoff in the middle of one costs a goroutine and leaves the loop's
+// other connections waiting for whatever locks the command holds. A call
+// that does not yield is handed off at the watchdog's next look. Yield
+// reports false outside a call for c and once the call was handed off.
+func (c *Conn) Yield() bool {
+	seq := c.callSeq
+	l := c.loop
+	if seq == 0 || l.yield.Load() != seq<<1|1 || l.call.Load() != seq<<1|1 {
+		return false
+	}
+	l.yield.Store(0)
+	l.invoke(task{fn: func() {
+		if !c.dropped && !c.flight {
+			c.drained = false
+			l.readable(c)
+		}
+	}})
+	return true
+}
+
 // Handoff is called by a handler call for c (OnReadable, a Conn.Invoke
 // task, OnClose) that is about to take long: another goroutine takes over
 // the loop at once, with the events and tasks still waiting, and the
@@ -883,6 +958,10 @@ func (c *Conn) HandedOff() bool {
 
 // LocalAddr returns the local address.
 func (c *Conn) LocalAddr() net.Addr { return c.local }
+
+// Loop returns the number of the loop that serves c, from 1 (its handler
+// calls run one at a time, on that loop's goroutine or one it handed off).
+func (c *Conn) Loop() uint32 { return c.loop.id }
 
 // Fd returns the socket's file descriptor number (as it was when the
 // connection was added; safe from any goroutine).

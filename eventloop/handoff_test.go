@@ -4,6 +4,7 @@ package eventloop
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -896,4 +897,124 @@ func TestHandoffCap(t *testing.T) {
 	if n := s.g.inFlight.Load(); n > 1 {
 		t.Errorf("%d calls in flight, cap 1", n)
 	}
+}
+
+// yieldHandler runs lines of input: "spin" busies the call for 100 µs and
+// then offers the loop back (Conn.Yield), "ping" answers at once.
+type yieldHandler struct {
+	mu     sync.Mutex
+	in     map[*Conn][]byte
+	yields atomic.Int64
+}
+
+func (h *yieldHandler) OnReadable(c *Conn) bool {
+	buf := make([]byte, 4096)
+	for {
+		h.mu.Lock()
+		in := h.in[c]
+		h.mu.Unlock()
+		for {
+			i := bytes.IndexByte(in, '\n')
+			if i < 0 {
+				break
+			}
+			line := string(in[:i])
+			in = in[i+1:]
+			if line == "ping" {
+				c.Write([]byte("p\n"))
+				continue
+			}
+			for t0 := time.Now(); time.Since(t0) < 100*time.Microsecond; {
+			}
+			c.Write([]byte("s\n"))
+			if c.Yield() {
+				h.yields.Add(1)
+				h.mu.Lock()
+				h.in[c] = in
+				h.mu.Unlock()
+				return true // the rest when the loop calls again
+			}
+		}
+		n, err := c.Read(buf)
+		h.mu.Lock()
+		h.in[c] = append(in, buf[:n]...)
+		h.mu.Unlock()
+		switch {
+		case err == ErrWouldBlock:
+			return true
+		case err != nil:
+			return false
+		}
+	}
+}
+
+func (h *yieldHandler) OnClose(c *Conn) {}
+
+// TestYield: a call that works through a pipeline of short units gives
+// its loop back between them when the watchdog asks (Conn.Yield), so that
+// the loop's other connections are served within about the handoff time,
+// without a handoff (a goroutine, and whatever the unit holds left held).
+func TestYield(t *testing.T) {
+	h := &yieldHandler{in: map[*Conn][]byte{}}
+	g, err := New(1, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.SetHandoffAfter(time.Millisecond)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		nc, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Add(nc, func(*Conn) {}); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := dial(), dial()
+	const spins = 1000 // 100 ms of work
+	var spun atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := bufio.NewReader(a)
+		for range spins {
+			if _, err := r.ReadString('\n'); err != nil {
+				return
+			}
+			spun.Add(1)
+		}
+	}()
+	handoffs := g.handoffs.Load()
+	a.Write([]byte(strings.Repeat("spin\n", spins)))
+	time.Sleep(3 * time.Millisecond)
+	b.Write([]byte("ping\n"))
+	b.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := bufio.NewReader(b).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	before := spun.Load()
+	<-done
+	if before == spins {
+		t.Errorf("the ping was answered after the whole pipeline: no yield")
+	}
+	if h.yields.Load() == 0 {
+		t.Error("the pipeline never yielded")
+	}
+	if n := g.handoffs.Load() - handoffs; n >= 10 {
+		// A few: the loop's thread may lose its processor mid-unit.
+		t.Errorf("%d handoffs for a pipeline of 100 µs units", n)
+	}
+	t.Logf("ping answered after %d of %d units; %d yields, %d handoffs", before, spins, h.yields.Load(), g.handoffs.Load()-handoffs)
 }

@@ -164,7 +164,8 @@ func (wd *watchdog) run() {
 	defer close(wd.done)
 	l := wd.l
 	var buf [8]byte
-	var seen uint64 // the call word at the last look
+	var seen uint64  // the call word at the last look
+	var asked uint64 // the last call asked to yield
 	for {
 		if _, err := wd.f.Read(buf[:]); err != nil {
 			return // closed
@@ -179,12 +180,21 @@ func (wd *watchdog) run() {
 		// the call's from above.
 		call := l.call.Load()
 		at := l.batchAt.Load()
-		if call&1 != 0 && call == seen && nanotime()-time.Duration(at) >= d*3/4 {
-			// The call has run since the last look, and the loop has
-			// been away for 3/4 d. A call seen once may be one of a
-			// long batch's short ones: handing it off would cost a
-			// thread and gain nothing, the rest being as short.
-			l.preempt(call >> 1)
+		if age := nanotime() - time.Duration(at); call&1 != 0 && age >= d/2 {
+			if call == seen && call == asked && age >= d*3/4 {
+				// The call has run since the last look, was asked to
+				// yield then, and the loop has been away for 3/4 d.
+				l.preempt(call >> 1)
+			} else {
+				// A call seen once may be one of a long batch's short
+				// ones, or a pipeline of short commands: it is asked
+				// to give the loop back at its next command
+				// (Conn.Yield), which costs a task where a handoff
+				// costs a thread and leaves whatever the command
+				// holds held (a lock other clients then queue for).
+				l.yield.Store(call)
+				asked = call
+			}
 		} else if call&1 == 0 && at == 0 {
 			// Waiting for events: sleep until the next batch arms the
 			// timer, unless one has begun meanwhile (see watchdog).

@@ -32,6 +32,8 @@ func (p *pipeConn) RemoteAddr() net.Addr        { return &net.TCPAddr{} }
 func (p *pipeConn) LocalAddr() net.Addr         { return &net.TCPAddr{} }
 func (p *pipeConn) Invoke(fn func())            { fn() }
 func (p *pipeConn) HandedOff() bool             { return false }
+func (p *pipeConn) Yield() bool                 { return false }
+func (p *pipeConn) Loop() uint32                { return 0 }
 func (p *pipeConn) Hold(b []byte)               {}
 func (p *pipeConn) Flush()                      {}
 func (p *pipeConn) Pending() int                { return 0 }

@@ -201,6 +201,12 @@ func (s *Server) newClient(conn transport) *Client {
 		slot:    int(id % statSlots),
 		created: time.Now(),
 	}
+	if conn != nil {
+		// Its loop serves its commands one at a time with the loop's
+		// other clients': a lock passes between them without a
+		// convoy (lock.Guard.SetDomain).
+		c.guard.SetDomain(conn.Loop())
+	}
 	c.setDefaultAuth()
 	c.lastActive.Store(c.created.UnixMilli())
 	c.initReplyBuf(c.created)
@@ -356,9 +362,10 @@ func (s *Server) serveInput(c *Client) bool {
 			c.flushLast()
 			return false
 		}
-		if c.conn.HandedOff() {
+		if c.conn.HandedOff() || c.conn.Yield() {
 			// The command ran long and its loop went on without it
-			// (eventloop's watchdog): the loop goes on with the rest.
+			// (eventloop's watchdog), or the loop asked for its turn
+			// back: the loop goes on with the rest.
 			c.flush()
 			return true
 		}

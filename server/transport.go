@@ -26,6 +26,12 @@ type transport interface {
 	// SetHandoffAfter): its next commands are best left to the loop. A
 	// connection with a goroutine of its own is never handed off.
 	HandedOff() bool
+	// Yield reports, to the goroutine running the connection's current
+	// call, that its event loop asks for the loop back (the call ran most
+	// of the handoff time): the loop will serve the connection's input
+	// again after its other connections, and the call should return now.
+	// A connection with a goroutine of its own never yields.
+	Yield() bool
 	// Hold queues p to be written once the event loop's batch ends (the
 	// append-only file then has what it answers, loopHandler.OnBatchEnd).
 	// A goroutine-served connection writes at once instead: the caller
@@ -38,6 +44,9 @@ type transport interface {
 	Pending() int
 	// Fd is the socket's descriptor number, -1 when unknown.
 	Fd() int
+	// Loop is the number of the event loop that serves the connection
+	// (from 1), 0 for a connection with a goroutine of its own.
+	Loop() uint32
 }
 
 // evented reports whether an event loop serves the connection: such a
@@ -59,6 +68,8 @@ func newGoConn(c net.Conn) *goConn { return &goConn{Conn: c, tasks: make(chan fu
 
 func (g *goConn) Invoke(fn func()) { g.tasks <- fn }
 func (g *goConn) HandedOff() bool  { return false }
+func (g *goConn) Yield() bool      { return false }
+func (g *goConn) Loop() uint32     { return 0 }
 func (g *goConn) Hold(p []byte)    { g.Write(p) }
 func (g *goConn) Flush()           {}
 func (g *goConn) Pending() int     { return 0 }
