@@ -179,10 +179,15 @@ type tagLock struct {
 	name    []byte
 }
 
-// grantableLocked reports whether a request in mode excl can take l now
-// without passing a queued one. The caller holds the shard's mu.
-func (l *tagLock) grantableLocked(excl bool) bool {
-	return !l.writer && l.queue.head == nil && (!excl || l.readers == 0)
+// grantableLocked reports whether a request in mode excl from domain can
+// take l now without passing a queued one, other than a woken request of
+// its own domain (see Guard.SetDomain). The caller holds the shard's mu.
+func (l *tagLock) grantableLocked(excl bool, domain uint32) bool {
+	if l.writer || excl && l.readers != 0 {
+		return false
+	}
+	h := l.queue.head
+	return h == nil || domain != 0 && h.woken && h.domain == domain
 }
 
 // takeLocked takes l in mode excl. The caller holds the shard's mu.
@@ -201,7 +206,14 @@ func (l *tagLock) takeLocked(excl bool) {
 // statistics. The caller holds s.mu.
 func (l *tagLock) grantLocked(s *shard, list *waitQueue) {
 	for w := l.queue.head; w != nil; w = l.queue.head {
-		if l.writer || w.excl && l.readers != 0 {
+		if l.writer || w.excl && l.readers != 0 || w.woken {
+			return // a woken request takes the lock itself (Resume)
+		}
+		if w.domain != 0 && w.excl && !w.strict && w.granted != nil {
+			// Wake it instead (see Guard.SetDomain): it stays first in
+			// line, and the lock stays free for its domain meanwhile.
+			w.woken = true
+			list.wakes = append(list.wakes, w.granted)
 			return
 		}
 		l.takeLocked(w.excl)
@@ -391,7 +403,12 @@ func (m *Manager) releaseSlot(i int, list *waitQueue) {
 // waitQueue is a FIFO list of guards linked through Guard.next. A guard is
 // in at most one list at a time: the queue of the lock it waits for, or
 // the list of requests that a release has just granted.
-type waitQueue struct{ head, tail *Guard }
+type waitQueue struct {
+	head, tail *Guard
+	// wakes are the granted functions of the requests woken rather than
+	// granted (grantLocked), to be called once no mutex is held.
+	wakes []func()
+}
 
 func (q *waitQueue) push(g *Guard) {
 	g.next = nil
@@ -448,6 +465,10 @@ func (q *waitQueue) run() {
 		g = next
 	}
 	q.head, q.tail = nil, nil
+	for _, fn := range q.wakes {
+		fn()
+	}
+	q.wakes = nil
 }
 
 // Guard records the locks one command (or one transaction or script) holds.
@@ -476,6 +497,14 @@ type Guard struct {
 	granted func()        // called once a pending acquisition holds everything
 	wake    chan struct{} // signals a blocking call instead, when granted is nil
 	since   time.Time     // when the guard was queued for a tag
+	// domain is the guard's domain (SetDomain; 0: none). woken and
+	// strict belong to the queue the guard is in (its lock's shard mu):
+	// woken is set when a release woke the guard rather than granting it
+	// the lock; strict once a woken guard found the lock taken, so that
+	// the next release grants it.
+	domain uint32
+	woken  bool
+	strict bool
 }
 
 const (
@@ -514,6 +543,69 @@ type held struct {
 // chosen by hint (a connection id spreads connections over the slots).
 func (m *Manager) NewGuard(hint uint64) *Guard {
 	return &Guard{m: m, slot: int(hint % uint64(m.slots))}
+}
+
+// SetDomain puts the guard's asynchronous exclusive tag requests in
+// domain d (0, the default: none): the owners of a domain's guards run one
+// at a time on one goroutine, as the clients of an event loop do, so
+// handing a lock from one of them to the next, in the order they queued,
+// serves no fairness and builds convoys. A loop's clients that pipeline
+// writes to one tag behind a handed-off holder would take turns forever,
+// one command each, every turn a park and a task.
+//
+// So a release whose next request is such a guard's wakes it instead of
+// granting it the lock: its granted function is called, the guard stays
+// first in line, and the lock stays free, open to the guards of that
+// domain alone (TryLockKeys, or an asynchronous request, takes it past the
+// woken guard and everything behind it; other domains queue). The woken
+// guard's owner calls Resume, which takes the lock if it is free, or else
+// leaves the guard first in line with the next release granting it as
+// usual. A domain's requests may so pass one another between a release
+// and the woken owner's turn, which its goroutine bounds; no other
+// domain's request is passed by more than that.
+func (g *Guard) SetDomain(d uint32) { g.domain = d }
+
+// Resume is called by the owner of an asynchronous acquisition when its
+// granted function has been called: it reports whether the guard now
+// holds everything it asked for. When not, the guard was woken (see
+// SetDomain), found a lock taken or took it and was queued for the next
+// one, and is pending again: granted will be called again.
+func (g *Guard) Resume() bool {
+	st := g.state.Load()
+	if st == stateIdle {
+		return true
+	}
+	if st < stateQueuedTag {
+		return false // cannot be woken: not for the owner to look at
+	}
+	h := &g.tags[st-stateQueuedTag]
+	s, l := h.shard, h.lock
+	s.mu.Lock()
+	if g.state.Load() != st || !g.woken || l.queue.head != g {
+		s.mu.Unlock() // a stale call: granted will be called again
+		return false
+	}
+	g.woken = false
+	if l.writer || g.excl && l.readers != 0 {
+		// Another of its domain (a handed-off call) holds it: the
+		// next release grants it.
+		g.strict = true
+		s.mu.Unlock()
+		return false
+	}
+	l.queue.pop()
+	l.takeLocked(g.excl)
+	s.st.Waits.Add(1)
+	s.st.WaitNanos.Add(int64(time.Since(g.since)))
+	g.taken++
+	g.state.Store(stateMoving)
+	s.mu.Unlock()
+	if !g.lockTags() {
+		return false
+	}
+	g.granted = nil
+	g.state.Store(stateIdle)
+	return true
 }
 
 // Held reports whether the guard holds any lock.
@@ -649,7 +741,7 @@ func (g *Guard) lockTags() bool {
 		s.mu.Lock()
 		l := s.refLocked(hash, h.tag)
 		h.lock, h.shard = l, s
-		if !l.grantableLocked(g.excl) {
+		if !l.grantableLocked(g.excl, g.domain) {
 			// The release that grants it continues g.
 			g.enqueueLocked(&l.queue, stateQueuedTag+int32(g.taken))
 			s.mu.Unlock()
@@ -670,6 +762,7 @@ func (g *Guard) enqueueLocked(q *waitQueue, st int32) {
 		g.wake = make(chan struct{}, 1) // the first wait of a blocking call
 	}
 	g.since = time.Now()
+	g.woken, g.strict = false, false
 	q.push(g)
 	g.state.Store(st)
 }
@@ -864,7 +957,7 @@ func (g *Guard) tryLockTag(h *held) bool {
 	s, hash := g.m.shardOf(h.tag)
 	s.mu.Lock()
 	l := s.refLocked(hash, h.tag)
-	ok := l.grantableLocked(g.excl)
+	ok := l.grantableLocked(g.excl, g.domain)
 	if ok {
 		l.takeLocked(g.excl)
 		h.lock, h.shard = l, s
@@ -905,7 +998,7 @@ func (g *Guard) Unlock() {
 	}
 	var list waitQueue
 	g.release(&list)
-	if list.head != nil {
+	if list.head != nil || list.wakes != nil {
 		list.run()
 	}
 }

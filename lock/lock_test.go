@@ -832,6 +832,81 @@ func TestCancelRace(t *testing.T) {
 // tags, checking that an exclusive holder of a tag never coexists with
 // another holder of it, that the exclusive global holder coexists with no
 // one, and that everything finishes.
+// TestDomainWake: a release wakes a request of a domain rather than
+// granting it (SetDomain): the lock stays free for that domain's guards,
+// which may take it past the woken one, and not for others'; the woken
+// guard takes it with Resume, or, finding it taken, is granted it by the
+// next release.
+func TestDomainWake(t *testing.T) {
+	m := NewManager()
+	h, w, same, other := m.NewGuard(1), m.NewGuard(2), m.NewGuard(3), m.NewGuard(4)
+	for _, g := range []*Guard{h, w, same} {
+		g.SetDomain(1)
+	}
+	other.SetDomain(2)
+	h.LockKeys(keys("{t}h"), true)
+	r := newGranter()
+	if w.LockKeysAsync(keys("{t}w", "{u}w"), true, r.granted) {
+		t.Fatal("granted a held tag")
+	}
+	h.Unlock()
+	if !r.wait(time.Second) {
+		t.Fatal("the release did not wake the request")
+	}
+	if !w.Pending() || w.Covers([]byte("{t}w"), true) {
+		t.Fatal("a woken request holds the lock before Resume")
+	}
+	if other.TryLockKeys(keys("{t}o"), true) {
+		t.Fatal("another domain took the lock past the woken request")
+	}
+	if !same.TryLockKeys(keys("{t}s"), true) {
+		t.Fatal("the woken request's domain cannot take the free lock")
+	}
+	if w.Resume() {
+		t.Fatal("Resume took a lock held by another")
+	}
+	s2 := m.NewGuard(5)
+	s2.SetDomain(1)
+	if s2.TryLockKeys(keys("{t}s2"), true) {
+		t.Fatal("the lock was free twice")
+	}
+	same.Unlock() // w failed to take it once: this release grants it
+	if !r.wait(time.Second) || !w.Resume() {
+		t.Fatal("the release after a failed Resume did not grant the lock")
+	}
+	if !w.Covers([]byte("{t}w"), true) || !w.Covers([]byte("{u}w"), true) {
+		t.Fatal("the granted guard does not hold its tags")
+	}
+	if same.TryLockKeys(keys("{t}s"), true) {
+		t.Fatal("a domain's guard took a held lock")
+	}
+	// Woken, then Resume at once: it takes the lock and its next tag.
+	q := newGranter()
+	if same.LockKeysAsync(keys("{t}s"), true, q.granted) {
+		t.Fatal("granted a held tag")
+	}
+	w.Unlock()
+	if !q.wait(time.Second) || !same.Resume() || !same.Covers([]byte("{t}s"), true) {
+		t.Fatal("a woken request did not take the free lock with Resume")
+	}
+	same.Unlock()
+	// A woken request withdrawn: the next in line goes on.
+	h.LockKeys(keys("{t}h"), true)
+	a, b := newGranter(), newGranter()
+	if w.LockKeysAsync(keys("{t}w"), true, a.granted) || other.LockKeysAsync(keys("{t}o"), true, b.granted) {
+		t.Fatal("granted a held tag")
+	}
+	h.Unlock()
+	if !a.wait(time.Second) || !w.Cancel() {
+		t.Fatal("the woken request could not be withdrawn")
+	}
+	if !b.wait(time.Second) || !other.Resume() || !other.Covers([]byte("{t}o"), true) {
+		t.Fatal("the request behind a withdrawn woken one was not granted")
+	}
+	other.Unlock()
+	checkIdle(t, m)
+}
+
 func TestMutualExclusionStress(t *testing.T) {
 	m := NewManager()
 	const (
@@ -858,6 +933,9 @@ func TestMutualExclusionStress(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			g := m.NewGuard(uint64(w))
+			// Guards of a domain run here at the same time, which
+			// SetDomain's fairness does not assume: exclusion holds.
+			g.SetDomain(uint32(w % 3))
 			rnd := rand.New(rand.NewPCG(uint64(w), 11))
 			r := newGranter()
 			for i := 0; i < iters; i++ {
@@ -910,6 +988,9 @@ func TestMutualExclusionStress(t *testing.T) {
 					g.LockKeys(ks, write)
 					ok = true
 				case op < 75:
+					// A wake may come after a withdrawal: each request
+					// gets a granter of its own.
+					r := newGranter()
 					if ok = g.LockKeysAsync(ks, write, r.granted); !ok {
 						if rnd.IntN(3) == 0 {
 							if rnd.IntN(2) == 0 {
@@ -922,7 +1003,8 @@ func TestMutualExclusionStress(t *testing.T) {
 								continue
 							}
 						}
-						<-r.ch
+						for <-r.ch; !g.Resume(); <-r.ch {
+						}
 						ok = true
 					}
 				case op < 90:

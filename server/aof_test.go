@@ -707,6 +707,9 @@ func TestDebugLoadAOF(t *testing.T) {
 				}
 			}
 			want, rwant := dataset(t, c), dataset(t, rc)
+			// With everysec, a write is postponed while a background
+			// fsync runs (as in Redis): its replies go out before it.
+			waitAOFWritten(t, c)
 			size := incrSize(t, dir)
 			for i := 0; i < 2; i++ {
 				for _, conn := range []*difftest.Conn{c, rc} {
@@ -784,6 +787,22 @@ func TestDebugLoadAOFWithoutFile(t *testing.T) {
 }
 
 // incrSize is the total size of dir's incremental AOF files.
+// waitAOFWritten waits until the server's AOF buffer is written and no
+// background fsync is pending.
+func waitAOFWritten(t *testing.T, c *difftest.Conn) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		info := c.Do("INFO", "persistence")
+		if strings.Contains(info, "aof_buffer_length:0\r\n") && strings.Contains(info, "aof_pending_bio_fsync:0\r\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the AOF buffer was not written:\n%s", info)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func incrSize(t *testing.T, dir string) int64 {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))

@@ -275,6 +275,53 @@ func TestParkedPipelineOrder(t *testing.T) {
 	}
 }
 
+// TestNoConvoyBehindHandoff: clients of one loop that pipeline writes to
+// a tag while a handed-off script holds it park once each, not once per
+// command. With every lock passed in turn, the loop's writers took turns
+// one command at a time for as long as they had commands, each turn a
+// park and a task: a convoy that one handed-off writer started and the
+// load kept going (a search index's writers ran at half RediSearch's
+// rate).
+func TestNoConvoyBehindHandoff(t *testing.T) {
+	_, addr := startServer(t, "--io-threads", "1")
+	info := difftest.Dial(t, addr)
+	info.Do("CONFIG", "RESETSTAT")
+	holder := difftest.Dial(t, addr)
+	holder.Send(difftest.Encode("EVAL", "#!lua flags=allow-key-locking\n"+slowLoop, "1", "{a}k", "100"))
+	time.Sleep(20 * time.Millisecond)
+	const writers, each = 8, 200
+	var pipe []byte
+	for range each {
+		pipe = append(pipe, difftest.Encode("INCR", "{a}n")...)
+	}
+	conns := make([]*difftest.Conn, writers)
+	for i := range conns {
+		conns[i] = difftest.Dial(t, addr)
+		conns[i].Send(pipe)
+	}
+	for _, c := range conns {
+		for range each {
+			if got := c.Read(); !strings.HasPrefix(got, ":") {
+				t.Fatalf("INCR: %q", got)
+			}
+		}
+	}
+	if got := holder.Read(); got != "$4\r\ndone\r\n" {
+		t.Errorf("holder: %q", got)
+	}
+	if got := info.Do("GET", "{a}n"); got != fmt.Sprintf("$4\r\n%d\r\n", writers*each) {
+		t.Errorf("counter %q: an increment was lost", got)
+	}
+	waits, err := strconv.Atoi(bhvField(info.Do("INFO", "keylocks"), "keylock_waits"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d writers of %d INCRs each behind a handed-off script: %d waits", writers, each, waits)
+	if waits > writers*each/4 {
+		t.Errorf("%d lock waits for %d commands: the writers took turns command by command", waits, writers*each)
+	}
+}
+
 // TestLockFairness: a writer queued behind a stream of readers of one tag
 // gets the lock in bounded time, and readers behind a stream of writers.
 func TestLockFairness(t *testing.T) {

@@ -22,7 +22,9 @@ import (
 //     it — a task is handed to the client's own loop (Client.invoke). It
 //     runs the command again through the gate's call and the executor,
 //     with the locks already held: acquire finds them granted and takes
-//     them over. Whatever the
+//     them over. (A release may instead wake the client to take a free
+//     lock itself, lock.Guard.SetDomain: the task first calls
+//     lock.Guard.Resume, and waits on when it finds the lock taken.) Whatever the
 //     handler checked before locking is checked again, at the time the
 //     command really runs; a command that now wants other locks gives the
 //     granted ones back and asks again.
@@ -145,10 +147,19 @@ func (p *parking) matches(global bool, keys [][]byte, write bool) bool {
 // locks are held, and goes on with the client's input.
 func (s *Server) resumeParked(p *parking) {
 	c := p.c
-	s.parking.remove(p)
 	if c.parked != p {
-		return // withdrawn meanwhile (cannot happen: Cancel failed)
+		s.parking.remove(p)
+		return // withdrawn meanwhile: a stale wake (lock.Guard.SetDomain)
 	}
+	if !p.g.Resume() {
+		// Woken to take its lock, it found it taken (or took it and
+		// queued for the next): it waits on, granted when it holds them.
+		if c.gone.Load() && s.parking.withdraw(p) {
+			c.parked = nil
+		}
+		return
+	}
+	s.parking.remove(p)
 	if c.gone.Load() {
 		c.parked = nil
 		p.g.Unlock()
