@@ -159,7 +159,7 @@ func (db *DB) Demote(e *Entry, id uint64, size, effort int64) {
 	if e.isColdLocked() {
 		return
 	}
-	before := e.MemSize()
+	before := e.memParts()
 	r := &coldRef{id: id, size: size, mem: e.ValueMem(), effort: effort}
 	e.Obj = r
 	e.flags = e.flags&^(flagExt|flagBoxed) | flagCold
@@ -169,7 +169,7 @@ func (db *DB) Demote(e *Entry, id uint64, size, effort int64) {
 		e.aux = packSize(coldRefMem)
 	}
 	e.lru.Or(coldBit)
-	db.addMem(e, e.MemSize()-before)
+	db.addMem(e, before, e.memParts())
 	db.cold.Add(1)
 	db.coldMem.Add(r.mem)
 }
@@ -208,7 +208,7 @@ func (db *DB) installLoadLocked(e *Entry, id uint64, str []byte, obj any) bool {
 	if r.id != id {
 		return false
 	}
-	before := e.MemSize()
+	before := e.memParts()
 	e.flags &^= flagCold
 	if e.Kind == KindString {
 		e.Obj = nil
@@ -218,7 +218,7 @@ func (db *DB) installLoadLocked(e *Entry, id uint64, str []byte, obj any) bool {
 		e.aux = packSize(e.objMem())
 	}
 	e.lru.And(^uint32(coldBit))
-	db.addMem(e, e.MemSize()-before)
+	db.addMem(e, before, e.memParts())
 	db.cold.Add(-1)
 	db.coldMem.Add(-r.mem)
 	if db.Tier != nil {

@@ -311,3 +311,47 @@ func TestColdCaptureWhileLoading(t *testing.T) {
 		t.Fatalf("%d captures, want 50", seen.Load())
 	}
 }
+
+// TestValuesMem: ValuesMem is what the values in memory hold beyond their
+// entries (Entry.ValueMem summed), whatever moves them: writes, growth,
+// demotion, loads, deletes, SWAPDB. The disk tier's budget is measured in
+// it, not in the keys' memory.
+func TestValuesMem(t *testing.T) {
+	db, tier, _ := coldDB()
+	other := New()
+	sum := func(d *DB) int64 {
+		var n int64
+		d.ForEach(func(_ string, e *Entry) bool { n += e.ValueMem(); return true })
+		return n
+	}
+	check := func(step string) {
+		t.Helper()
+		for _, d := range []*DB{db, other} {
+			if got, want := d.ValuesMem(), sum(d); got != want {
+				t.Fatalf("%s: ValuesMem %d, the values hold %d", step, got, want)
+			}
+		}
+	}
+	set(db, "small", "v") // inline: no value memory
+	set(db, "s", big)
+	db.Set([]byte("h"), NewObject([]byte("h"), KindHash, &blob{[]byte(big)}))
+	check("set")
+	if db.ValuesMem() < 2*int64(len(big)) {
+		t.Fatalf("ValuesMem %d for two values of %d bytes", db.ValuesMem(), len(big))
+	}
+	db.GrowString(db.Get([]byte("s")), 3*len(big))
+	check("grow")
+	demote(db, tier, "s")
+	demote(db, tier, "h")
+	check("demote")
+	if db.ValuesMem() != 0 {
+		t.Fatalf("ValuesMem %d with every value on disk or inline", db.ValuesMem())
+	}
+	db.Get([]byte("h"))
+	check("load")
+	db.Swap(other)
+	check("swap")
+	other.Delete([]byte("h"))
+	other.Delete([]byte("s"))
+	check("delete")
+}

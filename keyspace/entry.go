@@ -314,6 +314,19 @@ func (e *Entry) MemSize() int64 {
 	return n + unpackSize(e.aux)
 }
 
+// memParts is MemSize, and the part of it that is not a value in memory
+// (Entry.ValueMem): the entry's allocation (key, header, an inline value),
+// its table slot, and a cold value's reference.
+type memParts struct{ all, base int64 }
+
+func (e *Entry) memParts() memParts {
+	all := e.MemSize()
+	if e.flags&flagCold != 0 {
+		return memParts{all, all}
+	}
+	return memParts{all, e.allocSize() + slotOverhead}
+}
+
 // MarkNoInt records that the value was stored as Redis stores a number it
 // formatted itself (INCRBYFLOAT): embstr or raw, never int.
 func (e *Entry) MarkNoInt() { e.flags |= flagNoInt }

@@ -72,8 +72,9 @@ const memStripes = 64
 
 // memStripe is one of them, alone in its cache line.
 type memStripe struct {
-	n atomic.Int64
-	_ [56]byte
+	n    atomic.Int64
+	base atomic.Int64 // the part of n that is the entries' own (memParts)
+	_    [48]byte
 }
 
 // DB is one numbered database.
@@ -314,7 +315,7 @@ func (db *DB) removeLocked(s *shard, e *Entry) bool {
 	if e.expire != 0 {
 		delete(s.volatile, e)
 	}
-	db.addMem(e, -e.MemSize())
+	db.addMem(e, e.memParts(), memParts{})
 	db.freeColdLocked(e)
 	return true
 }
@@ -354,7 +355,7 @@ func (db *DB) Set(key []byte, e *Entry) *Entry {
 // whether the key is new (none, or an expired one); the caller then
 // calls stored, without the lock.
 func (db *DB) storeLocked(s *shard, si int, h uint64, e *Entry) (old *Entry, created bool) {
-	before := e.MemSize() // accounted already if e is stored there
+	before := e.memParts() // accounted already if e is stored there
 	if e.Kind != KindString {
 		e.aux = packSize(e.objMem())
 	}
@@ -367,7 +368,7 @@ func (db *DB) storeLocked(s *shard, si int, h uint64, e *Entry) (old *Entry, cre
 				db.OnExpire(old.Key())
 			}
 		}
-		db.addMem(old, -old.MemSize())
+		db.addMem(old, old.memParts(), memParts{})
 		db.freeColdLocked(old)
 		db.storedColdLocked(e)
 	}
@@ -375,9 +376,9 @@ func (db *DB) storeLocked(s *shard, si int, h uint64, e *Entry) (old *Entry, cre
 		db.storedColdLocked(e)
 	}
 	if old == e {
-		db.addMem(e, e.MemSize()-before)
+		db.addMem(e, before, e.memParts())
 	} else {
-		db.addMem(e, e.MemSize())
+		db.addMem(e, memParts{}, e.memParts())
 	}
 	if e.expire != 0 {
 		db.addVolatileLocked(s, si, e)
@@ -416,11 +417,9 @@ func (db *DB) Resized(key []byte, e *Entry) {
 	if e.Kind == KindString {
 		return // strings are accounted as they change
 	}
-	before := e.MemSize()
+	before := e.memParts()
 	e.aux = packSize(e.objMem())
-	if d := e.MemSize() - before; d != 0 {
-		db.addMem(e, d)
-	}
+	db.addMem(e, before, e.memParts())
 }
 
 // OverwriteString replaces the value of e, a live string entry of this
@@ -459,11 +458,9 @@ func (db *DB) GrowString(e *Entry, n int) []byte {
 // changeString runs fn, which changes e's string value, and accounts the
 // change in memory.
 func (db *DB) changeString(e *Entry, fn func()) {
-	before := e.MemSize()
+	before := e.memParts()
 	fn()
-	if d := e.MemSize() - before; d != 0 {
-		db.addMem(e, d)
-	}
+	db.addMem(e, before, e.memParts())
 }
 
 // Delete removes key and reports whether a live entry was there.
@@ -520,9 +517,17 @@ func (db *DB) SetExpire(key []byte, at int64) bool {
 	return true
 }
 
-// addMem accounts d bytes to e, on a stripe picked by its address.
-func (db *DB) addMem(e *Entry, d int64) {
-	db.mem[uintptr(unsafe.Pointer(e))>>6%memStripes].n.Add(d)
+// addMem accounts the change of e's memory from before to after, on a
+// stripe picked by its address.
+func (db *DB) addMem(e *Entry, before, after memParts) {
+	if before == after {
+		return
+	}
+	m := &db.mem[uintptr(unsafe.Pointer(e))>>6%memStripes]
+	m.n.Add(after.all - before.all)
+	if d := after.base - before.base; d != 0 {
+		m.base.Add(d)
+	}
 }
 
 // Len returns the number of keys, counting expired keys not yet removed
@@ -559,6 +564,16 @@ func (db *DB) Mem() int64 {
 	return n
 }
 
+// ValuesMem returns the part of Mem that the values hold beyond their
+// entries (what demoting every value would free; Entry.ValueMem summed).
+func (db *DB) ValuesMem() int64 {
+	var n int64
+	for i := range db.mem {
+		n += db.mem[i].n.Load() - db.mem[i].base.Load()
+	}
+	return n
+}
+
 // Flush removes every key. The caller holds the global lock exclusively.
 //
 // No snapshot may be running (it would lose the entries it has not
@@ -579,6 +594,7 @@ func (db *DB) Flush() {
 	}
 	for i := range db.mem {
 		db.mem[i].n.Store(0)
+		db.mem[i].base.Store(0)
 	}
 }
 
@@ -607,10 +623,11 @@ func (db *DB) Swap(other *DB) {
 		a.mu.Unlock()
 	}
 	for i := range db.mem {
-		a, b := &db.mem[i].n, &other.mem[i].n
-		n := a.Load()
-		a.Store(b.Load())
-		b.Store(n)
+		for _, p := range [...][2]*atomic.Int64{{&db.mem[i].n, &other.mem[i].n}, {&db.mem[i].base, &other.mem[i].base}} {
+			n := p[0].Load()
+			p[0].Store(p[1].Load())
+			p[1].Store(n)
+		}
 	}
 	for _, p := range [...][2]*atomic.Int64{{&db.cold, &other.cold}, {&db.coldMem, &other.coldMem}} {
 		n := p[0].Load()

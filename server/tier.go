@@ -346,11 +346,15 @@ func (t *tierState) drainFrees() {
 	}
 }
 
-// datasetMem is the memory the databases account.
-func (s *Server) datasetMem() int64 {
+// valuesMem is what the databases' values hold in memory beyond their
+// entries (keyspace.DB.ValuesMem): what tiering-memory bounds. Keys, their
+// metadata and inline values stay in memory whatever the budget, so
+// counting them against it would push every value out once the keys alone
+// filled it, hot ones included.
+func (s *Server) valuesMem() int64 {
 	var n int64
 	for _, db := range s.dbs {
-		n += db.Mem()
+		n += db.ValuesMem()
 	}
 	return n
 }
@@ -387,7 +391,7 @@ func (s *Server) demoter() {
 // lock exclusively (the append-only file's replay).
 func (s *Server) demoteToBudget(g *lock.Guard, sc *demoteScratch, stop <-chan struct{}) {
 	budget := s.tier.budgetBytes(s.maxmemory.Int())
-	for misses := 0; s.datasetMem() > budget && misses < 10; {
+	for misses := 0; s.valuesMem() > budget && misses < 10; {
 		n, err := s.demotePass(g, sc)
 		if err != nil {
 			return
@@ -559,7 +563,7 @@ func (s *Server) infoTiering(b []byte) []byte {
 	b = fmt.Appendf(b, "tiering_memory_budget:%d\r\n", t.budgetOrZero(s))
 	b = fmt.Appendf(b, "tiering_values_in_memory:%d\r\n", keys-cold)
 	b = fmt.Appendf(b, "tiering_values_on_disk:%d\r\n", cold)
-	b = fmt.Appendf(b, "tiering_bytes_in_memory:%d\r\n", s.datasetMem())
+	b = fmt.Appendf(b, "tiering_bytes_in_memory:%d\r\n", s.valuesMem())
 	b = fmt.Appendf(b, "tiering_bytes_on_disk:%d\r\n", st.Bytes)
 	b = fmt.Appendf(b, "tiering_bytes_moved_from_memory:%d\r\n", coldMem)
 	b = fmt.Appendf(b, "tiering_loads:%d\r\n", t.loads.Load())
@@ -620,7 +624,7 @@ func (sp *tierSpill) loaded(db *keyspace.DB, e *keyspace.Entry) {
 	if sp.n%256 == 0 {
 		// Summing the databases' memory costs a thousand atomic loads:
 		// checked every 256 keys.
-		sp.over = s.datasetMem() > s.tier.budgetBytes(s.maxmemory.Int())
+		sp.over = s.valuesMem() > s.tier.budgetBytes(s.maxmemory.Int())
 	}
 	sp.n++
 	if sp.over && e.ValueMem() >= s.tier.minValue && !(db == s.dbs[0] && s.searchIndexed(0, []byte(e.Key()))) {
