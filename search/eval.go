@@ -16,6 +16,10 @@ type result struct {
 	kind resultKind
 	freq uint32
 	idf  float64
+	// bidf is a term's IDF as BM25STD weighs it; term the word or tag
+	// value read (EXPLAINSCORE's BM25STD lines name it).
+	bidf float64
+	term string
 	pos  []uint32
 	kids []*result
 	mask resultKind // an aggregate's: its children's kinds, or-ed
@@ -86,6 +90,14 @@ func (e *evaluator) idf(df int) float64 {
 		df = 1
 	}
 	return math.Logb(1 + e.n/float64(df))
+}
+
+// bm25IDF is RediSearch's CalculateIDF_BM25, log(1 + (N - df + 0.5) /
+// (df + 0.5)) over the number of documents, in C float arithmetic as
+// RediSearch computes it.
+func (e *evaluator) bm25IDF(df int) float64 {
+	x := float32(1) + (float32(len(e.ix.docs)-df)+0.5)/(float32(df)+0.5)
+	return math.Log(float64(x))
 }
 
 // expansions are the terms a word matches: itself, its synonym groups'
@@ -370,7 +382,7 @@ func (e *evaluator) term(word string, mask uint64) iterator {
 	ps := tl.ps
 	idf := e.idf(len(ps))
 	it := &listIter{ps: ps, count: len(ps), seeker: true, profType: "TEXT", profTerm: word, profSize: len(ps)}
-	it.rec.kind, it.rec.idf = resTerm, idf
+	it.rec.kind, it.rec.idf, it.rec.bidf, it.rec.term = resTerm, idf, e.bm25IDF(len(ps)), word
 	if mask != allFields {
 		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }
 	}
@@ -385,7 +397,7 @@ func (e *evaluator) tag(f *Field, v string) iterator {
 		return nil
 	}
 	it := &listIter{ids: ids, count: len(ids), profType: "TAG", profTerm: v, profSize: len(ids)}
-	it.rec.kind, it.rec.freq, it.rec.idf = resTerm, 1, e.idf(len(ids))
+	it.rec.kind, it.rec.freq, it.rec.idf, it.rec.bidf, it.rec.term = resTerm, 1, e.idf(len(ids)), e.bm25IDF(len(ids)), v
 	return it
 }
 
@@ -593,7 +605,7 @@ func scoreMeta(m docMeta, r *result) float64 {
 }
 
 // Scorers are the names SCORER takes, as RediSearch 2.10 registers them.
-var scorers = []string{"TFIDF", "TFIDF.DOCNORM", "BM25", "DISMAX", "DOCSCORE", "HAMMING"}
+var scorers = []string{"TFIDF", "TFIDF.DOCNORM", "BM25", "BM25STD", "DISMAX", "DOCSCORE", "HAMMING"}
 
 // scorer returns the scoring function of a SCORER name (nil for TFIDF).
 // avgLen is the index's average document length (BM25).
@@ -618,6 +630,8 @@ func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
 			}
 			return s / slop(r)
 		}
+	case "BM25STD":
+		return func(d *document, r *result) float64 { return d.score * bm25std(r, d.length, avgLen) }
 	case "DISMAX":
 		return func(_ *document, r *result) float64 { return dismax(r) }
 	case "DOCSCORE":
@@ -648,6 +662,38 @@ func bm25(r *result, avgLen float64) float64 {
 		return s
 	case f != 0:
 		return f / (f + k1*(1.0-b+b*avgLen))
+	}
+	return 0
+}
+
+// bm25stdB and bm25stdK1 are BM25STD's b and k1, C floats in RediSearch.
+const bm25stdB, bm25stdK1 = float32(0.5), float32(1.2)
+
+// bm25stdTerm is RediSearch's CalculateBM25Std: Okapi BM25 of a term of
+// frequency f and IDF idf in a document of docLen tokens, its float and
+// double steps as C evaluates them.
+func bm25stdTerm(idf, f float64, docLen uint32, avgLen float64) float64 {
+	b, k1 := bm25stdB, bm25stdK1
+	return idf * f * float64(k1+1) / (f + float64(k1)*(float64(1-b)+float64(b*float32(docLen))/avgLen))
+}
+
+// bm25std is RediSearch's BM25STD of a record (without the document's
+// score): a term's Okapi BM25, an aggregate's children's summed and
+// weighted, a virtual record's (wildcard) as a term of IDF and frequency 1;
+// anything else (negation, numeric, an optional operand that did not
+// match) 0.
+func bm25std(r *result, docLen uint32, avgLen float64) float64 {
+	switch {
+	case r.kind == resTerm:
+		return bm25stdTerm(r.bidf, float64(r.freq), docLen, avgLen)
+	case r.isAgg():
+		s := 0.0
+		for _, k := range r.kids {
+			s += bm25std(k, docLen, avgLen)
+		}
+		return s * r.w()
+	case r.kind == resVirtual && r.freq != 0 && r.w() != 0:
+		return r.w() * bm25stdTerm(1, 1, docLen, avgLen)
 	}
 	return 0
 }
