@@ -10,7 +10,8 @@
 //
 // FT.CREATE's FILTER (filter.go) decides, in Put, whether a hash is a
 // document at all; its other options change what Put stores (no
-// positions, frequencies or field masks; the score from a hash field).
+// positions, frequencies or field masks; the score and the payload from
+// hash fields).
 //
 // FT.AGGREGATE's pipeline is here too (aggregate.go; its expression
 // language in expr.go and exprfunc.go, its reducers in reducers.go): a

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -636,10 +638,6 @@ func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
 		return func(_ *document, r *result) float64 { return dismax(r) }
 	case "DOCSCORE":
 		return func(d *document, _ *result) float64 { return d.score }
-	case "HAMMING":
-		// The Hamming distance of PAYLOAD to the document's payload:
-		// documents here have none, which RediSearch scores 0.
-		return func(*document, *result) float64 { return 0 }
 	}
 	return nil
 }
@@ -664,6 +662,21 @@ func bm25(r *result, avgLen float64) float64 {
 		return f / (f + k1*(1.0-b+b*avgLen))
 	}
 	return 0
+}
+
+// hamming is RediSearch's HAMMING scorer and its explanation: 1 over 1
+// plus the number of bits that differ between the query's PAYLOAD and the
+// document's payload, 0 unless both are as long and not empty.
+func hamming(query, doc []byte) (float64, *ScoreExplain) {
+	if len(doc) == 0 || len(doc) != len(query) {
+		return 0, &ScoreExplain{Text: "Payloads provided to scorer vary in length"}
+	}
+	n := 0
+	for i := range doc {
+		n += bits.OnesCount8(doc[i] ^ query[i])
+	}
+	s := 1 / float64(n+1)
+	return s, &ScoreExplain{Text: fmt.Sprintf("String length is %d. Bit count is %d. Result is (1 / count + 1) = %.2f", len(doc), n, s)}
 }
 
 // bm25stdB and bm25stdK1 are BM25STD's b and k1, C floats in RediSearch.

@@ -33,11 +33,6 @@ func scoreExplainer(name string, avgLen float64) func(d *document, r *result) *S
 		return func(d *document, _ *result) *ScoreExplain {
 			return &ScoreExplain{Text: fmt.Sprintf("Document's score is %.2f", d.score)}
 		}
-	case "HAMMING":
-		// Documents have no payloads here.
-		return func(*document, *result) *ScoreExplain {
-			return &ScoreExplain{Text: "Payloads provided to scorer vary in length"}
-		}
 	}
 	return func(d *document, r *result) *ScoreExplain { return explainTFIDF(d, r, d.maxFreq) }
 }

@@ -45,10 +45,12 @@ type Request struct {
 	geo      *geoFilter // GEOFILTER (the last one given)
 	geoField string
 
-	// Scorer is SCORER's name ("" for TFIDF).
-	Scorer string
+	// Scorer is SCORER's name ("" for TFIDF); Payload is PAYLOAD, the
+	// bytes HAMMING compares with each document's payload.
+	Scorer  string
+	Payload []byte
 	// WithSortKeys and WithPayloads add each result's sort key and
-	// payload (documents here have none) to the reply.
+	// payload (Hit.Payload) to the reply.
 	WithSortKeys, WithPayloads bool
 	NoStopwords                bool
 
@@ -222,9 +224,12 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 		case "EXPANDER", "PAYLOAD":
 			// RediSearch takes any expander name (an unknown one
 			// expands as the default); a payload only matters to
-			// HAMMING, over documents' payloads, which are none here.
+			// HAMMING.
 			if i+1 >= len(opts) {
 				return nil, errf(errBadArgsMissing, opt)
+			}
+			if opt == "PAYLOAD" {
+				r.Payload = opts[i+1]
 			}
 			i++
 		case "TIMEOUT":
@@ -354,6 +359,9 @@ type Hit struct {
 	SortKey string
 	// Explain is EXPLAINSCORE's account of Score (nil without it).
 	Explain *ScoreExplain
+	// Payload is the document's payload (PAYLOAD_FIELD's value when it
+	// was indexed; nil when it has none or the index no payload field).
+	Payload []byte
 }
 
 // Yield is a named value a query computes for a document.
@@ -474,6 +482,18 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	var explain func(*document, *result) *ScoreExplain
 	if r.ExplainScore {
 		explain = scoreExplainer(r.Scorer, avg)
+	}
+	if r.Scorer == "HAMMING" {
+		scoreOf = func(d *document, _ *result) float64 {
+			s, _ := hamming(r.Payload, ix.payload(d.id))
+			return s
+		}
+		if explain != nil {
+			explain = func(d *document, _ *result) *ScoreExplain {
+				_, e := hamming(r.Payload, ix.payload(d.id))
+				return e
+			}
+		}
 	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
@@ -631,7 +651,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
-		h := Hit{Key: ix.byID.get(s.id).key, Score: s.score}
+		h := Hit{Key: ix.byID.get(s.id).key, Score: s.score, Payload: ix.payload(s.id)}
 		if ext != nil {
 			h.Yields, h.Explain = ext[s.x].yields, ext[s.x].explain
 			if sv := ext[s.x].sv; sv.set && sv.num {

@@ -109,14 +109,15 @@ func (cs *ftCursors) put(cur *ftCursor) {
 
 // aggLoader loads documents' fields for an aggregation from database 0;
 // it is used under the index's lock (searchHash).
-// The index's SCORE_FIELD is hidden, as RediSearch's loading skips it.
+// The index's SCORE_FIELD and PAYLOAD_FIELD are hidden, as RediSearch's
+// loading skips them.
 type aggLoader struct {
-	s    *Server
-	hide string
+	s      *Server
+	schema *search.Schema
 }
 
 func (l aggLoader) Field(key, field string) ([]byte, bool) {
-	if l.hide != "" && field == l.hide {
+	if l.schema.Hidden(field) {
 		return nil, false
 	}
 	return l.s.searchLoad(key, field)
@@ -128,7 +129,7 @@ func (l aggLoader) All(key string, each func(field, value []byte)) {
 		return
 	}
 	h.Each(func(f, v []byte) bool {
-		if l.hide == "" || string(f) != l.hide {
+		if !l.schema.Hidden(string(f)) {
 			each(f, v)
 		}
 		return true
@@ -161,7 +162,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 	req, err := fi.ix.ParseAggregate(args[2:])
 	var agg *search.Aggregation
 	if err == nil {
-		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv, fi.ix.Schema.ScoreField})
+		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv, fi.ix.Schema})
 	}
 	var total int
 	var rows [][]search.AggField
