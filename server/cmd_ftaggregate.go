@@ -183,7 +183,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		return
 	}
 	if !req.Cursor {
-		writeAggChunk(&c.w, total, rows)
+		writeAggChunk(&c.w, total, rows, nil)
 		return
 	}
 	var id int64
@@ -196,7 +196,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		id = cur.id
 	}
 	c.w.Array(2)
-	writeAggChunk(&c.w, total, rows)
+	writeAggChunk(&c.w, total, rows, nil)
 	c.w.Int(id)
 }
 
@@ -261,17 +261,19 @@ func cmdFTCursor(c *Client, args [][]byte) {
 		id = 0
 	}
 	c.w.Array(2)
-	writeAggChunk(&c.w, total, rows)
+	writeAggChunk(&c.w, total, rows, nil)
 	c.w.Int(id)
 }
 
 // writeAggChunk writes an aggregation's chunk as RediSearch does: RESP2
 // the total then each row's flat field/value array; RESP3 a map
 // (attributes, total_results, format, results of extra_attributes and
-// values, warning). Numbers are bulk strings in both.
-func writeAggChunk(w *resp.Writer, total int, rows [][]search.AggField) {
+// values, warning). Numbers are bulk strings in both. A profile (FT.PROFILE,
+// non-nil profile) follows: RESP2 [chunk, profile], RESP3 the map's
+// "profile" entry.
+func writeAggChunk(w *resp.Writer, total int, rows [][]search.AggField, profile func(*resp.Writer)) {
 	if w.Proto == 3 {
-		w.Map(5)
+		w.Map(5 + b2i(profile != nil))
 		w.Simple("attributes")
 		w.Array(0)
 		w.Simple("total_results")
@@ -293,7 +295,15 @@ func writeAggChunk(w *resp.Writer, total int, rows [][]search.AggField) {
 		}
 		w.Simple("warning")
 		w.Array(0)
+		if profile != nil {
+			w.Simple("profile")
+			profile(w)
+		}
 		return
+	}
+	if profile != nil {
+		w.Array(2)
+		defer profile(w)
 	}
 	w.Array(1 + len(rows))
 	w.Int(int64(total))

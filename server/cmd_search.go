@@ -288,13 +288,13 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 		}
 		if prof != nil {
 			c.w.Simple("profile")
-			writeProfile(&c.w, req, prof)
+			writeProfile(&c.w, req.Profile, req.TimedOut, prof)
 		}
 		return
 	}
 	if prof != nil {
 		c.w.Array(2)
-		defer writeProfile(&c.w, req, prof)
+		defer writeProfile(&c.w, req.Profile, req.TimedOut, prof)
 	}
 	per := 1 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 	c.w.Array(1 + per*len(hits))
