@@ -46,7 +46,7 @@ func (a *Aggregation) push(p processor, typ string) processor {
 func (a *Aggregation) startProfile(r *AggRequest) error {
 	started := time.Now()
 	ix := a.ix
-	root, err := ix.aggRoot(r.Query, r.Dialect, r.Params)
+	root, err := ix.aggRoot(r.Query, r.Dialect, r.Verbatim, r.Params)
 	if err != nil {
 		return err
 	}

@@ -482,10 +482,12 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 }
 
 // aggRoot parses an aggregation's query (nil: it matches nothing).
-func (ix *Index) aggRoot(query string, dialect int, params map[string]string) (*node, error) {
+func (ix *Index) aggRoot(query string, dialect int, verbatim bool, params map[string]string) (*node, error) {
 	root, knn, err := parseQueryParams(ix.Schema, ix.stop, query, dialect, ix.Config, params)
 	switch {
 	case err != nil:
+	case !verbatim && ix.Schema.checkPhonetic(root) != nil:
+		err = ix.Schema.checkPhonetic(root)
 	case knn != nil:
 		err = errf(errNotSupported, "KNN in FT.AGGREGATE")
 	case len(yieldNames(root)) > 0:
@@ -500,7 +502,7 @@ func (ix *Index) aggRoot(query string, dialect int, params map[string]string) (*
 // matchIDs runs the query and returns the ids of the documents it
 // matches, ascending.
 func (ix *Index) matchIDs(query string, dialect int, verbatim bool, params map[string]string) ([]uint32, error) {
-	root, err := ix.aggRoot(query, dialect, params)
+	root, err := ix.aggRoot(query, dialect, verbatim, params)
 	if err != nil || root == nil {
 		return nil, err
 	}

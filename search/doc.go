@@ -3,7 +3,8 @@
 // parsed from FT.CREATE's arguments, documents indexed from a hash's
 // fields, TEXT fields in an inverted index (term frequencies, positions,
 // field masks, snowball stems in 18 languages (lang.go), synonym groups
-// (synonym.go)), TAG, NUMERIC, VECTOR and GEO
+// (synonym.go), double metaphone codes for PHONETIC fields
+// (metaphone.go)), TAG, NUMERIC, VECTOR and GEO
 // fields (geo.go: radius queries and GEOFILTER), the query
 // language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
 // results and scores as RediSearch.

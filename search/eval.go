@@ -102,20 +102,28 @@ func (e *evaluator) bm25IDF(df int) float64 {
 	return math.Log(float64(x))
 }
 
-// expansions are the terms a word matches: itself, its synonym groups'
-// ids, its stem marked as a stem, and the stem as a word when it differs.
-func (e *evaluator) expansions(w string) []string {
-	return expansions(e.ix, e.lang, w, "")
+// expansions are the terms a term node matches: its word, the word's
+// synonym groups' ids, its phonetic code (when the node takes it), its
+// stem marked as a stem, and the stem as a word when it differs.
+func (e *evaluator) expansions(n *node) []string {
+	return expansions(e.ix, e.lang, n, "")
 }
 
-// expansions are the terms w expands to, each followed by suffix but w.
-func expansions(ix *Index, lang *language, w, suffix string) []string {
+// expansions are the terms n's word expands to, each followed by suffix
+// but the word, in RediSearch's order.
+func expansions(ix *Index, lang *language, n *node, suffix string) []string {
 	if lang == nil {
 		lang = ix.Schema.lang()
 	}
+	w := n.word
 	out := []string{w}
 	for _, g := range ix.synExpand(w) {
 		out = append(out, g+suffix)
+	}
+	if ix.Schema.phoneticExpands(n) {
+		if p := phoneticTerm(w); p != "" {
+			out = append(out, p+suffix)
+		}
 	}
 	s := stem(lang, w)
 	out = append(out, stemPrefix+s+suffix)
@@ -145,7 +153,7 @@ func (e *evaluator) buildNode(n *node) iterator {
 	case opTerm:
 		if n.expand && !e.verbatim {
 			var kids []iterator
-			for _, w := range e.expansions(n.word) {
+			for _, w := range e.expansions(n) {
 				if it := e.term(w, n.mask); it != nil {
 					kids = append(kids, it)
 				}

@@ -322,6 +322,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				for _, g := range ix.synGroups(t.word) {
 					add(g, w, mask, t.pos)
 				}
+				if f.Phonetic && len(t.word) >= minPhoneticLen {
+					if p := phoneticTerm(t.word); p != "" {
+						add(p, w, mask, t.pos)
+					}
+				}
 			})
 		case Tag:
 			vals := splitTags(string(v), f.Separator, f.CaseSensitive, f.IndexEmpty)

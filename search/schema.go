@@ -37,12 +37,15 @@ func (t FieldType) String() string {
 // Field is one field of a schema. Name is the hash field it reads, Alias
 // the name queries use (Name when there is no AS).
 type Field struct {
-	Name, Alias   string
-	Type          FieldType
-	Weight        float64 // TEXT
-	NoStem        bool    // TEXT
-	Separator     byte    // TAG, ',' by default
-	CaseSensitive bool    // TAG
+	Name, Alias string
+	Type        FieldType
+	Weight      float64 // TEXT
+	NoStem      bool    // TEXT
+	// Phonetic is PHONETIC (TEXT): the words' double metaphone codes are
+	// indexed beside them (metaphone.go).
+	Phonetic      bool
+	Separator     byte // TAG, ',' by default
+	CaseSensitive bool // TAG
 	Sortable, UNF bool
 	NoIndex       bool
 	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG): suffix and contains
@@ -349,7 +352,18 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 				f.IndexMissing = true
 				i++
 			case is("PHONETIC"):
-				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
+				if i+1 >= len(args) {
+					return 0, Error(errPhoneticArg)
+				}
+				// RediSearch knows one algorithm, double metaphone,
+				// the same for its four languages.
+				switch string(args[i+1]) {
+				case "dm:en", "dm:fr", "dm:pt", "dm:es":
+				default:
+					return 0, Error(errPhoneticMatch)
+				}
+				f.Phonetic = true
+				i += 2
 			default:
 				goto common
 			}

@@ -378,6 +378,9 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	started := time.Now()
 	root, knn, err := parseQueryParams(ix.Schema, stop, r.Query, r.Dialect, ix.Config, r.Params)
+	if err == nil && !r.Verbatim {
+		err = ix.Schema.checkPhonetic(root)
+	}
 	if err != nil {
 		return 0, nil, err
 	}
