@@ -37,15 +37,13 @@ func (t FieldType) String() string {
 // Field is one field of a schema. Name is the hash field it reads, Alias
 // the name queries use (Name when there is no AS).
 type Field struct {
-	Name, Alias string
-	Type        FieldType
-	Weight      float64 // TEXT
-	NoStem      bool    // TEXT
-	// Phonetic is PHONETIC (TEXT): the words' double metaphone codes are
-	// indexed beside them (metaphone.go).
-	Phonetic      bool
-	Separator     byte // TAG, ',' by default
-	CaseSensitive bool // TAG
+	Name, Alias   string
+	Type          FieldType
+	Weight        float64 // TEXT
+	NoStem        bool    // TEXT
+	Phonetic      bool    // TEXT: PHONETIC (metaphone.go)
+	Separator     byte    // TAG, ',' by default
+	CaseSensitive bool    // TAG
 	Sortable, UNF bool
 	NoIndex       bool
 	// WithSuffixTrie is WITHSUFFIXTRIE (TEXT, TAG): suffix and contains
