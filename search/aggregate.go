@@ -486,12 +486,12 @@ func (ix *Index) aggRoot(query string, dialect int, verbatim bool, params map[st
 	root, knn, err := parseQueryParams(ix.Schema, ix.stop, query, dialect, ix.Config, params)
 	switch {
 	case err != nil:
-	case !verbatim && ix.Schema.checkPhonetic(root) != nil:
-		err = ix.Schema.checkPhonetic(root)
 	case knn != nil:
 		err = errf(errNotSupported, "KNN in FT.AGGREGATE")
 	case len(yieldNames(root)) > 0:
 		err = errf(errNotSupported, "YIELD_DISTANCE_AS in FT.AGGREGATE")
+	case !verbatim: // VERBATIM expands nothing, phonetics included
+		err = ix.Schema.checkPhonetic(root)
 	}
 	if err != nil {
 		return nil, err
@@ -793,7 +793,8 @@ type pageProc struct {
 func (p *pageProc) next() (*row, error) {
 	a := p.a
 	if !p.started && a.prof != nil {
-		a.resultLimit = uint32(p.offset) + min(uint32(p.limit), a.resultLimit)
+		// C's arithmetic: a size_t sum kept in 32 bits.
+		a.resultLimit = uint32(uint64(p.offset) + min(uint64(p.limit), uint64(a.resultLimit)))
 	}
 	p.started = true
 	for p.offset > 0 {

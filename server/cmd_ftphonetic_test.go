@@ -56,6 +56,8 @@ FT.SEARCH plain "smith=>{$phonetic: true}"
 FT.SEARCH plain "smith=>{$phonetic: false}"
 FT.SEARCH ph "@n:[1 2]=>{$phonetic: true}"
 FT.AGGREGATE ph smith LOAD 1 @n SORTBY 1 @n
+FT.AGGREGATE ph "@u:smith=>{$phonetic: true}"
+FT.AGGREGATE ph "@u:smith=>{$phonetic: true}" VERBATIM LOAD 1 @n
 FT.SPELLCHECK ph smoth
 FT.TAGVALS ph t
 FT.CREATE e1 SCHEMA t TEXT PHONETIC
@@ -65,6 +67,10 @@ FT.CREATE e4 SCHEMA t TAG PHONETIC dm:en
 FT.CREATE e5 SCHEMA t TEXT PHONETIC dm:english
 FT.CREATE e6 SCHEMA t TEXT phonetic dm:pt SORTABLE
 FT.CREATE e7 SCHEMA t TEXT PHONETIC dm:es PHONETIC dm:en
+`)
+	ftProfileLike(t, p, `
+FT.PROFILE ph AGGREGATE QUERY smith LOAD 1 @n SORTBY 1 @n
+FT.PROFILE ph SEARCH QUERY "smith|jon" NOCONTENT
 `)
 	waitIndexed(t, p.Redis, "e6")
 	compareFTInfo(t, p, "ph")
