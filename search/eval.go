@@ -617,9 +617,16 @@ func scoreMeta(m docMeta, r *result) float64 {
 // Scorers are the names SCORER takes, as RediSearch 2.10 registers them.
 var scorers = []string{"TFIDF", "TFIDF.DOCNORM", "BM25", "BM25STD", "DISMAX", "DOCSCORE", "HAMMING"}
 
+// scoring is what scorers read besides a document and its record.
+type scoring struct {
+	avgLen  float64                // the index's average document length (BM25, BM25STD)
+	query   []byte                 // PAYLOAD (HAMMING)
+	payload func(id uint32) []byte // a document's payload (HAMMING)
+}
+
 // scorer returns the scoring function of a SCORER name (nil for TFIDF).
-// avgLen is the index's average document length (BM25).
-func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
+func scorer(name string, sc scoring) func(d *document, r *result) float64 {
+	avgLen := sc.avgLen
 	switch name {
 	case "TFIDF.DOCNORM":
 		return func(d *document, r *result) float64 {
@@ -646,6 +653,11 @@ func scorer(name string, avgLen float64) func(d *document, r *result) float64 {
 		return func(_ *document, r *result) float64 { return dismax(r) }
 	case "DOCSCORE":
 		return func(d *document, _ *result) float64 { return d.score }
+	case "HAMMING":
+		return func(d *document, _ *result) float64 {
+			s, _ := hamming(sc.query, sc.payload(d.id))
+			return s
+		}
 	}
 	return nil
 }

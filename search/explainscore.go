@@ -13,7 +13,8 @@ type ScoreExplain struct {
 // scoreExplainer returns the function that explains a scorer's scores (SCORER's
 // name, "" for TFIDF), in RediSearch 2.10's words. All query weights are
 // 1 here.
-func scoreExplainer(name string, avgLen float64) func(d *document, r *result) *ScoreExplain {
+func scoreExplainer(name string, sc scoring) func(d *document, r *result) *ScoreExplain {
+	avgLen := sc.avgLen
 	switch name {
 	case "TFIDF.DOCNORM":
 		return func(d *document, r *result) *ScoreExplain { return explainTFIDF(d, r, d.length) }
@@ -32,6 +33,11 @@ func scoreExplainer(name string, avgLen float64) func(d *document, r *result) *S
 	case "DOCSCORE":
 		return func(d *document, _ *result) *ScoreExplain {
 			return &ScoreExplain{Text: fmt.Sprintf("Document's score is %.2f", d.score)}
+		}
+	case "HAMMING":
+		return func(d *document, _ *result) *ScoreExplain {
+			_, e := hamming(sc.query, sc.payload(d.id))
+			return e
 		}
 	}
 	return func(d *document, r *result) *ScoreExplain { return explainTFIDF(d, r, d.maxFreq) }

@@ -479,24 +479,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if len(ix.docs) > 0 {
 		avg = float64(ix.totalLength) / float64(len(ix.docs))
 	}
+	sc := scoring{avgLen: avg, query: r.Payload, payload: ix.payload}
 	if r.Scorer != "" && r.Scorer != "TFIDF" {
-		scoreOf = scorer(r.Scorer, avg)
+		scoreOf = scorer(r.Scorer, sc)
 	}
 	var explain func(*document, *result) *ScoreExplain
 	if r.ExplainScore {
-		explain = scoreExplainer(r.Scorer, avg)
-	}
-	if r.Scorer == "HAMMING" {
-		scoreOf = func(d *document, _ *result) float64 {
-			s, _ := hamming(r.Payload, ix.payload(d.id))
-			return s
-		}
-		if explain != nil {
-			explain = func(d *document, _ *result) *ScoreExplain {
-				_, e := hamming(r.Payload, ix.payload(d.id))
-				return e
-			}
-		}
+		explain = scoreExplainer(r.Scorer, sc)
 	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
