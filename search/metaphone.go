@@ -195,7 +195,13 @@ func (w *dmWord) step(i int) int {
 		w.add("T", "T")
 		return i + 1
 	case 'F', 'K', 'N', 'Q', 'V':
-		code := map[byte]string{'F': "F", 'K': "K", 'N': "N", 'Q': "K", 'V': "F"}[c]
+		code := string(c) // a double letter counts once
+		switch c {
+		case 'Q':
+			code = "K"
+		case 'V':
+			code = "F"
+		}
 		w.add(code, code)
 		return i + 1 + b2int(w.at(i+1) == c)
 	case 'G':
