@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 	"slices"
 )
@@ -99,7 +100,52 @@ func (e *evaluator) idf(df int) float64 {
 // RediSearch computes it.
 func (e *evaluator) bm25IDF(df int) float64 {
 	x := float32(1) + (float32(len(e.ix.docs)-df)+0.5)/(float32(df)+0.5)
-	return math.Log(float64(x))
+	return roundedLog(float64(x))
+}
+
+// roundedLog is the natural logarithm of x > 0 correctly rounded, which
+// glibc's log (RediSearch's) almost always is: Go's math.Log was an ulp
+// away from glibc's for 4.5% of 44,000 arguments tried, this for 0.05%
+// (glibc's own misroundings near halfway cases). It sums
+// ln(x) = e ln 2 + 2 atanh((m-1)/(m+1)), x = m 2^e with m in [sqrt(1/2),
+// sqrt(2)), in 128-bit floats.
+func roundedLog(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 1) {
+		return math.Log(x)
+	}
+	const prec = 128
+	frac, exp := math.Frexp(x) // x = frac 2^exp, frac in [1/2, 1)
+	if frac < math.Sqrt2/2 {
+		frac *= 2
+		exp--
+	}
+	atanh2 := func(z *big.Float) *big.Float { // 2 atanh(z), |z| small
+		sum := new(big.Float).SetPrec(prec).Set(z)
+		z2 := new(big.Float).SetPrec(prec).Mul(z, z)
+		term := new(big.Float).SetPrec(prec).Set(z)
+		for k := int64(3); k < 200; k += 2 {
+			term.Mul(term, z2)
+			t := new(big.Float).SetPrec(prec).Quo(term, new(big.Float).SetPrec(prec).SetInt64(k))
+			if t.Sign() == 0 || t.MantExp(nil)-sum.MantExp(nil) < -prec {
+				break
+			}
+			sum.Add(sum, t)
+		}
+		return sum.Mul(sum, new(big.Float).SetPrec(prec).SetInt64(2))
+	}
+	ratio := func(m *big.Float) *big.Float { // (m-1)/(m+1)
+		one := new(big.Float).SetPrec(prec).SetInt64(1)
+		num := new(big.Float).SetPrec(prec).Sub(m, one)
+		den := new(big.Float).SetPrec(prec).Add(m, one)
+		return num.Quo(num, den)
+	}
+	lnm := atanh2(ratio(new(big.Float).SetPrec(prec).SetFloat64(frac)))
+	if exp != 0 {
+		ln2 := atanh2(ratio(new(big.Float).SetPrec(prec).SetInt64(2)))
+		lnm.Add(lnm, ln2.Mul(ln2, new(big.Float).SetPrec(prec).SetInt64(int64(exp))))
+	}
+	f, _ := lnm.Float64()
+	return f
 }
 
 // expansions are the terms a term node matches: its word, the word's
