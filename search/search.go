@@ -713,9 +713,13 @@ func compareSort(a, b sortValue, desc bool) int {
 	return c
 }
 
-// FormatScore formats a score as RediSearch's replies do (the shortest
-// text that reads back as the same double; inf, -inf, nan).
-func FormatScore(f float64) string {
+// FormatScore formats a score as RediSearch's replies do: Redis 7.4's
+// d2string (dtoa.go), Grisu2's digits, not always the shortest.
+func FormatScore(f float64) string { return formatD2String(f) }
+
+// formatShortest is the shortest text that reads back as f (inf, -inf,
+// nan).
+func formatShortest(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
 		return "inf"
@@ -730,7 +734,7 @@ func FormatScore(f float64) string {
 // formatG17 is C's "%.17g".
 func formatG17(f float64) string {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return FormatScore(f)
+		return formatShortest(f)
 	}
 	return strconv.FormatFloat(f, 'g', 17, 64)
 }
