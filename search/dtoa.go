@@ -12,6 +12,10 @@ import (
 // fpconv_dtoa, Florian Loitsch's Grisu2. Grisu2's digits read back as
 // the same double but are not always the shortest ("1.6174430124381871"
 // where Go writes "1.617443012438187"), so FormatScore follows it.
+//
+// This is a port of Redis's deps/fpconv (Copyright (c) 2021, Redis Labs;
+// 2013-2019, night-shift; 2009, Florian Loitsch; Boost Software License
+// 1.0), its table of cached powers computed rather than copied.
 
 // gfp is a floating-point value frac * 2^exp of Grisu's arithmetic.
 type gfp struct {
