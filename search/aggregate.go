@@ -31,6 +31,15 @@ type AggRequest struct {
 	Cursor      bool
 	CursorCount int   // rows per read (WITHCURSOR COUNT), 0: the default
 	MaxIdle     int64 // milliseconds, 0: the default
+
+	// noRows is a LIMIT of no rows: the reply is the total alone, and
+	// every SORTBY/LIMIT step counts the rows instead, as RediSearch's.
+	noRows bool
+
+	// Profiling (FT.PROFILE AGGREGATE) makes the pipeline read the
+	// query's iterators as rows are pulled and count each processor's
+	// calls (ProfileRun); ProfileLimited is FT.PROFILE's LIMITED.
+	Profiling, ProfileLimited bool
 }
 
 type stepKind uint8
@@ -237,6 +246,7 @@ func (ix *Index) ParseAggregate(args [][]byte) (*AggRequest, error) {
 			}
 			s := arrange()
 			s.offset, s.limit, s.limited = int(off), int(num), true
+			r.noRows = r.noRows || num == 0
 			i += 2
 		case "APPLY", "FILTER":
 			if i+1 >= len(opts) {
@@ -312,6 +322,16 @@ type Aggregation struct {
 	total int
 	tail  processor
 	out   *lookup // the last stage's keys
+
+	// When profiling: the processors' counting wrappers (Index first),
+	// the query's wrapped iterator, and RediSearch's resultLimit, the
+	// row budget its pagers set for the whole pipeline.
+	procs       []*profProc
+	it          iterator
+	resultLimit uint32
+	prof        *Profile
+	limited     bool
+	noRows      bool
 }
 
 // Loader loads documents' hash fields for an aggregation: Field returns
@@ -331,17 +351,26 @@ type AggField struct {
 // Errors in the request that need the schema (an unknown property, an
 // unknown reducer) are returned here.
 func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
-	a := &Aggregation{ix: ix, load: load}
-	ids, err := ix.matchIDs(r.Query, r.Dialect, r.Verbatim, r.Params)
-	if err != nil {
-		return nil, err
+	a := &Aggregation{ix: ix, load: load, noRows: r.noRows}
+	var base *baseProc
+	if r.Profiling {
+		if err := a.startProfile(r); err != nil {
+			return nil, err
+		}
+		base = &baseProc{a: a, it: a.it}
+	} else {
+		ids, err := ix.matchIDs(r.Query, r.Dialect, r.Verbatim, r.Params)
+		if err != nil {
+			return nil, err
+		}
+		base = &baseProc{a: a, ids: ids}
 	}
 	lk := &lookup{ix: ix}
-	var tail processor = &baseProc{a: a, ids: ids}
+	var tail processor = a.push(base, "Index")
 	for _, s := range r.steps {
 		switch s.kind {
 		case stepLoad:
-			lp := &loadProc{a: a, up: tail, lk: lk, all: s.loadAll}
+			lp := &loadProc{a: a, lk: lk, all: s.loadAll}
 			for _, rf := range s.loads {
 				k := lk.write(rf.As)
 				lk.keys[k].path = rf.Field
@@ -350,7 +379,8 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 				}
 				lp.keys = append(lp.keys, k)
 			}
-			tail = lp
+			lp.up = tail
+			tail = a.push(lp, "Loader")
 		case stepGroup:
 			g := &groupProc{a: a, lk: lk, nextLk: &lookup{ix: ix}, groups: map[string]*group{}}
 			var loads []int
@@ -385,12 +415,16 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 				g.nextLk.write(rs.alias)
 			}
 			if len(loads) > 0 {
-				tail = &loadProc{a: a, up: tail, lk: lk, keys: loads}
+				tail = a.push(&loadProc{a: a, up: tail, lk: lk, keys: loads}, "Loader")
 			}
 			g.up = tail
-			tail = g
+			tail = a.push(g, "Grouper")
 			lk = g.nextLk
 		case stepArrange:
+			if r.noRows {
+				tail = a.push(&countProc{a: a, up: tail}, "Counter")
+				continue
+			}
 			if s.sortKeys != nil {
 				sp := &sortProc{a: a, lk: lk, asc: s.sortAsc}
 				var loads []int
@@ -408,7 +442,7 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 					sp.keys = append(sp.keys, k)
 				}
 				if len(loads) > 0 {
-					tail = &loadProc{a: a, up: tail, lk: lk, keys: loads}
+					tail = a.push(&loadProc{a: a, up: tail, lk: lk, keys: loads}, "Loader")
 				}
 				switch {
 				case s.limited:
@@ -419,10 +453,12 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 					sp.size = 10
 				}
 				sp.up = tail
-				tail = sp
+				tail = a.push(sp, "Sorter")
 			}
-			if s.limited {
-				tail = &pageProc{up: tail, offset: s.offset, limit: s.limit}
+			// As RediSearch: a sorter keeps LIMIT's first rows itself,
+			// a pager skips its offset.
+			if s.limited && (s.offset > 0 || s.sortKeys == nil) {
+				tail = a.push(&pageProc{a: a, up: tail, offset: s.offset, limit: s.limit}, "Pager/Limiter")
 			}
 		case stepApply, stepFilter:
 			if err := s.expr.properties(func(e *expr) error {
@@ -438,16 +474,15 @@ func (ix *Index) Aggregate(r *AggRequest, load Loader) (*Aggregation, error) {
 			if s.kind == stepApply {
 				ep.out = lk.write(s.alias)
 			}
-			tail = ep
+			tail = a.push(ep, exprProfileType(s.expr, s.kind == stepApply))
 		}
 	}
 	a.tail, a.out = tail, lk
 	return a, nil
 }
 
-// matchIDs runs the query and returns the ids of the documents it
-// matches, ascending.
-func (ix *Index) matchIDs(query string, dialect int, verbatim bool, params map[string]string) ([]uint32, error) {
+// aggRoot parses an aggregation's query (nil: it matches nothing).
+func (ix *Index) aggRoot(query string, dialect int, verbatim bool, params map[string]string) (*node, error) {
 	root, knn, err := parseQueryParams(ix.Schema, ix.stop, query, dialect, ix.Config, params)
 	switch {
 	case err != nil:
@@ -455,7 +490,19 @@ func (ix *Index) matchIDs(query string, dialect int, verbatim bool, params map[s
 		err = errf(errNotSupported, "KNN in FT.AGGREGATE")
 	case len(yieldNames(root)) > 0:
 		err = errf(errNotSupported, "YIELD_DISTANCE_AS in FT.AGGREGATE")
+	case !verbatim: // VERBATIM expands nothing, phonetics included
+		err = ix.Schema.checkPhonetic(root)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// matchIDs runs the query and returns the ids of the documents it
+// matches, ascending.
+func (ix *Index) matchIDs(query string, dialect int, verbatim bool, params map[string]string) ([]uint32, error) {
+	root, err := ix.aggRoot(query, dialect, verbatim, params)
 	if err != nil || root == nil {
 		return nil, err
 	}
@@ -488,7 +535,7 @@ func (a *Aggregation) Chunk(n int) (total int, rows [][]AggField, done bool, err
 		return 0, nil, true, err
 	}
 	total = a.total
-	for r != nil {
+	for r != nil && !a.noRows {
 		rows = append(rows, a.fields(r))
 		if n > 0 && len(rows) == n {
 			break
@@ -497,7 +544,7 @@ func (a *Aggregation) Chunk(n int) (total int, rows [][]AggField, done bool, err
 			r = nil
 		}
 	}
-	done = r == nil
+	done = r == nil || a.noRows
 	if done {
 		a.tail = nil
 	}
@@ -606,14 +653,27 @@ type processor interface {
 	next() (*row, error)
 }
 
-// baseProc reads the matched documents; each one read counts in the
+// baseProc reads the matched documents (their ids, or, when profiling,
+// the query's iterator as rows are pulled); each one read counts in the
 // total.
 type baseProc struct {
 	a   *Aggregation
 	ids []uint32
+	it  iterator
 }
 
 func (p *baseProc) next() (*row, error) {
+	for p.it != nil {
+		rc, rec := p.it.read()
+		if rc == rcEOF {
+			p.it = nil
+			break
+		}
+		if d := p.a.ix.byID.get(rec.doc); d != nil {
+			p.a.total++
+			return &row{doc: d}, nil
+		}
+	}
 	for len(p.ids) > 0 {
 		id := p.ids[0]
 		p.ids = p.ids[1:]
@@ -697,19 +757,52 @@ func (p *exprProc) next() (*row, error) {
 	}
 }
 
-// pageProc is LIMIT.
+// countProc stands for every SORTBY/LIMIT step of a request with a LIMIT
+// of no rows: it reads every row and returns none.
+type countProc struct {
+	a  *Aggregation
+	up processor
+}
+
+func (p *countProc) next() (*row, error) {
+	for {
+		r, err := p.up.next()
+		if r == nil || err != nil {
+			break
+		}
+	}
+	if n := len(p.a.procs); n > 0 {
+		// RediSearch's counter makes up for the end of the pipeline's
+		// call that its EOF saves.
+		p.a.procs[n-1].calls++
+	}
+	return nil, nil
+}
+
+// pageProc is LIMIT. When profiling, its first call sets the row budget
+// of the pipeline's reader (resultLimit) to its offset and limit, as
+// RediSearch's pager does.
 type pageProc struct {
+	a             *Aggregation
 	up            processor
 	offset, limit int
 	seen          int
+	started       bool
 }
 
 func (p *pageProc) next() (*row, error) {
+	a := p.a
+	if !p.started && a.prof != nil {
+		// C's arithmetic: a size_t sum kept in 32 bits.
+		a.resultLimit = uint32(uint64(p.offset) + min(uint64(p.limit), uint64(a.resultLimit)))
+	}
+	p.started = true
 	for p.offset > 0 {
 		r, err := p.up.next()
 		if r == nil || err != nil {
 			return r, err
 		}
+		a.resultLimit--
 		p.offset--
 	}
 	if p.seen >= p.limit {
@@ -735,6 +828,10 @@ type sortProc struct {
 
 func (p *sortProc) next() (*row, error) {
 	if !p.done {
+		// RediSearch reads every row whatever a pager upstream set.
+		budget := p.a.resultLimit
+		p.a.resultLimit = math.MaxUint32
+		defer func() { p.a.resultLimit = budget }()
 		for {
 			r, err := p.up.next()
 			if err != nil {
@@ -813,6 +910,9 @@ type group struct {
 
 func (p *groupProc) next() (*row, error) {
 	if !p.done {
+		budget := p.a.resultLimit
+		p.a.resultLimit = math.MaxUint32
+		defer func() { p.a.resultLimit = budget }()
 		for {
 			r, err := p.up.next()
 			if err != nil {

@@ -3,14 +3,16 @@
 // parsed from FT.CREATE's arguments, documents indexed from a hash's
 // fields, TEXT fields in an inverted index (term frequencies, positions,
 // field masks, snowball stems in 18 languages (lang.go), synonym groups
-// (synonym.go)), TAG, NUMERIC, VECTOR and GEO
+// (synonym.go), double metaphone codes for PHONETIC fields
+// (metaphone.go)), TAG, NUMERIC, VECTOR and GEO
 // fields (geo.go: radius queries and GEOFILTER), the query
 // language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
 // results and scores as RediSearch.
 //
 // FT.CREATE's FILTER (filter.go) decides, in Put, whether a hash is a
 // document at all; its other options change what Put stores (no
-// positions, frequencies or field masks; the score from a hash field).
+// positions, frequencies or field masks; the score and the payload from
+// hash fields).
 //
 // FT.AGGREGATE's pipeline is here too (aggregate.go; its expression
 // language in expr.go and exprfunc.go, its reducers in reducers.go): a

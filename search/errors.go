@@ -66,6 +66,9 @@ const (
 	errParamsTwice    = "Multiple PARAMS are not allowed. Parameters can be defined only once"
 	errAttrUnknown    = "Invalid attribute %s"
 	errAttrValue      = "Invalid value (%s) for `%s`"
+	errPhoneticField  = "field does not support phonetics"
+	errPhoneticArg    = "PHONETIC requires an argument"
+	errPhoneticMatch  = "Matcher Format: <2 chars algorithm>:<2 chars language>. Support algorithms: double metaphone (dm). Supported languages: English (en), French (fr), Portuguese (pt) and Spanish (es)"
 
 	// FT.SEARCH's options.
 	errNoScorer     = "No such scorer %s"

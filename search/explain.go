@@ -16,6 +16,9 @@ import (
 // a field that is not a TAG field are not printed.
 func (ix *Index) Explain(r *Request) (string, error) {
 	root, err := parseQuery(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config)
+	if err == nil {
+		err = ix.Schema.checkPhonetic(root)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -139,7 +142,7 @@ func (e *explainer) nodeBody(n *node, depth int, inTag bool) {
 	case opTerm:
 		if n.expand && !e.verbatim {
 			e.b.WriteString("UNION {\n")
-			words := expansions(e.ix, e.lang, n.word, "(expanded)")
+			words := expansions(e.ix, e.lang, n, "(expanded)")
 			for _, w := range words {
 				e.pad(depth + 1)
 				e.fields(mask)

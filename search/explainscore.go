@@ -13,12 +13,21 @@ type ScoreExplain struct {
 // scoreExplainer returns the function that explains a scorer's scores (SCORER's
 // name, "" for TFIDF), in RediSearch 2.10's words. All query weights are
 // 1 here.
-func scoreExplainer(name string, avgLen float64) func(d *document, r *result) *ScoreExplain {
+func scoreExplainer(name string, sc scoring) func(d *document, r *result) *ScoreExplain {
+	avgLen := sc.avgLen
 	switch name {
 	case "TFIDF.DOCNORM":
 		return func(d *document, r *result) *ScoreExplain { return explainTFIDF(d, r, d.length) }
 	case "BM25":
 		return func(d *document, r *result) *ScoreExplain { return explainBM25(d, r, avgLen) }
+	case "BM25STD":
+		return func(d *document, r *result) *ScoreExplain {
+			raw := bm25std(r, d.length, avgLen)
+			return &ScoreExplain{
+				Text: fmt.Sprintf("Final BM25 : words BM25 %.2f * document score %.2f", raw, d.score),
+				Kids: []*ScoreExplain{explainBM25StdRec(r, d.length, avgLen)},
+			}
+		}
 	case "DISMAX":
 		return func(_ *document, r *result) *ScoreExplain { return explainDismax(r) }
 	case "DOCSCORE":
@@ -26,9 +35,9 @@ func scoreExplainer(name string, avgLen float64) func(d *document, r *result) *S
 			return &ScoreExplain{Text: fmt.Sprintf("Document's score is %.2f", d.score)}
 		}
 	case "HAMMING":
-		// Documents have no payloads here.
-		return func(*document, *result) *ScoreExplain {
-			return &ScoreExplain{Text: "Payloads provided to scorer vary in length"}
+		return func(d *document, _ *result) *ScoreExplain {
+			_, e := hamming(sc.query, sc.payload(d.id))
+			return e
 		}
 	}
 	return func(d *document, r *result) *ScoreExplain { return explainTFIDF(d, r, d.maxFreq) }
@@ -100,6 +109,29 @@ func explainBM25Rec(r *result, avgLen float64) *ScoreExplain {
 			bm25(r, avgLen), 1.0, r.freq, r.freq, avgLen)}
 	}
 	return &ScoreExplain{Text: "Frequency 0 -> value 0"}
+}
+
+func explainBM25StdRec(r *result, docLen uint32, avgLen float64) *ScoreExplain {
+	line := func(term string, idf, f float64) *ScoreExplain {
+		return &ScoreExplain{Text: fmt.Sprintf("%s: (%.2f = IDF %.2f * (F %.2f * (k1 1.2 + 1)) / (F %.2f + k1 1.2 * (1 - b 0.5 + b 0.5 * Doc Len %d / Average Doc Len %.2f)))",
+			term, bm25stdTerm(idf, f, docLen, avgLen), idf, f, f, docLen, avgLen)}
+	}
+	switch {
+	case r.kind == resTerm:
+		return line(r.term, r.bidf, float64(r.freq))
+	case r.isAgg():
+		sum := 0.0
+		for _, k := range r.kids {
+			sum += bm25std(k, docLen, avgLen)
+		}
+		return &ScoreExplain{
+			Text: fmt.Sprintf("(Weight %.2f * children BM25 %.2f)", r.w(), sum),
+			Kids: explainKids(r, func(k *result) *ScoreExplain { return explainBM25StdRec(k, docLen, avgLen) }),
+		}
+	case r.kind == resVirtual && r.freq != 0 && r.w() != 0:
+		return line("*", 1, 1)
+	}
+	return &ScoreExplain{Text: "Irrelevant token -> score is 0"}
 }
 
 // explainDismax is DISMAX's explanation (no final line).

@@ -96,7 +96,14 @@ func (p *parser) nodeAttributes(n *node) error {
 				n.slop, n.slopSet = -1, true
 			}
 		case "phonetic":
-			return errf(errNotSupported, "The $phonetic attribute")
+			switch strings.ToLower(v) {
+			case "true", "1":
+				n.phonetic = phoneticOn
+			case "false", "0":
+				n.phonetic = phoneticOff
+			default:
+				return errf(errAttrValue, v, "phonetic")
+			}
 		default:
 			return errf(errAttrUnknown, name)
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -39,6 +40,9 @@ type Index struct {
 	// index, nil without) and each TAG field's (nil without).
 	suffix    *suffixTrie
 	tagSuffix []*suffixTrie
+	// payloads are the documents' non-empty payloads by id, nil unless
+	// the schema has a PAYLOAD_FIELD.
+	payloads map[uint32][]byte
 
 	syn     *synMap          // FT.SYNUPDATE's groups (nil: none)
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
@@ -145,6 +149,9 @@ func NewIndex(name string, s *Schema) *Index {
 	ix := &Index{Name: name, Schema: s, stop: newStopwords(s.Stopwords), nextID: 1,
 		docs: map[string]*document{}, terms: map[string]*termList{},
 		missing: map[string][]uint32{}}
+	if s.PayloadField != "" {
+		ix.payloads = map[uint32][]byte{}
+	}
 	ix.termSet = newStringSet()
 	ix.tags = make([]map[string][]uint32, s.tags)
 	ix.tagSets = make([]*btree.BTreeG[string], s.tags)
@@ -218,6 +225,9 @@ func (ix *Index) MaxDocID() uint32 { return ix.nextID - 1 }
 // Failures is the number of documents that could not be indexed (a
 // NUMERIC field whose value is not a number).
 func (ix *Index) Failures() int { return ix.failures }
+
+// payload is document id's payload (nil: none).
+func (ix *Index) payload(id uint32) []byte { return ix.payloads[id] }
 
 // Has reports whether key is indexed.
 func (ix *Index) Has(key string) bool { _, ok := ix.docs[key]; return ok }
@@ -312,6 +322,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				for _, g := range ix.synGroups(t.word) {
 					add(g, w, mask, t.pos)
 				}
+				if f.Phonetic && len(t.word) >= minPhoneticLen {
+					if p := phoneticTerm(t.word); p != "" {
+						add(p, w, mask, t.pos)
+					}
+				}
 			})
 		case Tag:
 			vals := splitTags(string(v), f.Separator, f.CaseSensitive, f.IndexEmpty)
@@ -363,6 +378,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.docs[key] = d
 	ix.byID.set(d.id, d)
 	ix.totalLength += uint64(d.length)
+	if ix.payloads != nil {
+		if v, ok := get(ix.Schema.PayloadField); ok && len(v) > 0 {
+			ix.payloads[d.id] = bytes.Clone(v)
+		}
+	}
 	ix.hitList = list[:0]
 	d.terms = make([]*termList, 0, len(list))
 	for _, h := range list {
@@ -492,6 +512,7 @@ func (ix *Index) Delete(key string) {
 	}
 	delete(ix.docs, key)
 	ix.byID.del(d.id)
+	delete(ix.payloads, d.id)
 	ix.totalLength -= uint64(d.length)
 	for _, tl := range d.terms {
 		if i, ok := slices.BinarySearchFunc(tl.ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {

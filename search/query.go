@@ -69,6 +69,9 @@ type node struct {
 	slop     int
 	inOrder  bool
 	slopSet  bool
+	// phonetic is a term's $phonetic: whether its phonetic code is one
+	// of its expansions (by default, when it may match a PHONETIC field).
+	phonetic phoneticMode
 }
 
 const allFields = ^uint64(0)

@@ -134,6 +134,9 @@ func (p *parser) parse1() (*node, error) {
 				if t.n.slopSet {
 					n.slop, n.inOrder, n.slopSet = t.n.slop, t.n.inOrder, true
 				}
+				if t.n.phonetic != phoneticDefault {
+					n.phonetic = t.n.phonetic
+				}
 			}
 			continue
 		}

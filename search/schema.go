@@ -41,6 +41,7 @@ type Field struct {
 	Type          FieldType
 	Weight        float64 // TEXT
 	NoStem        bool    // TEXT
+	Phonetic      bool    // TEXT: PHONETIC (metaphone.go)
 	Separator     byte    // TAG, ',' by default
 	CaseSensitive bool    // TAG
 	Sortable, UNF bool
@@ -86,6 +87,10 @@ type Schema struct {
 	// ScoreField is SCORE_FIELD: the hash field that holds a document's
 	// score ("": the default score for all).
 	ScoreField string
+	// PayloadField is PAYLOAD_FIELD: the hash field whose value is a
+	// document's payload (WITHPAYLOADS, the HAMMING scorer); hidden from
+	// the replies' fields as ScoreField is. "": documents have none.
+	PayloadField string
 	// The index options FT.INFO lists: what the inverted index leaves out
 	// (NOOFFSETS: positions, and so phrases match as intersections;
 	// NOFREQS: frequencies, each record counts once; NOFIELDS: field
@@ -101,8 +106,15 @@ type Schema struct {
 	geos       int
 }
 
+// Hidden reports whether a hash field is never replied as a document's
+// field (FT.SEARCH's fields and RETURN, FT.AGGREGATE's LOAD): the
+// SCORE_FIELD and the PAYLOAD_FIELD, as in RediSearch.
+func (s *Schema) Hidden(field string) bool {
+	return field != "" && (field == s.ScoreField || field == s.PayloadField)
+}
+
 // ParseCreate parses FT.CREATE's arguments after the index name. Options
-// this package does not implement yet (ON JSON, PAYLOAD_FIELD, GEOSHAPE
+// this package does not implement yet (ON JSON, GEOSHAPE
 // fields, ...) are refused with an
 // error that says so, never ignored.
 func ParseCreate(args [][]byte) (*Schema, error) {
@@ -230,7 +242,11 @@ func ParseCreate(args [][]byte) (*Schema, error) {
 			i++
 			s.LanguageField = string(args[i])
 		case "PAYLOAD_FIELD":
-			return nil, errf(errNotSupported, opt)
+			if i+1 >= len(args) {
+				return nil, errf(errBadArgsMissing, opt)
+			}
+			i++
+			s.PayloadField = string(args[i])
 		default:
 			return nil, errf(errUnknownArg, string(args[i]))
 		}
@@ -334,7 +350,18 @@ func (f *Field) parseType(args [][]byte) (int, error) {
 				f.IndexMissing = true
 				i++
 			case is("PHONETIC"):
-				return 0, errf(errNotSupported, strings.ToUpper(string(args[i])))
+				if i+1 >= len(args) {
+					return 0, Error(errPhoneticArg)
+				}
+				// RediSearch knows one algorithm, double metaphone,
+				// the same for its four languages.
+				switch string(args[i+1]) {
+				case "dm:en", "dm:fr", "dm:pt", "dm:es":
+				default:
+					return 0, Error(errPhoneticMatch)
+				}
+				f.Phonetic = true
+				i += 2
 			default:
 				goto common
 			}

@@ -45,10 +45,12 @@ type Request struct {
 	geo      *geoFilter // GEOFILTER (the last one given)
 	geoField string
 
-	// Scorer is SCORER's name ("" for TFIDF).
-	Scorer string
+	// Scorer is SCORER's name ("" for TFIDF); Payload is PAYLOAD, the
+	// bytes HAMMING compares with each document's payload.
+	Scorer  string
+	Payload []byte
 	// WithSortKeys and WithPayloads add each result's sort key and
-	// payload (documents here have none) to the reply.
+	// payload (Hit.Payload) to the reply.
 	WithSortKeys, WithPayloads bool
 	NoStopwords                bool
 
@@ -222,9 +224,12 @@ func (ix *Index) ParseSearch(args [][]byte) (*Request, error) {
 		case "EXPANDER", "PAYLOAD":
 			// RediSearch takes any expander name (an unknown one
 			// expands as the default); a payload only matters to
-			// HAMMING, over documents' payloads, which are none here.
+			// HAMMING.
 			if i+1 >= len(opts) {
 				return nil, errf(errBadArgsMissing, opt)
+			}
+			if opt == "PAYLOAD" {
+				r.Payload = opts[i+1]
 			}
 			i++
 		case "TIMEOUT":
@@ -354,6 +359,9 @@ type Hit struct {
 	SortKey string
 	// Explain is EXPLAINSCORE's account of Score (nil without it).
 	Explain *ScoreExplain
+	// Payload is the document's payload (PAYLOAD_FIELD's value when it
+	// was indexed; nil when it has none or the index no payload field).
+	Payload []byte
 }
 
 // Yield is a named value a query computes for a document.
@@ -370,6 +378,9 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	started := time.Now()
 	root, knn, err := parseQueryParams(ix.Schema, stop, r.Query, r.Dialect, ix.Config, r.Params)
+	if err == nil && !r.Verbatim {
+		err = ix.Schema.checkPhonetic(root)
+	}
 	if err != nil {
 		return 0, nil, err
 	}
@@ -468,12 +479,13 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	if len(ix.docs) > 0 {
 		avg = float64(ix.totalLength) / float64(len(ix.docs))
 	}
+	sc := scoring{avgLen: avg, query: r.Payload, payload: ix.payload}
 	if r.Scorer != "" && r.Scorer != "TFIDF" {
-		scoreOf = scorer(r.Scorer, avg)
+		scoreOf = scorer(r.Scorer, sc)
 	}
 	var explain func(*document, *result) *ScoreExplain
 	if r.ExplainScore {
-		explain = scoreExplainer(r.Scorer, avg)
+		explain = scoreExplainer(r.Scorer, sc)
 	}
 	// A result is small (the page is chosen among them all); its sort
 	// value and yields, when there are, are in ext[x].
@@ -631,7 +643,7 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	hi := min(lo+r.Num, total)
 	out := make([]Hit, 0, hi-lo)
 	for _, s := range res[lo:hi] {
-		h := Hit{Key: ix.byID.get(s.id).key, Score: s.score}
+		h := Hit{Key: ix.byID.get(s.id).key, Score: s.score, Payload: ix.payload(s.id)}
 		if ext != nil {
 			h.Yields, h.Explain = ext[s.x].yields, ext[s.x].explain
 			if sv := ext[s.x].sv; sv.set && sv.num {
@@ -701,9 +713,13 @@ func compareSort(a, b sortValue, desc bool) int {
 	return c
 }
 
-// FormatScore formats a score as RediSearch's replies do (the shortest
-// text that reads back as the same double; inf, -inf, nan).
-func FormatScore(f float64) string {
+// FormatScore formats a score as RediSearch's replies do: Redis 7.4's
+// d2string (dtoa.go), Grisu2's digits, not always the shortest.
+func FormatScore(f float64) string { return formatD2String(f) }
+
+// formatShortest is the shortest text that reads back as f (inf, -inf,
+// nan).
+func formatShortest(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
 		return "inf"
@@ -718,7 +734,7 @@ func FormatScore(f float64) string {
 // formatG17 is C's "%.17g".
 func formatG17(f float64) string {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return FormatScore(f)
+		return formatShortest(f)
 	}
 	return strconv.FormatFloat(f, 'g', 17, 64)
 }

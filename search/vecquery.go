@@ -265,7 +265,7 @@ func (p *parser) vectorRange(name string) (*node, error) {
 		return nil, err
 	}
 	if radius < 0 {
-		return nil, errf(errVectorRadius, FormatScore(radius))
+		return nil, errf(errVectorRadius, formatShortest(radius))
 	}
 	return n, nil
 }

@@ -109,14 +109,15 @@ func (cs *ftCursors) put(cur *ftCursor) {
 
 // aggLoader loads documents' fields for an aggregation from database 0;
 // it is used under the index's lock (searchHash).
-// The index's SCORE_FIELD is hidden, as RediSearch's loading skips it.
+// The index's SCORE_FIELD and PAYLOAD_FIELD are hidden, as RediSearch's
+// loading skips them.
 type aggLoader struct {
-	s    *Server
-	hide string
+	s      *Server
+	schema *search.Schema
 }
 
 func (l aggLoader) Field(key, field string) ([]byte, bool) {
-	if l.hide != "" && field == l.hide {
+	if l.schema.Hidden(field) {
 		return nil, false
 	}
 	return l.s.searchLoad(key, field)
@@ -128,7 +129,7 @@ func (l aggLoader) All(key string, each func(field, value []byte)) {
 		return
 	}
 	h.Each(func(f, v []byte) bool {
-		if l.hide == "" || string(f) != l.hide {
+		if !l.schema.Hidden(string(f)) {
 			each(f, v)
 		}
 		return true
@@ -161,7 +162,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 	req, err := fi.ix.ParseAggregate(args[2:])
 	var agg *search.Aggregation
 	if err == nil {
-		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv, fi.ix.Schema.ScoreField})
+		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv, fi.ix.Schema})
 	}
 	var total int
 	var rows [][]search.AggField
@@ -182,7 +183,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		return
 	}
 	if !req.Cursor {
-		writeAggChunk(&c.w, total, rows)
+		writeAggChunk(&c.w, total, rows, nil)
 		return
 	}
 	var id int64
@@ -195,7 +196,7 @@ func cmdFTAggregate(c *Client, args [][]byte) {
 		id = cur.id
 	}
 	c.w.Array(2)
-	writeAggChunk(&c.w, total, rows)
+	writeAggChunk(&c.w, total, rows, nil)
 	c.w.Int(id)
 }
 
@@ -260,17 +261,19 @@ func cmdFTCursor(c *Client, args [][]byte) {
 		id = 0
 	}
 	c.w.Array(2)
-	writeAggChunk(&c.w, total, rows)
+	writeAggChunk(&c.w, total, rows, nil)
 	c.w.Int(id)
 }
 
 // writeAggChunk writes an aggregation's chunk as RediSearch does: RESP2
 // the total then each row's flat field/value array; RESP3 a map
 // (attributes, total_results, format, results of extra_attributes and
-// values, warning). Numbers are bulk strings in both.
-func writeAggChunk(w *resp.Writer, total int, rows [][]search.AggField) {
+// values, warning). Numbers are bulk strings in both. A profile (FT.PROFILE,
+// non-nil profile) follows: RESP2 [chunk, profile], RESP3 the map's
+// "profile" entry.
+func writeAggChunk(w *resp.Writer, total int, rows [][]search.AggField, profile func(*resp.Writer)) {
 	if w.Proto == 3 {
-		w.Map(5)
+		w.Map(5 + b2i(profile != nil))
 		w.Simple("attributes")
 		w.Array(0)
 		w.Simple("total_results")
@@ -292,7 +295,15 @@ func writeAggChunk(w *resp.Writer, total int, rows [][]search.AggField) {
 		}
 		w.Simple("warning")
 		w.Array(0)
+		if profile != nil {
+			w.Simple("profile")
+			profile(w)
+		}
 		return
+	}
+	if profile != nil {
+		w.Array(2)
+		defer profile(w)
 	}
 	w.Array(1 + len(rows))
 	w.Int(int64(total))

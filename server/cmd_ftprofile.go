@@ -11,10 +11,11 @@ import (
 
 // FT.PROFILE index SEARCH|AGGREGATE [LIMITED] QUERY query [options ...]
 //
-// Runs FT.SEARCH's query and options and replies its results with
-// RediSearch 2.10's profile of them (search.Profile): RESP2 [results,
-// profile], RESP3 FT.SEARCH's map with a "profile" entry. Times are
-// HotKV's, in milliseconds. AGGREGATE is refused (not implemented).
+// Runs FT.SEARCH's or FT.AGGREGATE's query and options and replies its
+// results with RediSearch 2.10's profile of them (search.Profile): RESP2
+// [results, profile], RESP3 the command's map with a "profile" entry.
+// Times are HotKV's, in milliseconds. WITHCURSOR anywhere after the
+// command's kind is refused, as in RediSearch.
 func cmdFTProfile(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.PROFILE", 5, -1) {
 		return
@@ -39,23 +40,53 @@ func cmdFTProfile(c *Client, args [][]byte) {
 		c.errorReply(errFTNoQuery)
 		return
 	}
+	for _, a := range args[3:] {
+		if equalFold(a, "WITHCURSOR") {
+			c.errorReply(errFTProfileCursor)
+			return
+		}
+	}
 	fi := c.searchQueried(args[1])
 	if fi == nil {
 		return
 	}
 	if kind == "AGGREGATE" {
-		c.errorReply(errFTProfileAggregate)
+		c.ftProfileAggregate(fi, args[i:], prof)
 		return
 	}
 	c.ftSearch(fi, args[i:], prof)
+}
+
+// ftProfileAggregate runs FT.AGGREGATE's arguments (the query and its
+// steps) on fi under FT.PROFILE and replies the rows and their profile.
+func (c *Client) ftProfileAggregate(fi *ftIndex, args [][]byte, prof *ftProfile) {
+	fi.touch() // a TEMPORARY index's timer
+	fi.mu.RLock()
+	req, err := fi.ix.ParseAggregate(args)
+	var agg *search.Aggregation
+	if err == nil {
+		req.Profiling, req.ProfileLimited = true, prof.limited
+		agg, err = fi.ix.Aggregate(req, aggLoader{c.srv, fi.ix.Schema})
+	}
+	var total int
+	var rows [][]search.AggField
+	var p *search.Profile
+	if err == nil {
+		total, rows, p, err = agg.ProfileRun()
+	}
+	fi.mu.RUnlock()
+	if err != nil {
+		c.errorReply(err.Error())
+		return
+	}
+	writeAggChunk(&c.w, total, rows, func(w *resp.Writer) { writeProfile(w, p, false, prof) })
 }
 
 // writeProfile writes FT.PROFILE's profile of a search as RediSearch 2.10
 // does: RESP2 an array of [name, value] pairs, its iterators and result
 // processors as flat arrays of keys and values (children spliced in after
 // "Child iterators"); RESP3 maps.
-func writeProfile(w *resp.Writer, req *search.Request, prof *ftProfile) {
-	p := req.Profile
+func writeProfile(w *resp.Writer, p *search.Profile, timedOut bool, prof *ftProfile) {
 	if p == nil {
 		p = &search.Profile{}
 	}
@@ -69,7 +100,7 @@ func writeProfile(w *resp.Writer, req *search.Request, prof *ftProfile) {
 		w.Simple("Pipeline creation time")
 		profTime(w, p.Pipeline)
 		w.Simple("Warning")
-		if req.TimedOut {
+		if timedOut {
 			w.Simple(search.WarnTimeout)
 		} else {
 			w.Simple("None")
@@ -94,7 +125,7 @@ func writeProfile(w *resp.Writer, req *search.Request, prof *ftProfile) {
 		w.Simple(t.name)
 		profTime(w, t.d)
 	}
-	if req.TimedOut {
+	if timedOut {
 		w.Array(2)
 		w.Simple("Warning")
 		w.Simple(search.WarnTimeout)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 	"testing"
@@ -83,6 +84,23 @@ func profileTimes(raw string) string {
 	return b.String()
 }
 
+// profileOnly is the profile of a RESP2 FT.PROFILE reply, times aside
+// (the reply itself when it is not [results, profile]).
+func profileOnly(raw string) string {
+	r := bufio.NewReader(strings.NewReader(raw))
+	if head, err := r.ReadString('\n'); err != nil || head != "*2\r\n" {
+		return raw
+	}
+	if _, err := difftest.ReadReply(r); err != nil {
+		return raw
+	}
+	prof, err := difftest.ReadReply(r)
+	if err != nil {
+		return raw
+	}
+	return profileTimes(prof)
+}
+
 // ftProfileLike runs each FT.PROFILE line on both servers and compares
 // the replies, times aside.
 func ftProfileLike(t *testing.T, p *difftest.Pair, script string) {
@@ -157,10 +175,9 @@ FT.PROFILE nosuch SEARCH QUERY hello
 FT.PROFILE idx SEARCH QUERY hello bogus
 FT.PROFILE idx SEARCH LIMITED QUERY
 `)
-	// Refused, not half-done: AGGREGATE, and iterators whose profile
-	// is not RediSearch's here (tag prefixes, suffixes).
+	// Refused, not half-done: iterators whose profile is not
+	// RediSearch's here (tag prefixes, suffixes).
 	for _, line := range []string{
-		"FT.PROFILE idx AGGREGATE QUERY hello",
 		"FT.PROFILE idx SEARCH QUERY @g:{b1*}",
 		"FT.PROFILE idx SEARCH QUERY *ello DIALECT 2",
 	} {
@@ -198,4 +215,79 @@ func TestFTProfileGeneratedLikeRediSearch(t *testing.T) {
 		}
 	}
 	ftProfileLike(t, p, b.String())
+}
+
+// TestFTProfileAggregateLikeRediSearch: FT.PROFILE AGGREGATE's rows and
+// profile (the iterators as rows are pulled; the result processors, their
+// types, APPLY's and FILTER's expressions, and their counters under
+// pagers, sorters and groupers) against RediSearch's, RESP2 and RESP3,
+// times aside, and its errors.
+func TestFTProfileAggregateLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE idx PREFIX 1 d: SCHEMA t TEXT n NUMERIC SORTABLE g TAG
+HSET d:1 t "hello world number one" n 1 g a,b1
+HSET d:2 t "hello world number two" n 2 g a,b2
+HSET d:3 t "hello world number three" n 3 g a,b3
+HSET d:4 t "hello world number four" n 4 g a,b4
+HSET d:5 t "hello world number five" n 5 g a,b5
+HSET d:6 t "world peace" n 10 g a
+`)
+	waitIndexed(t, p.Redis, "idx")
+	var script strings.Builder
+	for _, steps := range []string{"", "LIMIT 0 2", "LIMIT 1 2", "LIMIT 3 10", "LIMIT 9 2", "SORTBY 1 @n",
+		"SORTBY 1 @n LIMIT 0 2", "SORTBY 1 @n LIMIT 1 2", "SORTBY 2 @n DESC MAX 3", "SORTBY 2 @t ASC",
+		"LOAD 1 @t SORTBY 2 @t ASC LIMIT 2 2", "LOAD 1 @t", "LOAD 2 @t @g LIMIT 0 1", "LOAD *",
+		"GROUPBY 1 @g SORTBY 1 @g", "GROUPBY 1 @n REDUCE COUNT 0 AS c SORTBY 1 @n",
+		"LOAD 1 @t GROUPBY 1 @g REDUCE COUNT 0 AS c SORTBY 4 @c DESC @g ASC LIMIT 0 2",
+		`APPLY "@n+1" AS x LIMIT 0 2`, `APPLY "@n+1" AS x FILTER "@x>3" LIMIT 0 1`, `LIMIT 0 2 APPLY "@n+1" AS x`,
+		`LOAD 1 @t APPLY "upper(@t)" AS u APPLY @n AS m APPLY "!@n" AS z APPLY "0-@n" AS w APPLY "'s'" AS y FILTER "@n<3 || @n>4"`,
+		`APPLY "@n*2" AS x FILTER "@x>4" SORTBY 2 @x DESC LIMIT 1 1`, `FILTER "@n==2 && @n!=3"`,
+		`GROUPBY 1 @n REDUCE SUM 1 @n AS s GROUPBY 0 REDUCE COUNT 0 AS k`, "LOAD 1 @t LIMIT 0 0",
+		"SORTBY 1 @n LIMIT 0 0", `LIMIT 0 0 APPLY "@n+1" AS x`} {
+		for _, q := range []string{"hello", "*", "world -hello", "nosuch", "hel*|peace"} {
+			fmt.Fprintf(&script, "FT.PROFILE idx AGGREGATE QUERY %q %s\n", q, steps)
+		}
+		fmt.Fprintf(&script, "FT.PROFILE idx AGGREGATE LIMITED QUERY %q %s\n", "hel*|peace", steps)
+	}
+	ftProfileLike(t, p, script.String())
+	// GROUPBY's order without a SORTBY is RediSearch's hash table's:
+	// the profiles alone.
+	for _, steps := range []string{"GROUPBY 1 @g", "GROUPBY 1 @n REDUCE COUNT 0 AS c",
+		"GROUPBY 1 @n REDUCE COUNT 0 AS c LIMIT 0 2", "GROUPBY 1 @n REDUCE COUNT 0 AS c LIMIT 1 3"} {
+		for _, q := range []string{"hello", "*", "hel*|peace"} {
+			line := fmt.Sprintf("FT.PROFILE idx AGGREGATE QUERY %q %s", q, steps)
+			p.DoBoth(line, func(redis, hotkv string) {
+				if profileOnly(redis) != profileOnly(hotkv) {
+					t.Errorf("%s\n redis: %q\n hotkv: %q", line, redis, hotkv)
+				}
+			})
+		}
+	}
+	p.Run(`
+FT.AGGREGATE idx hello LOAD 1 @t LIMIT 0 0
+FT.AGGREGATE idx hello SORTBY 1 @n LIMIT 2 0
+FT.AGGREGATE idx * LIMIT 0 0 APPLY "@n+1" AS x
+FT.PROFILE idx AGGREGATE QUERY hello WITHCURSOR
+FT.PROFILE idx SEARCH QUERY hello WITHCURSOR
+FT.PROFILE nosuch AGGREGATE QUERY hello withcursor COUNT 1
+FT.PROFILE idx AGGREGATE QUERY hello bogus
+FT.PROFILE idx AGGREGATE QUERY hello SORTBY 1 @nosuch
+FT.PROFILE idx AGGREGATE QUERY hello APPLY "@nosuch" AS x
+FT.PROFILE nosuch AGGREGATE QUERY hello
+FT.PROFILE idx AGGREGATE QUERY
+FT.PROFILE idx AGGREGATE LIMITED
+`)
+	resp3(p)
+	ftProfileLike(t, p, `
+FT.PROFILE idx AGGREGATE QUERY hello LOAD 1 @t LIMIT 0 1
+FT.PROFILE idx AGGREGATE LIMITED QUERY "hel* | peace" GROUPBY 1 @g REDUCE COUNT 0 AS c SORTBY 4 @c DESC @g ASC
+FT.PROFILE idx AGGREGATE QUERY nosuch
+FT.PROFILE idx AGGREGATE QUERY hello SORTBY 1 @n LIMIT 0 0
+`)
+	p.Run(`
+FT.AGGREGATE idx hello LIMIT 0 0
+FT.AGGREGATE idx hello SORTBY 2 @n DESC LIMIT 1 2
+FT.AGGREGATE idx hello LIMIT 0 0 WITHCURSOR COUNT 1
+`)
 }

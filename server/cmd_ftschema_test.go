@@ -280,15 +280,16 @@ FT.ALTER w SCHEMA ADD z TEXT WITHSUFFIXTRIE
 	compareFTInfo(t, p, "w")
 }
 
-// TestFTCreateOptionsSurviveReload: an index with a FILTER, a SCORE_FIELD
-// and storage options is the same after DEBUG RELOAD (its definition is
-// parsed again and its documents indexed again through the filter).
+// TestFTCreateOptionsSurviveReload: an index with a FILTER, a SCORE_FIELD,
+// a PAYLOAD_FIELD, a PHONETIC field and storage options is the same after
+// DEBUG RELOAD (its definition is parsed again and its documents indexed
+// again through the filter).
 func TestFTCreateOptionsSurviveReload(t *testing.T) {
 	_, addr := startServer(t, "--enable-debug-command", "yes")
 	c := difftest.Dial(t, addr)
 	runAll(c, [][]string{
-		{"FT.CREATE", "o", "PREFIX", "1", "o:", "FILTER", "@age>16", "SCORE_FIELD", "s", "NOFREQS", "NOOFFSETS", "SCHEMA", "t", "TEXT", "age", "NUMERIC", "SORTABLE"},
-		{"HSET", "o:1", "t", "hello hello world", "age", "20", "s", "0.5"},
+		{"FT.CREATE", "o", "PREFIX", "1", "o:", "FILTER", "@age>16", "SCORE_FIELD", "s", "PAYLOAD_FIELD", "pl", "NOFREQS", "NOOFFSETS", "SCHEMA", "t", "TEXT", "PHONETIC", "dm:en", "age", "NUMERIC", "SORTABLE"},
+		{"HSET", "o:1", "t", "hello hello world", "age", "20", "s", "0.5", "pl", "abc"},
 		{"HSET", "o:2", "t", "hello there", "age", "10"},
 		{"HSET", "o:3", "t", "world hello", "age", "30"},
 	})
@@ -296,13 +297,14 @@ func TestFTCreateOptionsSurviveReload(t *testing.T) {
 		waitFor(t, func() bool { return strings.Contains(c.Do("FT.INFO", "o"), "+indexing\r\n:0\r\n") })
 		var b strings.Builder
 		b.WriteString(maxDocID.ReplaceAllString(c.Do("FT.INFO", "o"), ""))
-		for _, q := range []string{"hello", `"hello world"`, "*"} {
-			b.WriteString(c.Do("FT.SEARCH", "o", q, "WITHSCORES", "SORTBY", "age"))
+		for _, q := range []string{"hello", `"hello world"`, "*", "helo"} {
+			b.WriteString(c.Do("FT.SEARCH", "o", q, "WITHSCORES", "WITHPAYLOADS", "SORTBY", "age"))
 		}
 		return b.String()
 	}
 	want := view()
-	if !strings.Contains(want, "o:1") || strings.Contains(want, "o:2") || !strings.Contains(want, "+filter\r\n+@age>16") {
+	if !strings.Contains(want, "o:1") || strings.Contains(want, "o:2") || !strings.Contains(want, "+filter\r\n+@age>16") ||
+		!strings.Contains(want, "$3\r\nabc\r\n") || strings.Count(want, "o:1") != 4 {
 		t.Fatalf("before the reload: %q", want)
 	}
 	expect(t, c, "+OK\r\n", "DEBUG", "RELOAD")

@@ -173,8 +173,9 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 			order = append(order, f)
 		}
 	}
-	// The index's SCORE_FIELD is never replied, as in RediSearch.
-	hidden := fi.ix.Schema.ScoreField
+	// The index's SCORE_FIELD and PAYLOAD_FIELD are never replied, as in
+	// RediSearch.
+	schema := fi.ix.Schema
 	fields := func(i int, hit search.Hit, emit func(f, v []byte)) {
 		h := c.srv.searchHash(hit.Key)
 		if h == nil {
@@ -185,7 +186,7 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 			hl = hls[i]
 		}
 		each := func(f, v []byte) {
-			if hidden == "" || string(f) != hidden {
+			if !schema.Hidden(string(f)) {
 				emit(f, v)
 			}
 		}
@@ -260,7 +261,7 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 			}
 			if req.WithPayloads {
 				c.w.Simple("payload")
-				c.w.Null()
+				writePayload(&c.w, h.Payload)
 			}
 			if req.WithSortKeys {
 				c.w.Simple("sortkey")
@@ -287,13 +288,13 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 		}
 		if prof != nil {
 			c.w.Simple("profile")
-			writeProfile(&c.w, req, prof)
+			writeProfile(&c.w, req.Profile, req.TimedOut, prof)
 		}
 		return
 	}
 	if prof != nil {
 		c.w.Array(2)
-		defer writeProfile(&c.w, req, prof)
+		defer writeProfile(&c.w, req.Profile, req.TimedOut, prof)
 	}
 	per := 1 + b2i(req.WithScores) + b2i(content) + b2i(req.WithPayloads) + b2i(req.WithSortKeys)
 	c.w.Array(1 + per*len(hits))
@@ -308,7 +309,7 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 			c.w.BulkString(search.FormatScore(h.Score))
 		}
 		if req.WithPayloads {
-			c.w.Null() // documents have no payloads here
+			writePayload(&c.w, h.Payload)
 		}
 		if req.WithSortKeys {
 			sortKey(&c.w, h)
@@ -322,6 +323,16 @@ func (c *Client) ftSearch(fi *ftIndex, args [][]byte, prof *ftProfile) {
 			}
 		}
 	}
+}
+
+// writePayload writes WITHPAYLOADS's payload: a bulk string, null when
+// the document has none.
+func writePayload(w *resp.Writer, p []byte) {
+	if p == nil {
+		w.Null()
+		return
+	}
+	w.Bulk(p)
 }
 
 // writeScoreExplain writes EXPLAINSCORE's account of a score as
@@ -410,7 +421,7 @@ func cmdFTInfo(c *Client, args [][]byte) {
 		w.Simple(o)
 	}
 	w.Simple("index_definition")
-	w.Map(3 + b2i(s.Filter != "") + b2i(s.Language != "english") + b2i(s.LanguageField != "") + b2i(s.ScoreField != ""))
+	w.Map(3 + b2i(s.Filter != "") + b2i(s.Language != "english") + b2i(s.LanguageField != "") + b2i(s.ScoreField != "") + b2i(s.PayloadField != ""))
 	w.Simple("key_type")
 	w.Simple("HASH")
 	w.Simple("prefixes")
@@ -435,6 +446,10 @@ func cmdFTInfo(c *Client, args [][]byte) {
 	if s.ScoreField != "" {
 		w.Simple("score_field")
 		w.Simple(s.ScoreField)
+	}
+	if s.PayloadField != "" {
+		w.Simple("payload_field")
+		w.Simple(s.PayloadField)
 	}
 	w.Simple("attributes")
 	w.Array(len(s.Fields))

@@ -138,7 +138,7 @@ const (
 	errFTUnknownIndexName = "Unknown Index name"
 	errFTProfileKind      = "No `SEARCH` or `AGGREGATE` provided"
 	errFTProfileQuery     = "The QUERY keyword is expected"
-	errFTProfileAggregate = "FT.PROFILE AGGREGATE is not supported by HotKV yet"
+	errFTProfileCursor    = "FT.PROFILE does not support cursor"
 	errFTSpellDistance    = "bad distance given, distance must be a natural number between 1 to 4"
 	errFTSpellTerms       = "bad format, exlude/include operation was not given"
 	errFTSpellNoDict      = "Dict does not exist: "
