@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 
 TESTS=${TESTS:-set,get,incr,mset,evalsha,evalsha_kl,tls_set,tls_get,acl_set,acl_get,set_lru,repl_set}
 # SEARCH=0 skips the search rows (internal/searchbench, against RediSearch).
+# TIER=0 skips the disk-tier rows (internal/tierbench, HotKV against itself;
+# TIER_KEYS values of 1 KB, default 100000).
 # HOL: head-of-line rows (internal/holbench): round trips of GET {b} while
 # one client runs 250 ms operations on {a} back to back: script (a Lua
 # script; key-locked on HotKV, flag-less on Redis), sort (SORT ... STORE).
@@ -288,4 +290,17 @@ if [ "${SEARCH:-1}" != 0 ]; then
   redis-cli -p "$HPORT" flushall >/dev/null
   printf '\n'
   "$SEARCHBENCH" -hotkv "127.0.0.1:$HPORT" -n "${SEARCH_DOCS:-20000}"
+fi
+
+# Disk-tier rows (TIER=0 skips them): HotKV with `tiering yes` against the
+# all-memory HotKV (internal/tierbench, which starts both itself): a
+# dataset ten times tiering-memory; GET over a hot set that fits the
+# budget, GET over everything, a SET flood, and the rate of other clients
+# on a tag while key-locked scripts read its cold keys (declared in KEYS,
+# or named inside the script: read under the tag's lock).
+if [ "${TIER:-1}" != 0 ]; then
+  TIERBENCH=bin/tierbench
+  go build -o "$TIERBENCH" ./internal/tierbench
+  printf '\n'
+  "$TIERBENCH" -bin "$BIN" -n "${TIER_KEYS:-100000}"
 fi
