@@ -32,9 +32,12 @@ const (
 	KindSet
 	KindZSet
 	KindStream
+	// KindSuggest is a RediSearch suggestion dictionary (FT.SUGADD), a
+	// module type in Redis: TYPE names it trietype0.
+	KindSuggest
 )
 
-var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "stream"}
+var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "stream", "trietype0"}
 
 func (k Kind) String() string { return kindNames[k] }
 

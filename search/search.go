@@ -701,8 +701,10 @@ func compareSort(a, b sortValue, desc bool) int {
 	return c
 }
 
-// FormatScore formats a score as RediSearch's replies do (the shortest
-// text that reads back as the same double; inf, -inf, nan).
+// FormatScore formats a score as RediSearch's replies do: Redis 7.4's
+// addReplyDouble, fpconv_dtoa's shortest digits that read back as the same
+// double, written plain up to 10^(digits+7) and down to 0.0001 (or within 7
+// decimals), else as d.ddde±x (no padding of the exponent); inf, -inf, nan.
 func FormatScore(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -711,8 +713,57 @@ func FormatScore(f float64) string {
 		return "-inf"
 	case math.IsNaN(f):
 		return "nan"
+	case f == 0:
+		return "0"
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	// Shortest digits and exponent: f = 0.d1d2...dn × 10^(e+1).
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	neg := e[0] == '-'
+	if neg {
+		e = e[1:]
+	}
+	mant, expText, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(expText)
+	nd := len(digits)
+	k := x - (nd - 1) // f = digits × 10^k
+	absExp := x
+	if absExp < 0 {
+		absExp = -absExp
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	switch {
+	case k >= 0 && absExp < nd+7:
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", k))
+	case k < 0 && (k > -7 || absExp < 4):
+		if off := nd + k; off <= 0 {
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -off))
+			b.WriteString(digits)
+		} else {
+			b.WriteString(digits[:off])
+			b.WriteByte('.')
+			b.WriteString(digits[off:])
+		}
+	default:
+		b.WriteByte(digits[0])
+		if nd > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		if x < 0 {
+			b.WriteByte('-')
+		} else {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(absExp))
+	}
+	return b.String()
 }
 
 // formatG17 is C's "%.17g".

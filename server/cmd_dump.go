@@ -33,6 +33,10 @@ func cmdDump(c *Client, args [][]byte) {
 		c.w.Null()
 		return
 	}
+	if e.Kind == keyspace.KindSuggest {
+		c.errorReply(errFTSugDump) // RediSearch's payload is module data
+		return
+	}
 	v := entryValue(e)
 	if v == nil {
 		c.errorReply(errCopyUnknownType)

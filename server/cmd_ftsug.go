@@ -1,0 +1,406 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hotkv/hotkv/aof"
+	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/resp"
+	"github.com/hotkv/hotkv/suggest"
+)
+
+// RediSearch's suggestion dictionaries (FT.SUGADD, FT.SUGGET, FT.SUGDEL,
+// FT.SUGLEN): keys of their own kind (keyspace.KindSuggest, TYPE
+// trietype0, OBJECT ENCODING raw) holding a suggest.Trie. As RediSearch's:
+// a dictionary is created by its first FT.SUGADD (even one that adds
+// nothing), stays when its last string is deleted, other commands answer
+// WRONGTYPE on it and FT.SUG* on other kinds; COPY refuses it. The writes
+// propagate verbatim and fire no keyspace event of their own.
+//
+// Persistence. RediSearch saves a dictionary as module data, which no
+// server without the module loads; HotKV writes none: a snapshot records
+// the dictionaries in an auxiliary field (sugAux), after the keys, as the
+// commands that rebuild them (SELECT, FT.SUGADD per string in the order
+// RediSearch saves them, PEXPIREAT), and every load re-creates them from it
+// into the databases it loads (rdbReader). A command-based AOF rewrite
+// writes the same commands. DUMP, MIGRATE and DEBUG OBJECT's
+// serializedlength have no module payload to use: DUMP refuses a
+// dictionary, MIGRATE skips it, serializedlength is 0.
+
+// sugAux is the snapshot's auxiliary field that holds the dictionaries.
+const sugAux = "hotkv-sug"
+
+func suggestCommands() []*Command {
+	return []*Command{
+		{Name: "ft.sugadd", Arity: -1, Flags: Write | DenyOOM, First: 1, Last: 1, Step: 1, Handler: cmdFTSugAdd},
+		{Name: "ft.sugget", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSugGet},
+		{Name: "ft.sugdel", Arity: -1, Flags: Write, First: 1, Last: 1, Step: 1, Handler: cmdFTSugDel},
+		{Name: "ft.suglen", Arity: -1, Flags: Readonly, First: 1, Last: 1, Step: 1, Handler: cmdFTSugLen},
+	}
+}
+
+// sugOf returns the dictionary e holds.
+func sugOf(e *keyspace.Entry) *suggest.Trie { return e.Obj.(*suggest.Trie) }
+
+// string2d parses a double as Redis's string2d (RedisModule_StringToDouble),
+// which is strtod's syntax: parseFloat's, and hexadecimal too ("0x1p4",
+// "0x10"); an underflow to zero is refused.
+func string2d(b []byte) (float64, bool) {
+	s := string(b)
+	unsigned := strings.TrimLeft(s, "+-")
+	if len(s)-len(unsigned) <= 1 && len(unsigned) > 2 && unsigned[0] == '0' && (unsigned[1] == 'x' || unsigned[1] == 'X') {
+		if !strings.ContainsAny(unsigned, "pP") {
+			s += "p0"
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		mant, _, _ := strings.Cut(strings.ToLower(unsigned[2:]), "p")
+		if err != nil || math.IsInf(f, 0) || f == 0 && strings.Trim(mant, "0.") != "" {
+			return 0, false
+		}
+		return f, true
+	}
+	f, ok := parseFloat(b)
+	if !ok {
+		return 0, false
+	}
+	if f == 0 {
+		mant, _, _ := strings.Cut(strings.ToLower(unsigned), "e")
+		if strings.ContainsAny(mant, "123456789") {
+			return 0, false // ERANGE towards zero
+		}
+	}
+	return f, true
+}
+
+// FT.SUGADD key string score [INCR] [PAYLOAD payload]
+//
+// The options are read first, then the key's type, then the score; the
+// dictionary is created before the string is added, so a string that is
+// not added (score 0 as a float, too long, empty) still creates it.
+func cmdFTSugAdd(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.SUGADD", 4, 7) {
+		return
+	}
+	incr := false
+	var payload []byte
+	for j := 4; j < len(args); j++ {
+		switch opt := cString(args[j]); {
+		case equalFold(opt, "INCR"):
+			incr = true
+		case equalFold(opt, "PAYLOAD"):
+			if j+1 >= len(args) {
+				c.errorReply(errFTSugPayload)
+				return
+			}
+			payload = args[j+1]
+			j++
+		default:
+			c.errorReply(fmt.Sprintf(errFTSugUnknownArg, opt))
+			return
+		}
+	}
+	key := args[1]
+	e := c.lookupWrite(key)
+	if !c.checkType(e, keyspace.KindSuggest) {
+		return
+	}
+	score, ok := string2d(args[3])
+	if !ok {
+		c.errorReply(errFTSugScore)
+		return
+	}
+	var t *suggest.Trie
+	if e == nil {
+		t = suggest.New()
+		e = keyspace.NewObject(key, keyspace.KindSuggest, t)
+		t.Insert(args[2], score, incr, payload)
+		c.db.Set(key, e)
+	} else {
+		t = sugOf(e)
+		t.Insert(args[2], score, incr, payload)
+		c.db.Updated(key, e)
+	}
+	c.w.Int(int64(t.Len()))
+}
+
+// sugOptions are FT.SUGGET's options.
+type sugOptions struct {
+	fuzzy, withScores, withPayloads, trim bool
+	max                                   int
+}
+
+// acMax reads MAX's value as RediSearch's ArgsCursor reads an unsigned
+// with AC_F_GE1 and AC_F_COALESCE: an integer, else a double truncated;
+// below 1 or above 2^32-1 is out of bounds. It returns the error's text.
+func acMax(b []byte) (int, string) {
+	n, ok := parseInt(b)
+	if !ok {
+		// tryReadAsDouble: any failure of the double, bounds included,
+		// is a parse error.
+		d, ok := string2d(b)
+		if !ok || d < 1 {
+			return 0, errACParse
+		}
+		if d >= math.MaxInt64 {
+			return 0, errACLimit // x86 converts it to LLONG_MIN
+		}
+		n = int64(d)
+	}
+	if n < 1 || n > math.MaxUint32 {
+		return 0, errACLimit
+	}
+	return int(n), ""
+}
+
+// parseSugOptions reads FT.SUGGET's options (args after the prefix), as
+// RediSearch's AC_ParseArgSpec: names matched whole, case-insensitively,
+// the last MAX winning. It returns the error's text.
+func parseSugOptions(args [][]byte) (sugOptions, string) {
+	o := sugOptions{max: 5}
+	for j := 0; j < len(args); j++ {
+		switch a := args[j]; {
+		case equalFold(a, "FUZZY"):
+			o.fuzzy = true
+		case equalFold(a, "WITHSCORES"):
+			o.withScores = true
+		case equalFold(a, "WITHPAYLOADS"):
+			o.withPayloads = true
+		case equalFold(a, "TRIM"):
+			o.trim = true
+		case equalFold(a, "OPTIMIZE"): // accepted, no effect (as RediSearch)
+		case equalFold(a, "MAX"):
+			if j+1 >= len(args) {
+				return o, "MAX: " + errACNoArg
+			}
+			n, err := acMax(args[j+1])
+			if err != "" {
+				return o, "MAX: " + err
+			}
+			o.max = n
+			j++
+		default:
+			return o, fmt.Sprintf(errFTSugUnrecognized, cString(a))
+		}
+	}
+	return o, ""
+}
+
+// FT.SUGGET key prefix [FUZZY] [WITHSCORES] [WITHPAYLOADS] [MAX num] [TRIM]
+// [OPTIMIZE]
+//
+// A missing key answers null; the prefix is checked before the options,
+// and they before the key's type.
+func cmdFTSugGet(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.SUGGET", 3, 10) {
+		return
+	}
+	prefix := args[2]
+	if len(prefix) > suggest.MaxPrefixBytes {
+		c.errorReply(errFTSugQueryLength)
+		return
+	}
+	o, err := parseSugOptions(args[3:])
+	if err != "" {
+		c.errorReply(err)
+		return
+	}
+	e := c.lookupRead(args[1])
+	if !c.checkType(e, keyspace.KindSuggest) {
+		return
+	}
+	if e == nil {
+		c.w.Null()
+		return
+	}
+	so := suggest.SearchOptions{Max: o.max, Trim: o.trim}
+	if o.fuzzy {
+		so.MaxDist = 1
+	}
+	res, ok := sugOf(e).Search(prefix, so)
+	if !ok {
+		c.errorReply(errFTSugQuery)
+		return
+	}
+	per := 1
+	if o.withScores {
+		per++
+	}
+	if o.withPayloads {
+		per++
+	}
+	c.w.Array(len(res) * per)
+	for _, r := range res {
+		c.w.Bulk(r.Str)
+		if o.withScores {
+			ftFloat(&c.w, float64(r.Score))
+		}
+		if o.withPayloads {
+			if r.Payload == nil {
+				c.w.Null()
+			} else {
+				c.w.Bulk(r.Payload)
+			}
+		}
+	}
+}
+
+// FT.SUGDEL key string
+//
+// RediSearch opens the key for reading: the lookup counts as a read, and
+// the deletion does not touch WATCH.
+func cmdFTSugDel(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.SUGDEL", 3, 3) {
+		return
+	}
+	e := c.lookupRead(args[1])
+	if !c.checkType(e, keyspace.KindSuggest) {
+		return
+	}
+	if e == nil {
+		c.w.Int(0)
+		return
+	}
+	deleted := sugOf(e).Delete(args[2])
+	c.db.Resized(args[1], e)
+	if deleted {
+		c.w.Int(1)
+	} else {
+		c.w.Int(0)
+	}
+}
+
+// FT.SUGLEN key
+func cmdFTSugLen(c *Client, args [][]byte) {
+	if !c.ftArity(args, "FT.SUGLEN", 2, 2) {
+		return
+	}
+	e := c.lookupRead(args[1])
+	if !c.checkType(e, keyspace.KindSuggest) {
+		return
+	}
+	if e == nil {
+		c.w.Int(0)
+		return
+	}
+	c.w.Int(int64(sugOf(e).Len()))
+}
+
+// sugScoreText writes a dictionary's float score so that FT.SUGADD reads
+// back the same float.
+func sugScoreText(f float32) []byte {
+	return []byte(formatScore17(float64(f)))
+}
+
+// forEachSugCommand calls put with each command that rebuilds the
+// dictionary t under key (expire: unix ms, or -1): an FT.SUGADD per string
+// in RediSearch's save order (for an empty dictionary, one that adds
+// nothing), then PEXPIREAT. It stops at put's first error.
+func forEachSugCommand(key []byte, t *suggest.Trie, expire int64, put func(args ...[]byte) error) error {
+	cmd := []byte("FT.SUGADD")
+	entries := t.Entries()
+	if len(entries) == 0 {
+		if err := put(cmd, key, []byte(""), []byte("1")); err != nil {
+			return err
+		}
+	}
+	for _, en := range entries {
+		args := [][]byte{cmd, key, en.Str, sugScoreText(en.Score)}
+		if en.Payload != nil {
+			args = append(args, []byte("PAYLOAD"), en.Payload)
+		}
+		if err := put(args...); err != nil {
+			return err
+		}
+	}
+	if expire >= 0 {
+		return put([]byte("PEXPIREAT"), key, strconv.AppendInt(nil, expire, 10))
+	}
+	return nil
+}
+
+// sugAuxBuilder collects a snapshot's dictionaries for sugAux, database by
+// database.
+type sugAuxBuilder struct {
+	b  []byte
+	db int // the database selected last, -1 before any
+}
+
+func newSugAux() *sugAuxBuilder { return &sugAuxBuilder{db: -1} }
+
+// add records the dictionary t, key's in database db.
+func (a *sugAuxBuilder) add(db int, key []byte, t *suggest.Trie, expire int64) {
+	if a.db != db {
+		a.b = aof.AppendCommand(a.b, [][]byte{[]byte("SELECT"), []byte(strconv.Itoa(db))})
+		a.db = db
+	}
+	forEachSugCommand(key, t, expire, func(args ...[]byte) error {
+		a.b = aof.AppendCommand(a.b, args)
+		return nil
+	})
+}
+
+// sugRestore re-creates the dictionaries a snapshot's sugAux records in
+// dbs, the databases being loaded (nothing else holds them). A dictionary
+// already expired is dropped unless keepExpired (see rdbReader). It
+// reports how many keys it created and how many it dropped as expired.
+func (s *Server) sugRestore(dbs []*keyspace.DB, value []byte, keepExpired bool, now int64) (loaded, expired int64) {
+	r := resp.NewReader(bytes.NewReader(value))
+	db := dbs[0]
+	for {
+		args, err := r.ReadCommand()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			s.warnf("Suggestion dictionaries of the loaded data are unreadable: %v", err)
+			return
+		}
+		switch cmd := strings.ToUpper(string(args[0])); {
+		case cmd == "SELECT" && len(args) == 2:
+			i, ok := parseInt(args[1])
+			if !ok || i < 0 || i >= int64(len(dbs)) {
+				s.warnf("Suggestion dictionaries of the loaded data: database %s skipped", args[1])
+				return
+			}
+			db = dbs[i]
+		case cmd == "FT.SUGADD" && (len(args) == 4 || len(args) == 6):
+			score, err := strconv.ParseFloat(string(args[3]), 64)
+			if err != nil && !strings.EqualFold(string(args[3]), "nan") {
+				s.warnf("Suggestion dictionary %s: bad score %q skipped", args[1], args[3])
+				continue
+			}
+			var payload []byte
+			if len(args) == 6 {
+				payload = args[5]
+			}
+			e := db.StoredEntry(args[1])
+			if e == nil || e.Kind != keyspace.KindSuggest {
+				e = keyspace.NewObject(args[1], keyspace.KindSuggest, suggest.New())
+				sugOf(e).Insert(args[2], score, false, payload)
+				db.Set(args[1], e)
+				loaded++
+			} else {
+				sugOf(e).Insert(args[2], score, false, payload)
+				db.Resized(args[1], e)
+			}
+		case cmd == "PEXPIREAT" && len(args) == 3:
+			at, _ := parseInt(args[2])
+			if !keepExpired && at <= now {
+				if db.Delete(args[1]) {
+					loaded--
+					expired++
+				}
+				continue
+			}
+			db.SetExpire(args[1], at)
+		default:
+			s.warnf("Suggestion dictionaries of the loaded data: %s skipped", cmd)
+		}
+	}
+}
