@@ -411,6 +411,12 @@ func (db *DB) Updated(key []byte, e *Entry) {
 	db.Resized(key, e)
 }
 
+// SignalModified reports key as modified without a change of its own (the
+// OnModify hook: WATCH, tracking), as Redis's signalModifiedKey after a
+// module closes a key it opened for writing, even when it wrote nothing.
+// The caller holds key's tag lock exclusively.
+func (db *DB) SignalModified(key []byte) { db.modified(string(key)) }
+
 // Resized re-accounts the memory of e, key's live entry, after a change
 // that is not a modification of its value (an encoding conversion): no
 // OnModify, so WATCH is not touched, as Redis's conversions do not signal

@@ -82,7 +82,9 @@ func string2d(b []byte) (float64, bool) {
 //
 // The options are read first, then the key's type, then the score; the
 // dictionary is created before the string is added, so a string that is
-// not added (score 0 as a float, too long, empty) still creates it.
+// not added (score 0 as a float, too long, empty) still creates it. Once
+// the options are read the key counts as modified (WATCH), even when the
+// command fails, as a module key opened for writing does.
 func cmdFTSugAdd(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.SUGADD", 4, 7) {
 		return
@@ -108,11 +110,13 @@ func cmdFTSugAdd(c *Client, args [][]byte) {
 	key := args[1]
 	e := c.lookupWrite(key)
 	if !c.checkType(e, keyspace.KindSuggest) {
+		c.db.SignalModified(key) // RediSearch opened the key for writing
 		return
 	}
 	score, ok := string2d(args[3])
 	if !ok {
 		c.errorReply(errFTSugScore)
+		c.db.SignalModified(key)
 		return
 	}
 	var t *suggest.Trie

@@ -200,6 +200,32 @@ DEL e
 EXISTS e
 FT.SUGADD other x 1
 OBJECT FREQ other
+WATCH other
+FT.SUGDEL other x
+MULTI
+PING
+EXEC
+SET str x
+WATCH str
+FT.SUGADD str a 1
+MULTI
+PING
+EXEC
+WATCH nk
+FT.SUGADD nk a x
+MULTI
+PING
+EXEC
+WATCH other
+FT.SUGADD other a 0
+MULTI
+PING
+EXEC
+WATCH other
+FT.SUGADD other a 1 BAD
+MULTI
+PING
+EXEC
 `)
 	p.DoUnordered("SCAN 0 TYPE trietype0 COUNT 100")
 	p.DoUnordered("KEYS *")
