@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/keyspace"
+	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/resp"
 	"github.com/hotkv/hotkv/suggest"
 )
@@ -29,9 +30,9 @@ import (
 // commands that rebuild them (SELECT, FT.SUGADD per string in the order
 // RediSearch saves them, PEXPIREAT), and every load re-creates them from it
 // into the databases it loads (rdbReader). A command-based AOF rewrite
-// writes the same commands. DUMP, MIGRATE and DEBUG OBJECT's
-// serializedlength have no module payload to use: DUMP refuses a
-// dictionary, MIGRATE skips it, serializedlength is 0.
+// writes the same commands. DUMP and MIGRATE would need the module
+// payload: DUMP refuses a dictionary, MIGRATE skips it. DEBUG OBJECT's
+// serializedlength is the payload's length all the same (sugSerializedLen).
 
 // sugAux is the snapshot's auxiliary field that holds the dictionaries.
 const sugAux = "hotkv-sug"
@@ -293,6 +294,23 @@ func cmdFTSugLen(c *Client, args [][]byte) {
 		return
 	}
 	c.w.Int(int64(sugOf(e).Len()))
+}
+
+// sugSerializedLen is the length of the dictionary's RDB encoding as
+// Redis saves RediSearch's module value (DEBUG OBJECT's serializedlength):
+// the module id (9 bytes), then RediSearch's fields, each after a one-byte
+// opcode: the size, and per string the string and its payload (each with
+// a NUL, as RDB strings) and the score (8 bytes); then the EOF opcode.
+func sugSerializedLen(t *suggest.Trie, compress bool) int {
+	n := 9 + 1 + len(rdb.AppendLen(nil, uint64(t.Len())))
+	var buf []byte
+	for _, e := range t.Entries() {
+		buf = rdb.AppendString(buf[:0], append(e.Str, 0), compress)
+		n += 1 + len(buf) + 1 + 8
+		buf = rdb.AppendString(buf[:0], append(e.Payload, 0), compress)
+		n += 1 + len(buf)
+	}
+	return n + 1
 }
 
 // sugScoreText writes a dictionary's float score so that FT.SUGADD reads

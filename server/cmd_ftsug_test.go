@@ -1,9 +1,11 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -474,4 +476,40 @@ func TestFTSugDumpRefused(t *testing.T) {
 	c := difftest.Dial(t, addr)
 	c.Do("FT.SUGADD", "d", "x", "1")
 	expect(t, c, fmt.Sprintf("-%s\r\n", errFTSugDump), "DUMP", "d")
+}
+
+// TestFTSugDigestLikeRediSearch: DEBUG DIGEST and DIGEST-VALUE of a
+// dictionary are a module value's whose type has no digest callback: its
+// type and expiry only.
+func TestFTSugDigestLikeRediSearch(t *testing.T) {
+	addr, stop, err := difftest.LaunchSearch("--enable-debug-command", "yes")
+	if errors.Is(err, difftest.ErrSearchOptedOut) {
+		t.Skip("SKIPPING search differential test: " + err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	p := difftest.NewPair(t, addr, hotkv)
+	p.Run(`
+FT.SUGADD k a 1
+FT.SUGADD k2 b 1 PAYLOAD x
+EXPIRE k2 1000
+SET s v
+DEBUG DIGEST-VALUE k k2 s
+DEBUG DIGEST
+FT.SUGADD k bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb 1 PAYLOAD xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+FT.SUGADD e "" 1
+`)
+	// DEBUG OBJECT's serializedlength is the module value's RDB length,
+	// with and without compression.
+	serialized := regexp.MustCompile(`serializedlength:\d+`)
+	for _, line := range []string{"DEBUG OBJECT k", "DEBUG OBJECT k2", "DEBUG OBJECT e", "CONFIG SET rdbcompression no", "DEBUG OBJECT k"} {
+		p.DoBoth(line, func(redis, hotkv string) {
+			if r, h := serialized.FindString(redis), serialized.FindString(hotkv); r != h {
+				t.Errorf("%s: redis %s, hotkv %s", line, redis, hotkv)
+			}
+		})
+	}
 }

@@ -38,13 +38,11 @@ func (d digest) hex() string { return hex.EncodeToString(d[:]) }
 // valueDigest mixes into d the digest of e, key's value (xorObjectDigest).
 func valueDigest(d *digest, e *keyspace.Entry) {
 	if e.Kind == keyspace.KindSuggest {
-		// A module value (OBJ_MODULE): RediSearch's digest callback is
-		// empty, so Redis xors the digest of an untouched context (20
-		// zero bytes).
+		// A module value (OBJ_MODULE): RediSearch registers no digest
+		// callback for its dictionaries, so only the type counts.
 		var typ [4]byte
 		binary.BigEndian.PutUint32(typ[:], 5)
 		d.mix(typ[:])
-		d.xor(make([]byte, 20))
 		if e.Expire() != 0 {
 			d.xor([]byte("!!expire!!"))
 		}
