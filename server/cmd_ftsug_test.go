@@ -149,6 +149,19 @@ FT.SUGDEL u "a\x00c"
 FT.SUGDEL u école
 FT.SUGGET u é WITHSCORES WITHPAYLOADS
 `)
+	// RESP3: scores are doubles, a missing payload or key null.
+	p.Redis.Do("HELLO", "3")
+	p.HotKV.Do("HELLO", "3")
+	defer func() {
+		p.Redis.Do("HELLO", "2")
+		p.HotKV.Do("HELLO", "2")
+	}()
+	p.Run(`
+FT.SUGGET u é WITHSCORES WITHPAYLOADS
+FT.SUGGET s b WITHSCORES
+FT.SUGGET nokey a WITHSCORES
+FT.SUGLEN u
+`)
 }
 
 // TestFTSugKeyLikeRediSearch: a dictionary is a key of its own type
