@@ -552,9 +552,7 @@ func memoryUsage(key []byte, e *keyspace.Entry) int64 {
 		}
 	case keyspace.KindSuggest:
 		// A module value: its type's mem_usage only (no object header).
-		if s, ok := e.Obj.(keyspace.Sizer); ok {
-			n += s.MemSize()
-		}
+		n += sugOf(e).ModuleMemUsage()
 	default:
 		n += redisObject
 		if s, ok := e.Obj.(keyspace.Sizer); ok {

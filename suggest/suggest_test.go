@@ -167,7 +167,19 @@ func TestMemSize(t *testing.T) {
 	tr := New()
 	tr.Insert([]byte("abc"), 1, false, nil)
 	tr.Insert([]byte("abd"), 1, false, nil)
-	if tr.MemSize() != 70 { // MEMORY USAGE: 35 bytes a string
-		t.Fatalf("MemSize %d", tr.MemSize())
+	if tr.ModuleMemUsage() != 70 { // MEMORY USAGE: 35 bytes a string
+		t.Fatalf("ModuleMemUsage %d", tr.ModuleMemUsage())
+	}
+	// The estimate follows the strings and payloads held.
+	base := tr.MemSize()
+	tr.Insert([]byte("abc"), 2, false, []byte("payload"))
+	if got := tr.MemSize(); got != base+7 {
+		t.Fatalf("MemSize %d after a payload, want %d", got, base+7)
+	}
+	tr.Delete([]byte("abc"))
+	tr.Delete([]byte("abd"))
+	tr.Delete([]byte("abd"))
+	if got := tr.MemSize(); got != 64 {
+		t.Fatalf("MemSize %d when empty", got)
 	}
 }

@@ -248,6 +248,47 @@ func (n *node) optimizeChildren() {
 type Trie struct {
 	root *node
 	size int
+	// bytes estimates the memory of the strings held (MemSize).
+	bytes int64
+}
+
+// stringOverhead is what a string costs beyond its runes and payload: its
+// node (struct, slice headers) and its parent's pointer, roughly.
+const stringOverhead = 96
+
+// find returns the node that ends rs when rs is a string of the
+// dictionary, else nil.
+func (t *Trie) find(rs []rune16) *node {
+	n, offset := t.root, 0
+	for n != nil {
+		if len(rs)-offset < len(n.str) || runecmp(rs[offset:offset+len(n.str)], n.str) != 0 {
+			return nil
+		}
+		offset += len(n.str)
+		if offset == len(rs) {
+			if n.terminal() && !n.deleted() {
+				return n
+			}
+			return nil
+		}
+		var next *node
+		for _, c := range n.children {
+			if c.str[0] == rs[offset] {
+				next = c
+				break
+			}
+		}
+		n = next
+	}
+	return nil
+}
+
+// cost is the memory estimate of the string rs, when held.
+func (t *Trie) cost(rs []rune16) int64 {
+	if n := t.find(rs); n != nil {
+		return stringOverhead + int64(2*len(rs)+len(n.payload))
+	}
+	return 0
 }
 
 // New returns an empty dictionary.
@@ -269,8 +310,10 @@ func (t *Trie) Insert(s []byte, score float64, incr bool, payload []byte) bool {
 	if len(rs) == 0 || len(rs) >= maxStringRunes {
 		return false
 	}
+	before := t.cost(rs)
 	rc := add(t.root, rs, payload, float32(score), incr)
 	t.size += rc
+	t.bytes += t.cost(rs) - before
 	return rc == 1
 }
 
@@ -281,6 +324,7 @@ func (t *Trie) Delete(s []byte) bool {
 	if len(rs) > maxStringRunes {
 		return false
 	}
+	t.bytes -= t.cost(rs) // 0 when rs is not held
 	n, offset, rc := t.root, 0, 0
 	var stack []*node
 	for n != nil && offset < len(rs) {
@@ -341,7 +385,7 @@ func (t *Trie) Entries() []Entry {
 }
 
 // Clone returns a deep copy.
-func (t *Trie) Clone() *Trie { return &Trie{root: t.root.clone(), size: t.size} }
+func (t *Trie) Clone() *Trie { return &Trie{root: t.root.clone(), size: t.size, bytes: t.bytes} }
 
 func (n *node) clone() *node {
 	d := *n
@@ -357,7 +401,11 @@ func (n *node) clone() *node {
 // Encoding is OBJECT ENCODING's answer for a module value: raw.
 func (t *Trie) Encoding() string { return "raw" }
 
-// MemSize is the dictionary's size as RediSearch's TrieType_MemUsage
-// reports it: per string, a node (21 bytes packed), a child pointer, a
-// child key and two runes.
-func (t *Trie) MemSize() int64 { return int64(t.size) * (21 + 8 + 2 + 4) }
+// MemSize estimates the memory the dictionary holds (the keyspace's
+// accounting, used_memory): per string, its runes, payload and node.
+func (t *Trie) MemSize() int64 { return 64 + t.bytes }
+
+// ModuleMemUsage is the dictionary's size as RediSearch's
+// TrieType_MemUsage reports it (MEMORY USAGE): per string, a node (21
+// bytes packed), a child pointer, a child key and two runes.
+func (t *Trie) ModuleMemUsage() int64 { return int64(t.size) * (21 + 8 + 2 + 4) }
