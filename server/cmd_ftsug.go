@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -30,9 +31,9 @@ import (
 // commands that rebuild them (SELECT, FT.SUGADD per string in the order
 // RediSearch saves them, PEXPIREAT), and every load re-creates them from it
 // into the databases it loads (rdbReader). A command-based AOF rewrite
-// writes the same commands. DUMP and MIGRATE would need the module
-// payload: DUMP refuses a dictionary, MIGRATE skips it. DEBUG OBJECT's
-// serializedlength is the payload's length all the same (sugSerializedLen).
+// writes the same commands. DUMP, RESTORE and MIGRATE use RediSearch's
+// module value (sugDump, sugUndump), as a server with the module does: a
+// payload redis-server without it refuses.
 
 // sugAux is the snapshot's auxiliary field that holds the dictionaries.
 const sugAux = "hotkv-sug"
@@ -296,21 +297,121 @@ func cmdFTSugLen(c *Client, args [][]byte) {
 	c.w.Int(int64(sugOf(e).Len()))
 }
 
-// sugSerializedLen is the length of the dictionary's RDB encoding as
-// Redis saves RediSearch's module value (DEBUG OBJECT's serializedlength):
-// the module id (9 bytes), then RediSearch's fields, each after a one-byte
-// opcode: the size, and per string the string and its payload (each with
-// a NUL, as RDB strings) and the score (8 bytes); then the EOF opcode.
-func sugSerializedLen(t *suggest.Trie, compress bool) int {
-	n := 9 + 1 + len(rdb.AppendLen(nil, uint64(t.Len())))
-	var buf []byte
-	for _, e := range t.Entries() {
-		buf = rdb.AppendString(buf[:0], append(e.Str, 0), compress)
-		n += 1 + len(buf) + 1 + 8
-		buf = rdb.AppendString(buf[:0], append(e.Payload, 0), compress)
-		n += 1 + len(buf)
+// RediSearch's dictionaries as Redis serializes a module value (DUMP,
+// RESTORE, MIGRATE, DEBUG OBJECT's serializedlength): RDB_TYPE_MODULE_2,
+// the module type's id (its name and encoding version, 1: with payloads),
+// then what TrieType_RdbSave writes, each field after its opcode: the size
+// (unsigned), and per string the string and its payload (RDB strings with
+// a NUL added) and the score (a binary double); then the EOF opcode.
+const (
+	rdbTypeModule2    = 7
+	moduleOpEOF       = 0
+	moduleOpUint      = 2
+	moduleOpDouble    = 4
+	moduleOpString    = 5
+	trieTypeName      = "trietype0"
+	trieEncVer        = 1
+	moduleTypeCharset = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+// moduleTypeID is moduleTypeEncodeId: nine 6-bit characters, then a
+// 10-bit encoding version.
+func moduleTypeID(name string, encver uint64) uint64 {
+	var id uint64
+	for i := 0; i < 9; i++ {
+		id = id<<6 | uint64(strings.IndexByte(moduleTypeCharset, name[i]))
 	}
-	return n + 1
+	return id<<10 | encver
+}
+
+// appendSugModule appends t's module value (type byte included).
+func appendSugModule(b []byte, t *suggest.Trie, compress bool) []byte {
+	b = append(b, rdbTypeModule2)
+	b = rdb.AppendLen(b, moduleTypeID(trieTypeName, trieEncVer))
+	b = append(b, moduleOpUint)
+	b = rdb.AppendLen(b, uint64(t.Len()))
+	for _, e := range t.Entries() {
+		b = append(b, moduleOpString)
+		b = rdb.AppendString(b, append(e.Str, 0), compress)
+		b = append(b, moduleOpDouble)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(e.Score)))
+		b = append(b, moduleOpString)
+		b = rdb.AppendString(b, append(e.Payload, 0), compress)
+	}
+	return append(b, moduleOpEOF)
+}
+
+// sugSerializedLen is DEBUG OBJECT's serializedlength of t: its module
+// value without the type byte.
+func sugSerializedLen(t *suggest.Trie, compress bool) int {
+	return len(appendSugModule(nil, t, compress)) - 1
+}
+
+// sugDump is DUMP's payload of t.
+func sugDump(t *suggest.Trie, compress bool) []byte {
+	return rdb.AppendFooter(appendSugModule(nil, t, compress))
+}
+
+// sugUndump decodes a dictionary from a DUMP payload whose footer was
+// checked, as TrieType_RdbLoad loads it (encoding version 0: no payloads;
+// each string and payload without its last byte, the NUL). ok is false for
+// another module type, a later encoding version or malformed data.
+func sugUndump(payload []byte) (t *suggest.Trie, ok bool) {
+	r := rdb.NewReader(payload[:len(payload)-rdb.FooterLen])
+	if typ, err := r.ReadType(); err != nil || typ != rdbTypeModule2 {
+		return nil, false
+	}
+	id, err := r.ReadLen()
+	if err != nil || id>>10 != moduleTypeID(trieTypeName, 0)>>10 || id&1023 > trieEncVer {
+		return nil, false
+	}
+	withPayloads := id&1023 > 0
+	opcode := func(want uint64) bool {
+		op, err := r.ReadLen()
+		return err == nil && op == want
+	}
+	str := func() ([]byte, bool) {
+		if !opcode(moduleOpString) {
+			return nil, false
+		}
+		b, err := r.ReadStringBytes()
+		return b, err == nil
+	}
+	if !opcode(moduleOpUint) {
+		return nil, false
+	}
+	n, err := r.ReadLen()
+	if err != nil {
+		return nil, false
+	}
+	t = suggest.New()
+	for ; n > 0; n-- {
+		s, ok := str()
+		if !ok || !opcode(moduleOpDouble) {
+			return nil, false
+		}
+		raw, err := r.ReadRaw(8)
+		if err != nil {
+			return nil, false
+		}
+		score := math.Float64frombits(binary.LittleEndian.Uint64(raw))
+		var p []byte
+		if withPayloads {
+			if p, ok = str(); !ok {
+				return nil, false
+			}
+			if len(p) > 0 {
+				p = p[:len(p)-1]
+			}
+		}
+		if len(s) > 0 {
+			t.Insert(s[:len(s)-1], score, false, p)
+		}
+	}
+	if !opcode(moduleOpEOF) {
+		return nil, false
+	}
+	return t, true
 }
 
 // sugScoreText writes a dictionary's float score so that FT.SUGADD reads

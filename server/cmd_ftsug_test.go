@@ -1,8 +1,8 @@
 package server
 
 import (
+	"encoding/binary"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"regexp"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/difftest"
+	"github.com/hotkv/hotkv/rdb"
 )
 
 // TestFTSugLikeRediSearch: FT.SUGADD, FT.SUGGET, FT.SUGDEL and FT.SUGLEN,
@@ -483,12 +484,59 @@ func TestFTSugSnapshotLoadsInRedis(t *testing.T) {
 	}
 }
 
-// TestFTSugDumpRefused: DUMP has no module payload to give.
-func TestFTSugDumpRefused(t *testing.T) {
-	_, addr := startServer(t)
-	c := difftest.Dial(t, addr)
-	c.Do("FT.SUGADD", "d", "x", "1")
-	expect(t, c, fmt.Sprintf("-%s\r\n", errFTSugDump), "DUMP", "d")
+// TestFTSugDumpLikeRediSearch: DUMP writes RediSearch's module value
+// (the same bytes but the footer, whose RDB version is 7.0's here), which
+// the module's RESTORE loads, and RESTORE loads it back; MIGRATE moves a
+// dictionary with it.
+func TestFTSugDumpLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.SUGADD d hello 1
+FT.SUGADD d help 2.5 PAYLOAD "p\x00q"
+FT.SUGADD d Hello 3
+FT.SUGADD d héllo 0.125 PAYLOAD yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy
+FT.SUGADD d aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa -1
+FT.SUGADD e "" 1
+`)
+	var payloads [2]string
+	for i, key := range []string{"d", "e"} {
+		p.DoBoth("DUMP "+key, func(redis, hotkv string) {
+			if len(redis) != len(hotkv) || redis[:len(redis)-12] != hotkv[:len(hotkv)-12] {
+				t.Errorf("DUMP %s:\n redis %q\n hotkv %q", key, redis, hotkv)
+			}
+			payloads[i] = hotkv[strings.Index(hotkv, "\r\n")+2 : len(hotkv)-2]
+		})
+	}
+	for i, key := range []string{"d2", "e2"} {
+		p.DoArgs("RESTORE", key, "0", payloads[i])
+	}
+	p.DoArgs("RESTORE", "d2", "0", payloads[0])
+	p.DoArgs("RESTORE", "d2", "0", payloads[0], "REPLACE")
+	p.Run(`
+TYPE d2
+FT.SUGLEN d2
+FT.SUGGET d2 h WITHSCORES WITHPAYLOADS MAX 10
+FT.SUGGET d2 a WITHSCORES WITHPAYLOADS
+TYPE e2
+FT.SUGLEN e2
+`)
+	// Another module's type: refused by both.
+	bad := []byte(payloads[0])
+	bad[1] ^= 0x40
+	body := bad[:len(bad)-8]
+	bad = binary.LittleEndian.AppendUint64(body, rdb.CRC64(0, body))
+	p.DoArgs("RESTORE", "d3", "0", string(bad))
+	p.Do("EXISTS d3")
+
+	// MIGRATE from HotKV to the oracle.
+	_, port, _ := net.SplitHostPort(p.Redis.Addr())
+	p.HotKV.Do("FT.SUGADD", "m", "migrated", "7", "PAYLOAD", "x")
+	if got := p.HotKV.Do("MIGRATE", "127.0.0.1", port, "m", "0", "5000"); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE: %q", got)
+	}
+	if got, want := p.Redis.Do("FT.SUGGET", "m", "mig", "WITHSCORES", "WITHPAYLOADS"), "*3\r\n$8\r\nmigrated\r\n$18\r\n2.8577380180358887\r\n$1\r\nx\r\n"; got != want {
+		t.Errorf("migrated dictionary: %q, want %q", got, want)
+	}
 }
 
 // TestFTSugDigestLikeRediSearch: DEBUG DIGEST and DIGEST-VALUE of a

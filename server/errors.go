@@ -145,7 +145,6 @@ const (
 	errFTSugUnrecognized  = "Unrecognized argument: %s"
 	errFTSugQueryLength   = "Invalid query length"
 	errFTSugQuery         = "Invalid query"
-	errFTSugDump          = "ERR DUMP of a suggestion dictionary (trietype0) is not supported: HotKV has no RediSearch module payload"
 	// RediSearch's ArgsCursor errors (AC_Strerror), after "<option>: ".
 	errACNoArg            = "Expected an argument, but none provided"
 	errACParse            = "Could not convert argument to expected type"
