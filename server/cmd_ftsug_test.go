@@ -574,3 +574,60 @@ FT.SUGADD e "" 1
 		})
 	}
 }
+
+// TestFTSugReloadLikeRediSearch: a dictionary built by random additions,
+// INCRs and deletions answers as RediSearch's after DEBUG RELOAD too:
+// RediSearch's load inserts the strings again in the order its save walks
+// them, which rebuilds the trie differently (maxChildScores, children's
+// order, merges), and so does HotKV's.
+func TestFTSugReloadLikeRediSearch(t *testing.T) {
+	addr, stop, err := difftest.LaunchSearch("--enable-debug-command", "yes")
+	if errors.Is(err, difftest.ErrSearchOptedOut) {
+		t.Skip("SKIPPING search differential test: " + err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	p := difftest.NewPair(t, addr, hotkv)
+	alpha := []string{"a", "b", "c", "A", "é", "日", "d"}
+	word := func(r *rand.Rand, max int) string {
+		var b strings.Builder
+		for range 1 + r.IntN(max) {
+			b.WriteString(alpha[r.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	scores := []string{"1", "2", "3", "0.5", "1.5", "10", "100", "-1", "2.25", "7", "1e-3", "33.3"}
+	r := rand.New(rand.NewPCG(100, 7))
+	var words []string
+	for range 200 {
+		words = append(words, word(r, 6))
+	}
+	for range 1500 {
+		w := words[r.IntN(len(words))]
+		switch x := r.IntN(10); {
+		case x < 4:
+			p.DoArgs("FT.SUGADD", "k", w, scores[r.IntN(len(scores))])
+		case x < 6:
+			p.DoArgs("FT.SUGADD", "k", w, scores[r.IntN(len(scores))], "INCR")
+		case x < 7:
+			p.DoArgs("FT.SUGADD", "k", w, scores[r.IntN(len(scores))], "PAYLOAD", "p"+w)
+		default:
+			p.DoArgs("FT.SUGDEL", "k", w)
+		}
+	}
+	p.Do("DEBUG RELOAD")
+	p.Do("FT.SUGLEN k")
+	for range 300 {
+		args := []string{"FT.SUGGET", "k", word(r, 3), "WITHSCORES", "WITHPAYLOADS", "MAX", strconv.Itoa(1 + r.IntN(30))}
+		if r.IntN(3) == 0 {
+			args = append(args, "FUZZY")
+		}
+		p.DoArgs(args...)
+		if t.Failed() {
+			t.Fatal("stopped at the first difference")
+		}
+	}
+}
