@@ -631,3 +631,29 @@ func TestFTSugReloadLikeRediSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestFTSugEventsLikeRediSearch: the FT.SUG* commands fire no keyspace
+// event of their own; Redis's own fire around them (new when FT.SUGADD
+// creates the dictionary, keymiss when a reading command finds no key).
+func TestFTSugEventsLikeRediSearch(t *testing.T) {
+	addr, stop, err := difftest.LaunchSearch("--enable-debug-command", "yes")
+	if errors.Is(err, difftest.ErrSearchOptedOut) {
+		t.Skip("SKIPPING search differential test: " + err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	_, hotkv := startServer(t, "--enable-debug-command", "yes")
+	script := []string{
+		"FT.SUGADD k a 1", "FT.SUGADD k b 1 INCR", "FT.SUGADD k a 2 PAYLOAD p", "FT.SUGDEL k a", "FT.SUGDEL k zz",
+		"FT.SUGGET k a", "FT.SUGGET nokey a", "FT.SUGLEN nokey", "FT.SUGDEL nokey a", "FT.SUGADD e \"\" 1",
+		"SET s v", "FT.SUGADD s a 1", "FT.SUGADD k a x", "EXPIRE k 100", "RENAME k k2", "DEL k2",
+	}
+	want, got := eventLog(t, addr, script), eventLog(t, hotkv, script)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("\nredis: %s\nhotkv: %s", want[i], got[i])
+		}
+	}
+}
