@@ -32,9 +32,12 @@ const (
 	KindSet
 	KindZSet
 	KindStream
+	// KindSuggest is a RediSearch suggestion dictionary (FT.SUGADD), a
+	// module type in Redis: TYPE names it trietype0.
+	KindSuggest
 )
 
-var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "stream"}
+var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "stream", "trietype0"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -408,6 +411,12 @@ func (db *DB) Updated(key []byte, e *Entry) {
 	db.modified(e.Key())
 	db.Resized(key, e)
 }
+
+// SignalModified reports key as modified without a change of its own (the
+// OnModify hook: WATCH, tracking), as Redis's signalModifiedKey after a
+// module closes a key it opened for writing, even when it wrote nothing.
+// The caller holds key's tag lock exclusively.
+func (db *DB) SignalModified(key []byte) { db.modified(string(key)) }
 
 // Resized re-accounts the memory of e, key's live entry, after a change
 // that is not a modification of its value (an encoding conversion): no

@@ -20,6 +20,10 @@
 // documents a query matches, loading their hash fields through the
 // caller's Loader.
 //
+// FT.SUGADD's suggestion dictionaries are not indexes: they are keys of
+// their own, in package suggest. FormatScore (format.go) writes the doubles
+// of both as RediSearch's replies do.
+//
 // The package knows nothing of connections, locks or the keyspace: an
 // Index is not safe for concurrent use, its caller serialises access to it
 // (the server's index locks, LOCKING.md). Documents are given to it as

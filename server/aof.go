@@ -586,8 +586,9 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 		}
 		return -1, -1
 	}
+	sug := newSugAux() // the dictionaries, written after the keys
 	for i, db := range snap.live {
-		if err := s.encodeLiveDB(fw, i, db, snap.kill, access); err != nil {
+		if err := s.encodeLiveDB(fw, i, db, snap.kill, access, sug); err != nil {
 			return err
 		}
 	}
@@ -622,10 +623,20 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 				snap.wrote()
 				continue
 			}
+			if k.sug != nil {
+				sug.add(i, k.key, k.sug, k.expire)
+				snap.wrote()
+				continue
+			}
 			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
 				return err
 			}
 			snap.wrote()
+		}
+	}
+	if len(sug.b) > 0 {
+		if err := fw.WriteAux(sugAux, string(sug.b)); err != nil {
+			return err
 		}
 	}
 	return fw.Finish()
@@ -634,7 +645,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 // encodeLiveDB writes database i, db, as it is: the caller holds the
 // global lock exclusively. Keys already expired are saved too, as Redis
 // 7.0's rdbSaveDb does (a load skips and counts them).
-func (s *Server) encodeLiveDB(fw *rdb.FileWriter, i int, db *keyspace.DB, kill <-chan struct{}, access func(int64, int) (int64, int)) error {
+func (s *Server) encodeLiveDB(fw *rdb.FileWriter, i int, db *keyspace.DB, kill <-chan struct{}, access func(int64, int) (int64, int), sug *sugAuxBuilder) error {
 	n := db.Len()
 	if n == 0 {
 		return nil
@@ -662,10 +673,16 @@ func (s *Server) encodeLiveDB(fw *rdb.FileWriter, i int, db *keyspace.DB, kill <
 			return err == nil
 		}
 		v := &str
-		if e.Kind == keyspace.KindString {
+		switch {
+		case e.Kind == keyspace.KindString:
 			str = rdb.Value{Kind: rdb.KindString, Str: e.Str()}
-		} else if v = entryValue(e); v == nil {
+		case e.Kind == keyspace.KindSuggest:
+			sug.add(i, bytesOfString(key), sugOf(e), exp) // in sugAux
 			return true
+		default:
+			if v = entryValue(e); v == nil {
+				return true
+			}
 		}
 		err = fw.WriteKey(bytesOfString(key), v, exp, idle, freq)
 		return err == nil
@@ -1091,6 +1108,9 @@ func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, 
 }
 
 func writeKeyCommands(put func(args ...[]byte) error, k snapKey) error {
+	if k.sug != nil {
+		return forEachSugCommand(k.key, k.sug, k.expire, put)
+	}
 	var str rdb.Value
 	v := k.value(&str)
 	batch := func(name string, n int, item func(args [][]byte, i int) [][]byte) error {

@@ -41,6 +41,10 @@ var commandTableDifferences = map[string]string{
 	"ft.synupdate missing":    "RediSearch 2.10's (a module command)",
 	"ft.syndump missing":      "RediSearch 2.10's (a module command)",
 	"ft.profile missing":      "RediSearch 2.10's (a module command)",
+	"ft.sugadd missing":       "RediSearch 2.10's (a module command)",
+	"ft.sugget missing":       "RediSearch 2.10's (a module command)",
+	"ft.sugdel missing":       "RediSearch 2.10's (a module command)",
+	"ft.suglen missing":       "RediSearch 2.10's (a module command)",
 	"zrank arity":             "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 	"zrevrank arity":          "Redis 7.2's WITHSCORE option needs arity -3 (7.0: 3)",
 }

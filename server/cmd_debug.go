@@ -23,7 +23,9 @@ func debugObject(c *Client, key []byte) {
 	}
 	c.db.Load(e)
 	serialized := 0
-	if v := entryValue(e); v != nil {
+	if e.Kind == keyspace.KindSuggest {
+		serialized = sugSerializedLen(sugOf(e), c.srv.rdbCompression.Bool())
+	} else if v := entryValue(e); v != nil {
 		// A DUMP payload is the type byte, the value, the RDB version
 		// (2 bytes) and the CRC64 (8 bytes).
 		serialized = len(rdb.Dump(v, c.encodeOptions())) - 11

@@ -11,6 +11,7 @@ import (
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/set"
 	"github.com/hotkv/hotkv/stream"
+	"github.com/hotkv/hotkv/suggest"
 	"github.com/hotkv/hotkv/zset"
 )
 
@@ -31,6 +32,10 @@ func cmdDump(c *Client, args [][]byte) {
 	e := c.lookupRead(args[1])
 	if e == nil {
 		c.w.Null()
+		return
+	}
+	if e.Kind == keyspace.KindSuggest {
+		c.w.Bulk(sugDump(sugOf(e), c.srv.rdbCompression.Bool()))
 		return
 	}
 	v := entryValue(e)
@@ -182,9 +187,17 @@ func cmdRestore(c *Client, args [][]byte) {
 		return
 	}
 	v, err := c.srv.restoreOptions().Restore(args[3])
+	var sug *suggest.Trie
+	if errors.Is(err, rdb.ErrUnsupported) {
+		// A module value: RediSearch's dictionary loads.
+		var ok bool
+		if sug, ok = sugUndump(args[3]); ok {
+			err = nil
+		}
+	}
 	c.srv.reportLoadError(err, true)
 	if errors.Is(err, rdb.ErrUnsupported) {
-		// A module value: valid, but HotKV has no modules.
+		// Another module's value: valid, but HotKV has no modules.
 		err = rdb.ErrBadData
 	}
 	if err != nil {
@@ -213,7 +226,9 @@ func cmdRestore(c *Client, args [][]byte) {
 		c.propagate(p...)
 	}
 	var e *keyspace.Entry
-	if v.Kind == rdb.KindString {
+	if sug != nil {
+		e = c.db.Set(key, keyspace.NewObject(key, keyspace.KindSuggest, sug))
+	} else if v.Kind == rdb.KindString {
 		e = c.db.SetString(key, v.Str, false)
 	} else {
 		e = c.db.Set(key, c.valueEntry(key, v))

@@ -391,12 +391,19 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	if dst.Get(newkey) != nil {
-		if !replace {
-			c.dirty(0)
-			c.w.Int(0)
-			return
-		}
+	exists := dst.Get(newkey) != nil
+	if exists && !replace {
+		c.dirty(0)
+		c.w.Int(0)
+		return
+	}
+	if e.Kind == keyspace.KindSuggest {
+		// RediSearch's dictionary type has no copy callback: refused
+		// before the destination is deleted.
+		c.errorReply(errCopyModuleKey)
+		return
+	}
+	if exists {
 		dst.Delete(newkey) // as Redis: the copy is a "new" key
 	}
 	// Strings are copied, collections cloned (every kind implements

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/hotkv/hotkv/keyspace"
 	"net"
 	"os"
 	"strconv"
@@ -112,8 +113,12 @@ func cmdMigrate(c *Client, args [][]byte) {
 		if e == nil {
 			continue
 		}
-		v := entryValue(e)
-		if v == nil {
+		var payload []byte
+		if e.Kind == keyspace.KindSuggest {
+			payload = sugDump(sugOf(e), opts.Compress)
+		} else if v := entryValue(e); v != nil {
+			payload = rdb.Dump(v, opts)
+		} else {
 			continue
 		}
 		var ttl int64
@@ -123,7 +128,7 @@ func cmdMigrate(c *Client, args [][]byte) {
 			}
 			ttl = max(ttl, 1)
 		}
-		keys = append(keys, migrated{k, ttl, rdb.Dump(v, opts)})
+		keys = append(keys, migrated{k, ttl, payload})
 	}
 	if len(keys) == 0 {
 		c.dirty(0)

@@ -550,6 +550,9 @@ func memoryUsage(key []byte, e *keyspace.Entry) int64 {
 		default:
 			n += redisObject + jemallocSize(sdsAllocLen(len(v), false))
 		}
+	case keyspace.KindSuggest:
+		// A module value: its type's mem_usage only (no object header).
+		n += sugOf(e).ModuleMemUsage()
 	default:
 		n += redisObject
 		if s, ok := e.Obj.(keyspace.Sizer); ok {

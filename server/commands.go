@@ -34,6 +34,7 @@ func (s *Server) registerCommands() {
 		moduleCommands(),
 		aclCommands(),
 		searchCommands(),
+		suggestCommands(),
 	} {
 		s.table.add(group...)
 	}

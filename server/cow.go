@@ -79,6 +79,8 @@ func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 		// Cold since before the snapshot started (the demoter captures
 		// a value before it moves it): the view holds its record.
 		k.cold = id
+	} else if e.Kind == keyspace.KindSuggest {
+		k.sug = sugOf(e).Clone()
 	} else if e.Kind != keyspace.KindString {
 		if k.v = entryValue(e); k.v == nil {
 			return
@@ -86,7 +88,7 @@ func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 	}
 	cs.mu.Lock()
 	k.key = cs.arena.copyString(e.Key())
-	if k.v == nil && k.cold == 0 {
+	if k.v == nil && k.cold == 0 && k.sug == nil {
 		k.str = cs.arena.copy(e.Str()) // strings change in place
 	}
 	cs.snap.dbs[db] = append(cs.snap.dbs[db], k)

@@ -37,6 +37,17 @@ func (d digest) hex() string { return hex.EncodeToString(d[:]) }
 
 // valueDigest mixes into d the digest of e, key's value (xorObjectDigest).
 func valueDigest(d *digest, e *keyspace.Entry) {
+	if e.Kind == keyspace.KindSuggest {
+		// A module value (OBJ_MODULE): RediSearch registers no digest
+		// callback for its dictionaries, so only the type counts.
+		var typ [4]byte
+		binary.BigEndian.PutUint32(typ[:], 5)
+		d.mix(typ[:])
+		if e.Expire() != 0 {
+			d.xor([]byte("!!expire!!"))
+		}
+		return
+	}
 	v := entryValue(e)
 	if v == nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hotkv/hotkv/suggest"
 	"io"
 	"os"
 	"path/filepath"
@@ -123,12 +124,13 @@ func (s *Server) savePoints(now time.Time) {
 // snapKey is one key of a snapshot.
 type snapKey struct {
 	key    []byte
-	str    []byte     // a string's value (v is nil)
-	v      *rdb.Value // a collection's value
-	cold   uint64     // a cold value's tier record (str and v are nil), read through the snapshot's view
-	expire int64      // unix ms, or -1
-	idle   int64      // seconds since last access (under LRU)
-	freq   int        // the LFU counter (under LFU)
+	str    []byte        // a string's value (v is nil)
+	v      *rdb.Value    // a collection's value
+	sug    *suggest.Trie // a suggestion dictionary (a copy), saved in sugAux
+	cold   uint64        // a cold value's tier record (str and v are nil), read through the snapshot's view
+	expire int64         // unix ms, or -1
+	idle   int64         // seconds since last access (under LRU)
+	freq   int           // the LFU counter (under LFU)
 }
 
 // value returns k's value, a string's in scratch.
@@ -765,8 +767,13 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 		ShareStrings: true, // SetString copies them
 		OnAux: func(key, value []byte) error {
 			s.readAux(key, value)
-			if string(key) == searchAux {
+			switch string(key) {
+			case searchAux:
 				counts.search = bytes.Clone(value)
+			case sugAux: // after the keys: the dictionaries join them
+				loaded, expired := s.sugRestore(dbs, value, keepExpired, now)
+				counts.loaded += loaded
+				counts.expired += expired
 			}
 			return nil
 		},

@@ -1,0 +1,185 @@
+package suggest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// render writes results as FT.SUGGET WITHSCORES WITHPAYLOADS lists them.
+func render(res []Result) string {
+	var b strings.Builder
+	for _, r := range res {
+		fmt.Fprintf(&b, "%s %s %q;", r.Str, strconv.FormatFloat(float64(r.Score), 'g', 17, 64), r.Payload)
+	}
+	return b.String()
+}
+
+func TestSearchScores(t *testing.T) {
+	tr := New()
+	tr.Insert([]byte("hello"), 1, false, nil)
+	tr.Insert([]byte("help"), 2, false, nil)
+	res, ok := tr.Search([]byte("hel"), SearchOptions{Max: 5})
+	if !ok {
+		t.Fatal("search refused")
+	}
+	if got, want := render(res), `help 1.4142135381698608 "";hello 0.57735025882720947 "";`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestInsertDeleteLen(t *testing.T) {
+	tr := New()
+	for _, c := range []struct {
+		s     string
+		score float64
+		incr  bool
+		added bool
+		size  int
+	}{
+		{"hello", 1, false, true, 1},
+		{"hello", 2, false, false, 1},
+		{"Hello", 1, false, true, 2}, // stored as given: case counts
+		{"help", 0, false, false, 2}, // a score of 0 adds nothing
+		{"help", 1e-50, false, false, 2},
+		{"", 1, false, false, 2},
+		{"he", 3, true, true, 3},
+		{"he", 3, true, false, 3},
+	} {
+		if got := tr.Insert([]byte(c.s), c.score, c.incr, nil); got != c.added || tr.Len() != c.size {
+			t.Fatalf("Insert(%q, %v): %v, size %d; want %v, %d", c.s, c.score, got, tr.Len(), c.added, c.size)
+		}
+	}
+	if res, _ := tr.Search([]byte("he"), SearchOptions{Max: 5}); len(res) != 3 || string(res[0].Str) != "he" || res[0].Score != 2147483648 {
+		t.Fatalf("he: %s", render(res))
+	}
+	if !tr.Delete([]byte("he")) || tr.Delete([]byte("he")) || tr.Delete([]byte("HELLO")) || tr.Len() != 2 {
+		t.Fatalf("Delete: size %d", tr.Len())
+	}
+	if !tr.Delete([]byte("hello")) || !tr.Delete([]byte("Hello")) || tr.Len() != 0 {
+		t.Fatalf("Delete all: size %d", tr.Len())
+	}
+	if res, _ := tr.Search([]byte(""), SearchOptions{Max: 5}); len(res) != 0 {
+		t.Fatalf("empty dictionary: %s", render(res))
+	}
+}
+
+func TestLimits(t *testing.T) {
+	tr := New()
+	if tr.Insert([]byte(strings.Repeat("a", 256)), 1, false, nil) || !tr.Insert([]byte(strings.Repeat("a", 255)), 1, false, nil) {
+		t.Fatal("a string of 256 runes is refused, 255 accepted")
+	}
+	if tr.Insert([]byte(strings.Repeat("é", 257)), 1, false, nil) { // 514 bytes
+		t.Fatal("a string over 512 bytes is refused")
+	}
+	if _, ok := tr.Search([]byte(strings.Repeat("a", 100)), SearchOptions{Max: 5}); ok {
+		t.Fatal("a prefix of 100 runes is refused")
+	}
+	if _, ok := tr.Search([]byte(strings.Repeat("a", 99)), SearchOptions{Max: 5}); !ok {
+		t.Fatal("a prefix of 99 runes is accepted")
+	}
+}
+
+func TestRunes(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{"abc", "abc"},
+		{"a\x00b", "a"},                    // up to the first NUL
+		{"\xf0\x90\x90\x80z", "\xd0\x80z"}, // U+10400 keeps its low 16 bits (U+0400)
+		{"\xc3", "\xc3\x80"},               // a truncated pair reads a 0 continuation byte
+		{"é日", "é日"},
+	} {
+		if got := string(runesToString(toRunes([]byte(c.in)))); got != c.out {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.out)
+		}
+	}
+	for _, c := range []struct{ in, out uint32 }{{'A', 'a'}, {'É', 'é'}, {'ß', 's'}, {0x10400, 0x10428}, {'a', 'a'}, {'日', '日'}} {
+		if got := fold(c.in); got != c.out {
+			t.Errorf("fold(%U) = %U, want %U", c.in, got, c.out)
+		}
+	}
+}
+
+// TestEntriesRebuild: inserting Entries again gives a dictionary that
+// answers every search the same (what a reload relies on), and a clone is
+// independent of its original.
+func TestEntriesRebuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"a", "ab", "abc", "abd", "b", "ba", "bé", "Ba", "c", "日本"}
+	tr := New()
+	for range 200 {
+		w := words[r.IntN(len(words))]
+		switch r.IntN(4) {
+		case 0:
+			tr.Delete([]byte(w))
+		default:
+			tr.Insert([]byte(w), float64(r.IntN(7)+1)/2, r.IntN(2) == 0, []byte("p"+w))
+		}
+	}
+	again := New()
+	for _, e := range tr.Entries() {
+		again.Insert(e.Str, float64(e.Score), false, e.Payload)
+	}
+	clone := tr.Clone()
+	tr.Insert([]byte("abz"), 100, false, nil)
+	for _, p := range []string{"", "a", "ab", "b", "B", "日"} {
+		for _, fuzzy := range []int{0, 1} {
+			o := SearchOptions{Max: 10, MaxDist: fuzzy}
+			a, _ := again.Search([]byte(p), o)
+			c, _ := clone.Search([]byte(p), o)
+			if render(a) != render(c) {
+				t.Errorf("%q fuzzy %d: rebuilt %s, clone %s", p, fuzzy, render(a), render(c))
+			}
+		}
+	}
+	if again.Len() != clone.Len() || clone.Len() != tr.Len()-1 {
+		t.Errorf("sizes: rebuilt %d, clone %d, original %d", again.Len(), clone.Len(), tr.Len())
+	}
+}
+
+// TestSearchLikeRediSearch: replies seen from RediSearch 2.10.5: folding,
+// exact matches, FUZZY's distance factor, equal scores in its heap's
+// order, TRIM.
+func TestSearchLikeRediSearch(t *testing.T) {
+	tr := New()
+	tr.Insert([]byte("hello"), 1, false, nil)
+	tr.Insert([]byte("help"), 2, false, nil)
+	tr.Insert([]byte("Hello"), 3, false, nil)
+	tr.Insert([]byte("hellp"), 1, false, []byte("pp"))
+	for _, c := range []struct {
+		prefix string
+		o      SearchOptions
+		want   string
+	}{
+		{"HEL", SearchOptions{Max: 5}, `Hello 1.7320507764816284 "";help 1.4142135381698608 "";hello 0.57735025882720947 "";hellp 0.57735025882720947 "pp";`},
+		{"hwl", SearchOptions{Max: 10, MaxDist: 1}, `Hello 0.23440758883953094 "";help 0.19139298796653748 "";hello 0.078135862946510315 "";hellp 0.078135862946510315 "pp";`},
+		{"h", SearchOptions{Max: 2, Trim: true}, `Hello 1.341640830039978 "";help 1 "";`},
+	} {
+		res, _ := tr.Search([]byte(c.prefix), c.o)
+		if got := render(res); got != c.want {
+			t.Errorf("%q %+v:\n got %s\nwant %s", c.prefix, c.o, got, c.want)
+		}
+	}
+}
+
+func TestMemSize(t *testing.T) {
+	tr := New()
+	tr.Insert([]byte("abc"), 1, false, nil)
+	tr.Insert([]byte("abd"), 1, false, nil)
+	if tr.ModuleMemUsage() != 70 { // MEMORY USAGE: 35 bytes a string
+		t.Fatalf("ModuleMemUsage %d", tr.ModuleMemUsage())
+	}
+	// The estimate follows the strings and payloads held.
+	base := tr.MemSize()
+	tr.Insert([]byte("abc"), 2, false, []byte("payload"))
+	if got := tr.MemSize(); got != base+7 {
+		t.Fatalf("MemSize %d after a payload, want %d", got, base+7)
+	}
+	tr.Delete([]byte("abc"))
+	tr.Delete([]byte("abd"))
+	tr.Delete([]byte("abd"))
+	if got := tr.MemSize(); got != 64 {
+		t.Fatalf("MemSize %d when empty", got)
+	}
+}
