@@ -179,10 +179,26 @@ type vectors[T float] struct {
 	data []T
 	pos  map[uint32]int32 // id -> index in ids
 	g    *hnsw[T]         // nil for FLAT
+	// l2 and dot compute the metrics: the generic code, or SIMD
+	// instructions where there are (vecsimd.go; simd says so).
+	l2, dot func(a, b []T) T
+	simd    bool
+	// batch computes the L2 distances of a query and vectors stored end
+	// to end, where SIMD instructions can (nil: one at a time).
+	batch func(q, data, out []T)
 }
 
 func newVectors[T float](o *VectorOpts) *vectors[T] {
-	v := &vectors[T]{o: o, pos: map[uint32]int32{}}
+	v := &vectors[T]{o: o, pos: map[uint32]int32{}, l2: l2[T], dot: dot[T]}
+	if f, ok := any(l2f32Fast).(func(a, b []T) T); ok && f != nil {
+		v.l2, v.simd = f, true
+	}
+	if f, ok := any(dotf32Fast).(func(a, b []T) T); ok && f != nil {
+		v.dot = f
+	}
+	if f, ok := any(l2f32Batch).(func(q, data, out []T)); ok && f != nil && o.Dim%8 == 0 && o.Metric == "L2" {
+		v.batch = f
+	}
 	if o.Algorithm == "HNSW" {
 		v.g = newHNSW(v, o.M, o.EFConstruction)
 	}
@@ -216,9 +232,9 @@ func (v *vectors[T]) decode(b []byte) []T {
 // dist is the distance between a and b (vectors of the field's Dim).
 func (v *vectors[T]) dist(a, b []T) T {
 	if v.o.Metric == "L2" {
-		return l2(a, b)
+		return v.l2(a, b)
 	}
-	return 1 - dot(a, b)
+	return 1 - v.dot(a, b)
 }
 
 // l2 is the squared Euclidean distance of a and b (of one length),
@@ -323,29 +339,47 @@ func (v *vectors[T]) knn(qb []byte, k, ef int, accept func(uint32) bool) []vecHi
 		}
 	} else {
 		var h farHeap[T]
-		l2m := v.o.Metric == "L2"
-		for i, id := range v.ids {
-			if accept != nil && !accept(id) {
-				continue
-			}
-			var c cand[T]
-			if l2m && len(h) == k {
-				// Squared distances only grow as dimensions add up: a
-				// vector already farther than the k-th is dropped early.
-				d, ok := l2Within(q, v.vec(int32(i)), h[0].d)
-				if !ok {
-					continue
-				}
-				c = cand[T]{id, d}
-			} else {
-				c = cand[T]{id, v.dist(q, v.vec(int32(i)))}
-			}
+		keep := func(c cand[T]) {
 			if len(h) < k {
 				heap.Push(&h, c)
 			} else if closer(c, h[0]) {
 				h[0] = c
 				heap.Fix(&h, 0)
 			}
+		}
+		l2m := v.o.Metric == "L2"
+		if v.batch != nil {
+			// The distances of a block of vectors at a time.
+			var dists [256]T
+			d := v.o.Dim
+			for start := 0; start < len(v.ids); start += len(dists) {
+				n := min(len(dists), len(v.ids)-start)
+				v.batch(q, v.data[start*d:(start+n)*d], dists[:n])
+				for j, dist := range dists[:n] {
+					id := v.ids[start+j]
+					if len(h) == k && dist > h[0].d || accept != nil && !accept(id) {
+						continue
+					}
+					keep(cand[T]{id, dist})
+				}
+			}
+		}
+		for i, id := range v.ids {
+			if v.batch != nil {
+				break // done above
+			}
+			if accept != nil && !accept(id) {
+				continue
+			}
+			if l2m && len(h) == k && !v.simd {
+				// Squared distances only grow as dimensions add up: a
+				// vector already farther than the k-th is dropped early.
+				if d, ok := l2Within(q, v.vec(int32(i)), h[0].d); ok {
+					keep(cand[T]{id, d})
+				}
+				continue
+			}
+			keep(cand[T]{id, v.dist(q, v.vec(int32(i)))})
 		}
 		for _, c := range h {
 			hits = append(hits, vecHit{c.id, float64(c.d)})

@@ -94,6 +94,40 @@ FT.CREATE vi ON HASH PREFIX 1 v: SCHEMA t TEXT tag TAG n NUMERIC SORTABLE fl VEC
 	compareFTInfo(t, p, "vi")
 }
 
+// TestFTVectorWideLikeRediSearch: FLAT KNN and range queries over vectors
+// wide enough for the SIMD kernels (search/vecsimd_amd64.s: eight lanes,
+// and blocks of 256 vectors), more of them than a block, with a filter
+// beside; the values are multiples of 1/4, so that every distance is
+// exact whatever the order of its sums.
+func TestFTVectorWideLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE vw ON HASH PREFIX 1 w: SCHEMA tag TAG a VECTOR FLAT 6 TYPE FLOAT32 DIM 16 DISTANCE_METRIC L2 b VECTOR FLAT 6 TYPE FLOAT32 DIM 40 DISTANCE_METRIC L2 c VECTOR FLAT 6 TYPE FLOAT32 DIM 24 DISTANCE_METRIC IP
+`)
+	rng := rand.New(rand.NewPCG(9, 9))
+	vec := func(n int) string {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(rng.IntN(9)-4) / 4
+		}
+		return f32s(v...)
+	}
+	for i := range 600 {
+		p.DoArgs("HSET", fmt.Sprintf("w:%d", i), "tag", []string{"x", "y", "z"}[i%3], "a", vec(16), "b", vec(40), "c", vec(24))
+	}
+	p.Do("DEL w:7")
+	p.Do("HDEL w:300 a")
+	qa, qb, qc := vec(16), vec(40), vec(24)
+	for _, query := range []string{
+		"*=>[KNN 10 @a $qa]", "*=>[KNN 10 @b $qb]", "*=>[KNN 10 @c $qc]", "*=>[KNN 700 @a $qa]",
+		"@tag:{y}=>[KNN 7 @a $qa]", "@tag:{z}=>[KNN 7 @b $qb]", "@tag:{x}=>[KNN 5 @c $qc]",
+		"@a:[VECTOR_RANGE 4 $qa]", "@b:[VECTOR_RANGE 9 $qb]", "@c:[VECTOR_RANGE 1 $qc]",
+	} {
+		p.DoArgs("FT.SEARCH", "vw", query, "PARAMS", "6", "qa", qa, "qb", qb, "qc", qc, "DIALECT", "2", "NOCONTENT", "LIMIT", "0", "1000")
+		p.DoArgs("FT.SEARCH", "vw", query+"=>{$YIELD_DISTANCE_AS: d}", "PARAMS", "6", "qa", qa, "qb", qb, "qc", qc, "DIALECT", "2", "SORTBY", "d", "RETURN", "1", "d", "LIMIT", "0", "1000")
+	}
+}
+
 // TestFTVectorSchemaLikeRediSearch: VECTOR fields' attributes and their
 // errors in FT.CREATE and FT.ALTER.
 func TestFTVectorSchemaLikeRediSearch(t *testing.T) {
