@@ -84,11 +84,11 @@ func cmdConfigSet(c *Client, args [][]byte) {
 }
 
 // configSetNeedsGlobal is CONFIG SET's GlobalFor: turning the append-only
-// file on or off runs under the exclusive global lock (the appendonly
-// hook relies on it).
+// file or the disk tier on or off runs under the exclusive global lock
+// (the appendonly and tiering hooks rely on it).
 func configSetNeedsGlobal(args [][]byte) bool {
 	for i := 2; i < len(args); i += 2 {
-		if equalFold(args[i], "appendonly") {
+		if equalFold(args[i], "appendonly") || equalFold(args[i], "tiering") {
 			return true
 		}
 	}

@@ -52,7 +52,8 @@ const (
 	errTieringDir = "Can't use the tiering directory %s: %v"
 	// CONFIG SET of tiering or tiering-dir to another value (a hook's
 	// veto: Redis's CONFIG SET failure wraps it).
-	errTieringAtStart    = "tiering and tiering-dir can be changed only at start-up"
+	errTieringDirOpen    = "tiering-dir cannot change once the tier is open (tiering was on since start-up)"
+	errTieringOffMemory  = "the values on disk would not fit under maxmemory"
 	errProtoVersion      = "NOPROTO unsupported protocol version"
 	errNXXXGTLT          = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errGTLTNX            = "ERR GT, LT, and/or NX options at the same time are not compatible"

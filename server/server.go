@@ -359,8 +359,7 @@ func (s *Server) Serve() error {
 	s.wg.Add(1)
 	go s.cron()
 	if s.tiering() {
-		s.wg.Add(1)
-		go s.demoter()
+		s.startDemoter()
 	}
 	pingPeriod := s.cfg.Lookup("repl-ping-replica-period")
 	paused := func() bool { return s.pause.mode.Load() != pauseOff }

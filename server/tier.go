@@ -28,8 +28,8 @@ import (
 // expiries and access words stay in memory (keyspace/cold.go).
 //
 //   - Demotion: a background goroutine (demoter) runs while the bytes the
-//     databases account (keys and values, the memory used_memory counts
-//     for the dataset) exceed the budget. It samples keys as eviction
+//     values in memory hold beyond their entries (keyspace.DB.ValuesMem)
+//     exceed the budget. It samples keys as eviction
 //     does, takes the idlest (or, under LFU, least used), try-locks each
 //     one's tag exclusively (a busy tag is skipped: it never waits while
 //     holding anything), encodes the value in its RDB form and writes it
@@ -51,11 +51,23 @@ import (
 // and the disk read it would cost.
 const tierMinValue = 64
 
-// tierState is the server's disk tier; store is nil when tiering is off.
+// Turning tiering on at run time (CONFIG SET tiering yes, under the
+// exclusive global lock) opens the store if it is not open yet and starts
+// the demoter; turning it off loads every cold value back into memory,
+// still under that lock, and leaves the store open but idle: a read that
+// a parked command started before the change (tierprep.go) may still be
+// on its way, and the store is closed only at shutdown.
+
+// tierState is the server's disk tier; store is nil until tiering is first
+// turned on, on says whether it is.
 type tierState struct {
-	store  *tier.Store
-	budget *config.Param // tiering-memory
-	codec  *Client       // builds values from their RDB form (configuration only)
+	store *tier.Store
+	on    atomic.Bool
+	// demoting is set once the demoter's goroutine runs (it runs from
+	// then to shutdown, idle while tiering is off).
+	demoting atomic.Bool
+	budget   *config.Param // tiering-memory
+	codec    *Client       // builds values from their RDB form (configuration only)
 
 	// freeMu guards frees, the records to delete (a leaf: taken by
 	// Free under keyspace shard mutexes, and by the demoter).
@@ -86,14 +98,31 @@ type tierFree struct {
 func (s *Server) openTier(cfg *config.Config) error {
 	t := &s.tier
 	t.budget = cfg.Lookup("tiering-memory")
-	for _, name := range []string{"tiering", "tiering-dir"} {
-		cfg.OnChange(name, func(*config.Param) error { return errors.New(errTieringAtStart) })
-	}
+	t.wake = make(chan struct{}, 1)
+	cfg.OnChange("tiering", func(p *config.Param) error { return s.setTiering(p.Bool()) })
+	cfg.OnChange("tiering-dir", func(*config.Param) error {
+		if t.store != nil {
+			return errors.New(errTieringDirOpen)
+		}
+		return nil
+	})
+	// A smaller budget starts moving values at once, not at the next tick.
+	cfg.OnChange("tiering-memory", func(*config.Param) error { t.nudge(); return nil })
 	if !cfg.Lookup("tiering").Bool() {
 		return nil
 	}
-	// A smaller budget starts moving values at once, not at the next tick.
-	cfg.OnChange("tiering-memory", func(*config.Param) error { t.nudge(); return nil })
+	if err := s.openTierStore(); err != nil {
+		return err
+	}
+	t.on.Store(true)
+	return nil
+}
+
+// openTierStore opens the store in tiering-dir and makes it the
+// databases' tier.
+func (s *Server) openTierStore() error {
+	t := &s.tier
+	cfg := s.cfg
 	dir := cfg.Lookup("tiering-dir").String()
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Lookup("dir").String(), dir)
@@ -106,7 +135,6 @@ func (s *Server) openTier(cfg *config.Config) error {
 	t.minValue = tierMinValue
 	t.sysMem = totalSystemMemory()
 	t.codec = s.newInternalClient(engineClient, 0, 0)
-	t.wake = make(chan struct{}, 1)
 	for _, db := range s.dbs {
 		db.Tier = t
 	}
@@ -114,7 +142,81 @@ func (s *Server) openTier(cfg *config.Config) error {
 }
 
 // tiering reports whether the disk tier is on.
-func (s *Server) tiering() bool { return s.tier.store != nil }
+func (s *Server) tiering() bool { return s.tier.on.Load() }
+
+// startDemoter starts the demoter's goroutine, once.
+func (s *Server) startDemoter() {
+	if s.tier.demoting.CompareAndSwap(false, true) {
+		s.wg.Add(1)
+		go s.demoter()
+	}
+}
+
+// setTiering turns the disk tier on or off at run time (CONFIG SET
+// tiering). The caller holds the global lock exclusively. Turning it off
+// loads every cold value back first: it is refused when they would not
+// fit under maxmemory, and a value that cannot be read leaves the tier on
+// (with the error).
+func (s *Server) setTiering(on bool) error {
+	t := &s.tier
+	if on == t.on.Load() {
+		return nil
+	}
+	if on {
+		if t.store == nil {
+			if err := s.openTierStore(); err != nil {
+				return err
+			}
+		}
+		t.on.Store(true)
+		s.startDemoter()
+		t.nudge()
+		return nil
+	}
+	var coldMem int64
+	for _, db := range s.dbs {
+		_, m := db.ColdStats()
+		coldMem += m
+	}
+	if max := s.maxmemory.Int(); max > 0 && s.usedMemory(time.Now().UnixMilli())+coldMem > max {
+		return errors.New(errTieringOffMemory)
+	}
+	t.on.Store(false) // the demoter stops (it checks under each tag lock)
+	for _, db := range s.dbs {
+		if err := loadAllCold(db); err != nil {
+			t.on.Store(true)
+			return err
+		}
+	}
+	return nil
+}
+
+// loadAllCold loads every cold value of db into memory. The caller holds
+// the global lock exclusively.
+func loadAllCold(db *keyspace.DB) (err error) {
+	var cold []string
+	db.ForEachStored(func(key string, e *keyspace.Entry) bool {
+		if e.IsCold() {
+			cold = append(cold, key)
+		}
+		return true
+	})
+	defer func() {
+		if r := recover(); r != nil {
+			le, ok := r.(*keyspace.LoadError)
+			if !ok {
+				panic(r)
+			}
+			err = le
+		}
+	}()
+	for _, k := range cold {
+		if e := db.StoredEntry([]byte(k)); e != nil {
+			db.Load(e)
+		}
+	}
+	return nil
+}
 
 // budgetBytes is the memory the dataset may hold before values move to
 // disk: tiering-memory, or, when 0, three quarters of maxmemory (so that
@@ -377,7 +479,7 @@ func (s *Server) demoter() {
 		case <-t.wake:
 		}
 		t.drainFrees()
-		if s.loading() {
+		if s.loading() || !s.tiering() {
 			continue // the load spills (tierSpill, the AOF replay's demoteToBudget)
 		}
 		s.demoteToBudget(g, &scratch, s.done)
@@ -464,8 +566,8 @@ func (s *Server) demoteKey(g *lock.Guard, dbi int, key []byte) (bool, error) {
 	}
 	db := s.dbs[dbi]
 	e := db.StoredEntry(key)
-	if e == nil || e.IsCold() || e.ValueMem() < s.tier.minValue || db.IsExpired(e.Expire()) {
-		return false, nil
+	if !s.tiering() || e == nil || e.IsCold() || e.ValueMem() < s.tier.minValue || db.IsExpired(e.Expire()) {
+		return false, nil // off: changed under the exclusive global lock, so not while this tag is held
 	}
 	if s.searchIndexed(dbi, key) {
 		return false, nil // a search index reads it without its lock (searchHash)
@@ -590,7 +692,7 @@ func (s *Server) infoTiering(b []byte) []byte {
 
 // budgetOrZero is the budget INFO reports: 0 with tiering off.
 func (t *tierState) budgetOrZero(s *Server) int64 {
-	if t.store == nil {
+	if !t.on.Load() {
 		return 0
 	}
 	return t.budgetBytes(s.maxmemory.Int())

@@ -180,16 +180,15 @@ func TestTieringSnapshots(t *testing.T) {
 
 func TestTieringDirectives(t *testing.T) {
 	_, c := startTiered(t)
-	// Set only at start-up; setting the value in force is no change.
-	for _, kv := range [][2]string{{"tiering", "no"}, {"tiering-dir", "elsewhere"}} {
-		want := "-ERR CONFIG SET failed (possibly related to argument '" + kv[0] + "') - " + errTieringAtStart + "\r\n"
-		if got := c.Do("CONFIG", "SET", kv[0], kv[1]); got != want {
-			t.Errorf("CONFIG SET %s %s: %q, want %q", kv[0], kv[1], got, want)
-		}
+	// tiering-dir is fixed once the tier is open; setting the value in
+	// force is no change.
+	want := "-ERR CONFIG SET failed (possibly related to argument 'tiering-dir') - " + errTieringDirOpen + "\r\n"
+	if got := c.Do("CONFIG", "SET", "tiering-dir", "elsewhere"); got != want {
+		t.Errorf("CONFIG SET tiering-dir elsewhere: %q, want %q", got, want)
 	}
 	expect(t, c, "+OK\r\n", "CONFIG", "SET", "tiering", "yes")
 	if got := c.Do("CONFIG", "GET", "tiering"); !strings.Contains(got, "yes") {
-		t.Errorf("CONFIG GET tiering after the refused change: %q", got)
+		t.Errorf("CONFIG GET tiering: %q", got)
 	}
 	if got := c.Do("CONFIG", "SET", "tiering-memory", "10mb"); got != "+OK\r\n" {
 		t.Fatalf("CONFIG SET tiering-memory: %q", got)
@@ -474,5 +473,77 @@ func TestTieringSearchDocuments(t *testing.T) {
 	}
 	if got, want := search(), "*4\r\n:3\r\n$5\r\ndoc:1\r\n$5\r\ndoc:2\r\n$5\r\ndoc:3\r\n"; got != want {
 		t.Fatalf("FT.SEARCH after writes: %q, want %q", got, want)
+	}
+}
+
+// TestTieringAtRunTime: CONFIG SET tiering yes on a server started
+// without it opens the tier (in a tiering-dir set at run time) and moves
+// values to disk; tiering no loads them all back and stops the demoter,
+// refused when they would not fit under maxmemory; yes again reuses the
+// open store. The data reads the same throughout.
+func TestTieringAtRunTime(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := config.Load("", []string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1",
+		"--dir", dir, "--save", "", "--tiering-memory", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, addr := serveConfigWith(t, cfg, func(*Server) {})
+	c := difftest.Dial(t, addr)
+	fill(c)
+	for i := range 200 {
+		c.Do("SET", "k"+strconv.Itoa(i), strings.Repeat("v", 200+i))
+	}
+	want := dataset(t, c)
+	c.Do("SELECT", "0")
+	onDisk := func() int64 { return tierInfo(t, c, "tiering_values_on_disk") }
+	waitOnDisk := func(min int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); onDisk() < min; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d values on disk, want %d or more", onDisk(), min)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if n := tierInfo(t, c, "tiering_enabled"); n != 0 {
+		t.Fatalf("tiering_enabled %d before CONFIG SET", n)
+	}
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "tiering-dir", "mytier")
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "tiering", "yes")
+	if _, err := os.Stat(filepath.Join(dir, "mytier")); err != nil {
+		t.Fatalf("the tier was not opened in the tiering-dir set at run time: %v", err)
+	}
+	waitOnDisk(150)
+	if got := dataset(t, c); got != want {
+		t.Fatalf("with values on disk:\n got %s\nwant %s", got, want)
+	}
+	c.Do("SELECT", "0")
+	expect(t, c, "-ERR CONFIG SET failed (possibly related to argument 'tiering-dir') - "+errTieringDirOpen+"\r\n",
+		"CONFIG", "SET", "tiering-dir", "other")
+	// Not under a maxmemory the values would not fit in.
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "maxmemory", "1")
+	expect(t, c, "-ERR CONFIG SET failed (possibly related to argument 'tiering') - "+errTieringOffMemory+"\r\n",
+		"CONFIG", "SET", "tiering", "no")
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "maxmemory", "0")
+	if tierInfo(t, c, "tiering_enabled") != 1 || onDisk() == 0 {
+		t.Fatal("a refused CONFIG SET tiering no changed the tier")
+	}
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "tiering", "no")
+	if n, e := onDisk(), tierInfo(t, c, "tiering_enabled"); n != 0 || e != 0 {
+		t.Fatalf("after tiering no: %d values on disk, tiering_enabled %d", n, e)
+	}
+	time.Sleep(300 * time.Millisecond) // the demoter's ticks: it stays idle
+	if n := onDisk(); n != 0 {
+		t.Fatalf("%d values moved to disk with tiering off", n)
+	}
+	if got := dataset(t, c); got != want {
+		t.Fatalf("after tiering no:\n got %s\nwant %s", got, want)
+	}
+	c.Do("SELECT", "0")
+	expect(t, c, "+OK\r\n", "CONFIG", "SET", "tiering", "yes")
+	waitOnDisk(150)
+	if got := dataset(t, c); got != want {
+		t.Fatalf("after tiering yes again:\n got %s\nwant %s", got, want)
 	}
 }
