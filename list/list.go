@@ -359,14 +359,32 @@ func (l *List) PushFront(v []byte) {
 func (l *List) PushBack(v []byte) {
 	e := encode(v)
 	if l.hi == l.lo || !l.allow(&l.dir[l.hi-1], &e) {
-		l.insertNode(l.hi-l.lo, node{})
-		l.pushInto(l.hi-l.lo-1, &e, false)
-		if l.depth > 0 {
-			l.settle(l.hi-l.lo-1, l.hi-l.lo-1, 1)
-		}
+		l.PushBackNode(v)
 		return
 	}
 	l.pushInto(l.hi-l.lo-1, &e, false) // the tail node is raw
+}
+
+// NodeLens appends the number of entries of each node, head to tail, to
+// dst (the layout a list rebuilt with PushBackNode keeps).
+func (l *List) NodeLens(dst []int) []int {
+	for i := l.lo; i < l.hi; i++ {
+		dst = append(dst, int(l.dir[i].n))
+	}
+	return dst
+}
+
+// PushBackNode appends v as the first entry of a new tail node, whatever
+// room the tail node has: a list rebuilt from its entries and NodeLens
+// gets the nodes it had (the later entries of each node go in with
+// PushBack).
+func (l *List) PushBackNode(v []byte) {
+	e := encode(v)
+	l.insertNode(l.hi-l.lo, node{})
+	l.pushInto(l.hi-l.lo-1, &e, false)
+	if l.depth > 0 {
+		l.settle(l.hi-l.lo-1, l.hi-l.lo-1, 1)
+	}
 }
 
 // PopFront removes the head and appends its value to dst. ok is false

@@ -268,7 +268,8 @@ func (t *tierState) read(k keyspace.Kind, id uint64) ([]byte, any, error) {
 // what the RDB form loses and a reply can show:
 //
 //	flags byte: hintBig, hintList
-//	hintList:   uvarint list-compress-depth, varint list-max-listpack-size (the list's own)
+//	hintList:   uvarint list-compress-depth, varint list-max-listpack-size (the list's own),
+//	            uvarint node count, uvarint entries per node (its layout)
 //
 // A collection converted to its big encoding (a hash or set table, a
 // skiplist) stays so when it shrinks, as in Redis, and comes back from
@@ -297,7 +298,13 @@ func appendHeader(dst []byte, e *keyspace.Entry) []byte {
 	case *list.List:
 		dst = append(dst, hintList)
 		dst = binary.AppendUvarint(dst, uint64(o.CompressDepth()))
-		return binary.AppendVarint(dst, int64(o.Fill()))
+		dst = binary.AppendVarint(dst, int64(o.Fill()))
+		lens := o.NodeLens(nil)
+		dst = binary.AppendUvarint(dst, uint64(len(lens)))
+		for _, n := range lens {
+			dst = binary.AppendUvarint(dst, uint64(n))
+		}
+		return dst
 	}
 	return append(dst, 0)
 }
@@ -306,6 +313,7 @@ func appendHeader(dst []byte, e *keyspace.Entry) []byte {
 type recordHeader struct {
 	flags       byte
 	depth, fill int
+	nodes       []int // a list's entries per node (list.List.NodeLens)
 }
 
 // splitRecord parses a record's header and returns it with the RDB
@@ -329,6 +337,20 @@ func splitRecord(p []byte) (recordHeader, []byte, error) {
 		}
 		p = p[n:]
 		h.depth, h.fill = int(d), int(f)
+		nodes, n := binary.Uvarint(p)
+		if n <= 0 || nodes > uint64(len(p)) {
+			return h, nil, bad
+		}
+		p = p[n:]
+		h.nodes = make([]int, nodes)
+		for i := range h.nodes {
+			c, n := binary.Uvarint(p)
+			if n <= 0 || c == 0 || c > 1<<31-1 {
+				return h, nil, bad
+			}
+			p = p[n:]
+			h.nodes[i] = int(c)
+		}
 	}
 	if len(p) == 0 {
 		return h, nil, bad
@@ -374,8 +396,14 @@ func (t *tierState) build(v *rdb.Value, h recordHeader) (keyspace.Kind, any) {
 	case rdb.KindList:
 		if h.flags&hintList != 0 {
 			l := list.NewCompressed(h.fill, h.depth)
-			for _, x := range v.Items {
-				l.PushBack(x)
+			next, nodes := 0, h.nodes // the node layout it had
+			for i, x := range v.Items {
+				if i == next && len(nodes) > 0 {
+					l.PushBackNode(x)
+					next, nodes = next+nodes[0], nodes[1:]
+				} else {
+					l.PushBack(x)
+				}
 			}
 			return keyspace.KindList, l
 		}

@@ -547,3 +547,44 @@ func TestTieringAtRunTime(t *testing.T) {
 		t.Fatalf("after tiering yes again:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestTieringListLayout: a list edited at its head and in its middle
+// comes back from disk with the nodes it had in memory: DEBUG OBJECT's
+// ql_* fields read as on the all-memory server (the RDB form alone would
+// rebuild the nodes of pushes at the tail).
+func TestTieringListLayout(t *testing.T) {
+	for _, depth := range []string{"0", "1"} {
+		_, c := startTiered(t, "--list-compress-depth", depth)
+		mcfg, err := config.Load("", []string{"--port", strconv.Itoa(difftest.FreePort(t)), "--bind", "127.0.0.1",
+			"--dir", t.TempDir(), "--save", "", "--enable-debug-command", "yes", "--list-compress-depth", depth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, maddr := serveConfigWith(t, mcfg, func(*Server) {})
+		m := difftest.Dial(t, maddr)
+		big := strings.Repeat("x", 60)
+		for _, conn := range []*difftest.Conn{c, m} {
+			for i := range 300 {
+				conn.Do("RPUSH", "l", big+strconv.Itoa(i))
+			}
+			for i := range 40 {
+				conn.Do("LINSERT", "l", "BEFORE", big+"150", "mid"+strconv.Itoa(i))
+				conn.Do("LPUSH", "l", "head"+strconv.Itoa(i))
+			}
+		}
+		ql := func(conn *difftest.Conn) string {
+			got := conn.Do("DEBUG", "OBJECT", "l")
+			return got[strings.Index(got, "ql_nodes"):]
+		}
+		want := ql(m)
+		if strings.HasPrefix(want, "ql_nodes:3 ") {
+			t.Fatalf("depth %s: the edits made no extra node (%s): the test shows nothing", depth, want)
+		}
+		if tierInfo(t, c, "tiering_values_on_disk") == 0 {
+			t.Fatal("the list did not move to disk")
+		}
+		if got := ql(c); got != want { // read from disk
+			t.Fatalf("depth %s: DEBUG OBJECT of the list from disk: %s, in memory %s", depth, got, want)
+		}
+	}
+}
