@@ -274,6 +274,19 @@ func (db *DB) StoredEntry(key []byte) *Entry {
 	return e
 }
 
+// StoredLive is StoredEntry of an entry that has not expired (nil for an
+// expired one, which it leaves in place, as Stored does).
+func (db *DB) StoredLive(key []byte) *Entry {
+	h, s := db.locate(key)
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	if e != nil && e.expire != 0 && e.expire <= db.expiryNow() {
+		e = nil
+	}
+	s.mu.RUnlock()
+	return e
+}
+
 // Stored reports whether an entry is stored under key, live or expired,
 // and whether it is expired — Redis's dictFind and keyIsExpired, which
 // WATCH needs: it removes nothing and calls no hook. The caller must not

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/hash"
 	"github.com/hotkv/hotkv/keyspace"
@@ -281,11 +282,10 @@ func (s *Server) searchSync(g *lock.Guard) {
 // key's lock. A document that was cold when its index began to follow it
 // was loaded then (searchDoc), under the global lock.
 func (s *Server) searchHash(key string) *hash.Hash {
-	db := s.dbs[0]
-	if stored, expired := db.Stored([]byte(key)); !stored || expired {
-		return nil
-	}
-	if e := db.StoredEntry([]byte(key)); e != nil && e.Kind == keyspace.KindHash && !e.IsCold() {
+	// One lookup, of the key's bytes in place (StoredLive keeps nothing):
+	// FT.AGGREGATE's LOAD calls this for every row.
+	e := s.dbs[0].StoredLive(unsafe.Slice(unsafe.StringData(key), len(key)))
+	if e != nil && e.Kind == keyspace.KindHash && !e.IsCold() {
 		return e.Obj.(*hash.Hash)
 	}
 	return nil
