@@ -364,17 +364,11 @@ func (e *evaluator) prefixTerms(prefix string) []string {
 // term returns a reader of word's postings whose fields intersect mask.
 func (e *evaluator) term(word string, mask uint64) iterator {
 	tl := e.ix.terms[word]
-	if tl == nil || len(tl.ps) == 0 {
+	if tl == nil || tl.n == 0 {
 		return nil
 	}
-	ps := tl.ps
-	idf := e.idf(len(ps))
-	it := &listIter{ps: ps, count: len(ps), seeker: true, profType: "TEXT", profTerm: word, profSize: len(ps)}
-	it.rec.kind, it.rec.idf = resTerm, idf
-	if mask != allFields {
-		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }
-	}
-	it.fill = func(i int, r *result) { r.freq, r.pos = ps[i].freq, tl.positions(&ps[i]) }
+	it := &listIter{term: &postCursor{tl: tl}, mask: mask, count: tl.n, profType: "TEXT", profTerm: word, profSize: tl.n}
+	it.rec.kind, it.rec.idf = resTerm, e.idf(tl.n)
 	return it
 }
 

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -40,6 +41,11 @@ type Index struct {
 	suffix    *suffixTrie
 	tagSuffix []*suffixTrie
 
+	// termByID finds a term's list by its id (documents keep their
+	// terms' ids); freeTermIDs are the ids of removed terms, for reuse.
+	termByID    []*termList
+	freeTermIDs []uint32
+
 	syn     *synMap          // FT.SYNUPDATE's groups (nil: none)
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
@@ -59,48 +65,6 @@ type termHit struct {
 	pos  []uint32
 }
 
-// posting is one document's entry in a term's inverted index.
-type posting struct {
-	doc  uint32
-	freq uint32 // the term's weighted frequency in the document
-	mask uint64 // the TEXT fields it occurs in (textID bits)
-	// Its positions, ascending, are its termList's pos[posAt:posAt+npos]
-	// (no slice of their own: a posting is 24 bytes, and allocates
-	// nothing).
-	posAt, npos uint32
-}
-
-// termList is a term's inverted index: its postings by ascending document
-// id and their positions, end to end. A removed posting's positions stay
-// (dead) until they are half of pos, then pos is compacted.
-type termList struct {
-	word string
-	ps   []posting
-	pos  []uint32
-	dead int
-}
-
-// positions returns p's positions (a slice of t.pos: read-only).
-func (t *termList) positions(p *posting) []uint32 {
-	return t.pos[p.posAt : p.posAt+p.npos : p.posAt+p.npos]
-}
-
-// remove removes the posting at i.
-func (t *termList) remove(i int) {
-	t.dead += int(t.ps[i].npos)
-	t.ps = slices.Delete(t.ps, i, i+1)
-	if t.dead > 64 && t.dead > len(t.pos)/2 {
-		pos := make([]uint32, 0, len(t.pos)-t.dead)
-		for j := range t.ps {
-			p := &t.ps[j]
-			at := uint32(len(pos))
-			pos = append(pos, t.positions(p)...)
-			p.posAt = at
-		}
-		t.pos, t.dead = pos, 0
-	}
-}
-
 type numEntry struct {
 	v   float64
 	doc uint32
@@ -113,23 +77,29 @@ func numLess(a, b numEntry) bool {
 	return a.doc < b.doc
 }
 
-// document is what the index remembers of an indexed key.
+// document is what the index remembers of an indexed key: 160 bytes,
+// its slices empty (no allocation) for the kinds of field the schema
+// lacks. What Delete needs of a VECTOR or GEO field is only the id.
 type document struct {
-	id      uint32
 	key     string
-	score   float64
+	id      uint32
 	maxFreq uint32
-	length  uint32      // the sum of its tokens' frequencies
-	terms   []*termList // the lists of its terms (for Delete)
-	tagVals [][]string  // per TAG field
-	numVals []float64   // per NUMERIC field (NaN: none)
-	hasNum  []bool
-	hasVec  []bool    // per VECTOR field
-	geoVals []float64 // per GEO field: the geohash
-	hasGeo  []bool
+	length  uint32 // the sum of its tokens' frequencies
+	score   float64
+	// terms are the ids (termList.id) of its terms, as uvarints: Delete
+	// finds their postings by them.
+	terms   []byte
+	tagVals [][]string // per TAG field
+	numVals []float64  // per NUMERIC field (noValue: none)
 	sortv   []sortValue
 	missing []string // the INDEXMISSING fields it lacks (aliases)
 }
+
+// noValue marks a NUMERIC field a document lacks: a NaN no parsed number
+// is (strconv's NaN is another).
+var noValue = math.Float64frombits(0x7ff8_dead_beef_0001)
+
+func isNoValue(v float64) bool { return math.Float64bits(v) == 0x7ff8_dead_beef_0001 }
 
 // sortValue is a document's value of a SORTABLE field (or of any field
 // SORTBY names, loaded by the caller).
@@ -237,14 +207,31 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		return true
 	}
 	d := &document{key: key, score: ix.docScore(get)}
-	d.tagVals = make([][]string, ix.Schema.tags)
-	d.numVals = make([]float64, ix.Schema.nums)
-	d.hasNum = make([]bool, ix.Schema.nums)
-	d.sortv = make([]sortValue, ix.Schema.sortables)
-	d.hasVec = make([]bool, ix.Schema.vecs)
-	d.geoVals = make([]float64, ix.Schema.geos)
-	d.hasGeo = make([]bool, ix.Schema.geos)
-	vecs := make([][]byte, ix.Schema.vecs)
+	if ix.Schema.tags > 0 {
+		d.tagVals = make([][]string, ix.Schema.tags)
+	}
+	if ix.Schema.nums > 0 {
+		d.numVals = make([]float64, ix.Schema.nums)
+		for i := range d.numVals {
+			d.numVals[i] = noValue
+		}
+	}
+	if ix.Schema.sortables > 0 {
+		d.sortv = make([]sortValue, ix.Schema.sortables)
+	}
+	// The VECTOR and GEO values, indexed once the document is (nil,
+	// NaN: none).
+	var vecs [][]byte
+	var geos []float64
+	if ix.Schema.vecs > 0 {
+		vecs = make([][]byte, ix.Schema.vecs)
+	}
+	if ix.Schema.geos > 0 {
+		geos = make([]float64, ix.Schema.geos)
+		for i := range geos {
+			geos[i] = math.NaN()
+		}
+	}
 	// The document's terms, in ix's scratch table (reused: Put runs
 	// for every write of an indexed hash).
 	if ix.hits == nil {
@@ -336,14 +323,14 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = sortValue{set: true, num: true, f: n}
 			}
 			if !f.NoIndex {
-				d.numVals[f.slot], d.hasNum[f.slot] = n, true
+				d.numVals[f.slot] = n
 			}
 		case Vector:
 			if len(v) != f.Vector.blobSize() {
 				ix.failures++
 				return false
 			}
-			vecs[f.slot], d.hasVec[f.slot] = v, true
+			vecs[f.slot] = v
 		case Geo:
 			h, ok := geoHash(v)
 			if !ok {
@@ -354,7 +341,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if !f.NoIndex {
-				d.geoVals[f.slot], d.hasGeo[f.slot] = h, true
+				geos[f.slot] = h
 			}
 		}
 	}
@@ -364,7 +351,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.byID.set(d.id, d)
 	ix.totalLength += uint64(d.length)
 	ix.hitList = list[:0]
-	d.terms = make([]*termList, 0, len(list))
+	var terms []byte
 	for _, h := range list {
 		term := h.term
 		// Ids only grow: the new posting goes last. The empty term
@@ -372,26 +359,24 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		// count): no prefix expands to it.
 		tl := ix.terms[term]
 		if tl == nil {
-			tl = &termList{word: term}
-			ix.terms[term] = tl
-			if term != "" {
-				ix.termSet.Set(term)
-			}
+			tl = ix.newTerm(term)
 		}
-		d.terms = append(d.terms, tl)
-		p := posting{doc: d.id, freq: h.freq, mask: h.mask, posAt: uint32(len(tl.pos))}
+		terms = binary.AppendUvarint(terms, uint64(tl.id))
+		freq, mask, pos := h.freq, h.mask, h.pos
 		if ix.Schema.NoFreqs {
-			p.freq = 1
+			freq = 1
 		}
 		if ix.Schema.NoFields {
-			p.mask = allFields
+			mask = allFields
 		}
-		if !ix.Schema.NoOffsets {
-			p.npos = uint32(len(h.pos))
-			tl.pos = append(tl.pos, h.pos...)
+		if ix.Schema.NoOffsets {
+			pos = nil
 		}
-		tl.ps = append(tl.ps, p)
+		tl.add(d.id, freq, mask, pos)
 		ix.records++
+	}
+	if len(terms) > 0 {
+		d.terms = slices.Clone(terms)
 	}
 	for slot, vals := range d.tagVals {
 		for _, v := range vals {
@@ -405,22 +390,40 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for _, name := range d.missing {
 		ix.missing[name] = append(ix.missing[name], d.id)
 	}
-	for slot, ok := range d.hasNum {
-		if ok {
-			ix.nums[slot].Set(numEntry{d.numVals[slot], d.id})
+	for slot, v := range d.numVals {
+		if !isNoValue(v) {
+			ix.nums[slot].Set(numEntry{v, d.id})
 		}
 	}
-	for slot, ok := range d.hasVec {
-		if ok {
-			ix.vecs[slot].put(d.id, vecs[slot])
+	for slot, v := range vecs {
+		if v != nil {
+			ix.vecs[slot].put(d.id, v)
 		}
 	}
-	for slot, ok := range d.hasGeo {
-		if ok {
-			ix.geos[slot].put(d.id, d.geoVals[slot])
+	for slot, h := range geos {
+		if !math.IsNaN(h) {
+			ix.geos[slot].put(d.id, h)
 		}
 	}
 	return true
+}
+
+// newTerm adds term's (empty) list to the index.
+func (ix *Index) newTerm(term string) *termList {
+	tl := &termList{word: term}
+	if n := len(ix.freeTermIDs); n > 0 {
+		tl.id = ix.freeTermIDs[n-1]
+		ix.freeTermIDs = ix.freeTermIDs[:n-1]
+		ix.termByID[tl.id] = tl
+	} else {
+		tl.id = uint32(len(ix.termByID))
+		ix.termByID = append(ix.termByID, tl)
+	}
+	ix.terms[term] = tl
+	if term != "" {
+		ix.termSet.Set(term)
+	}
+	return tl
 }
 
 // docScore is a document's score: its SCORE_FIELD's value when it has a
@@ -493,17 +496,21 @@ func (ix *Index) Delete(key string) {
 	delete(ix.docs, key)
 	ix.byID.del(d.id)
 	ix.totalLength -= uint64(d.length)
-	for _, tl := range d.terms {
-		if i, ok := slices.BinarySearchFunc(tl.ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
-			tl.remove(i)
+	for off := 0; off < len(d.terms); {
+		var id uint64
+		id, off = uvarint(d.terms, off)
+		tl := ix.termByID[id]
+		if tl.remove(d.id) {
 			ix.records--
 		}
-		if len(tl.ps) == 0 {
+		if tl.n == 0 {
 			// None of its documents is left: nothing points to it.
 			delete(ix.terms, tl.word)
 			if tl.word != "" {
 				ix.termSet.Delete(tl.word)
 			}
+			ix.termByID[tl.id] = nil
+			ix.freeTermIDs = append(ix.freeTermIDs, tl.id)
 		}
 	}
 	for slot, vals := range d.tagVals {
@@ -527,20 +534,16 @@ func (ix *Index) Delete(key string) {
 			ix.missing[name] = slices.Delete(ids, i, i+1)
 		}
 	}
-	for slot, ok := range d.hasNum {
-		if ok {
-			ix.nums[slot].Delete(numEntry{d.numVals[slot], d.id})
+	for slot, v := range d.numVals {
+		if !isNoValue(v) {
+			ix.nums[slot].Delete(numEntry{v, d.id})
 		}
 	}
-	for slot, ok := range d.hasVec {
-		if ok {
-			ix.vecs[slot].del(d.id)
-		}
+	for _, v := range ix.vecs {
+		v.del(d.id)
 	}
-	for slot, ok := range d.hasGeo {
-		if ok {
-			ix.geos[slot].del(d.id)
-		}
+	for _, g := range ix.geos {
+		g.del(d.id)
 	}
 }
 

@@ -1,0 +1,246 @@
+package search
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A term's inverted index is stored as RediSearch stores its own: its
+// postings, by ascending document id, encoded in blocks of at most
+// blockEntries entries, each block headed by its first and last document
+// ids so that a reader skipping to an id passes whole blocks, and a
+// removal rewrites one block. An entry is a run of uvarints:
+//
+//	doc delta   the document id less the entry before's (the first
+//	            entry's: less the block's first id, so 0)
+//	freq        the term's weighted frequency in the document
+//	mask+1      the TEXT fields it occurs in (textID bits), plus one
+//	            (NOFIELDS's all-ones mask is then one byte)
+//	npos        how many positions follow (0 with NOOFFSETS)
+//	pos deltas  its positions, ascending, each less the one before
+//
+// A posting of a short word is 5 or 6 bytes, where a struct of its
+// fields and a slice of its positions took 28.
+
+// blockEntries is the most entries a block holds (RediSearch's
+// INDEX_BLOCK_SIZE is 100).
+const blockEntries = 128
+
+// termList is a term's inverted index.
+type termList struct {
+	word   string
+	id     uint32 // its place in Index.termByID (documents name their terms by it)
+	n      int    // postings
+	blocks []postBlock
+}
+
+// postBlock is a run of a term's postings.
+type postBlock struct {
+	first, last uint32 // the document ids of its first and last entries
+	n           uint32 // entries
+	data        []byte
+}
+
+// lastDoc is the id of t's last posting (t is not empty).
+func (t *termList) lastDoc() uint32 { return t.blocks[len(t.blocks)-1].last }
+
+// add appends the posting of document doc, whose id is above every
+// posting's of t.
+func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
+	if len(t.blocks) == 0 || t.blocks[len(t.blocks)-1].n >= blockEntries {
+		if len(t.blocks) > 0 {
+			// A full block is not appended to again: trim its slack.
+			b := &t.blocks[len(t.blocks)-1]
+			b.data = slices.Clip(slices.Clone(b.data))
+		}
+		t.blocks = append(t.blocks, postBlock{first: doc, last: doc})
+	}
+	b := &t.blocks[len(t.blocks)-1]
+	b.data = binary.AppendUvarint(b.data, uint64(doc-b.last))
+	b.data = binary.AppendUvarint(b.data, uint64(freq))
+	b.data = binary.AppendUvarint(b.data, mask+1)
+	b.data = binary.AppendUvarint(b.data, uint64(len(pos)))
+	var prev uint32
+	for _, p := range pos {
+		b.data = binary.AppendUvarint(b.data, uint64(p-prev))
+		prev = p
+	}
+	b.last = doc
+	b.n++
+	t.n++
+}
+
+// remove removes the posting of document doc, if there, and reports
+// whether it was.
+func (t *termList) remove(doc uint32) bool {
+	bi, _ := slices.BinarySearchFunc(t.blocks, doc, func(b postBlock, id uint32) int { return cmpU32(b.last, id) })
+	if bi == len(t.blocks) || t.blocks[bi].first > doc {
+		return false
+	}
+	b := &t.blocks[bi]
+	if b.n == 1 {
+		if b.first != doc {
+			return false
+		}
+		t.blocks = slices.Delete(t.blocks, bi, bi+1)
+		t.n--
+		return true
+	}
+	// Find the entry, and the one before it.
+	data := b.data
+	off, cur, prev := 0, b.first, b.first
+	for {
+		if off == len(data) {
+			return false
+		}
+		start := off
+		d, n := binary.Uvarint(data[off:])
+		off += n
+		prev, cur = cur, cur+uint32(d)
+		off = skipEntry(data, off)
+		if cur < doc {
+			continue
+		}
+		if cur > doc {
+			return false
+		}
+		if off == len(data) {
+			// The last entry: cut it off.
+			b.data, b.last = data[:start], prev
+			break
+		}
+		// The next entry's delta becomes the sum of both; the first
+		// entry's delta stays 0, the block's first id moves on.
+		nd, n := binary.Uvarint(data[off:])
+		tail := off + n
+		if start == 0 {
+			b.first += uint32(nd)
+			nd = 0
+		} else {
+			nd += d
+		}
+		var tmp [binary.MaxVarintLen64]byte
+		k := binary.PutUvarint(tmp[:], nd)
+		copy(data[start:], tmp[:k])
+		m := copy(data[start+k:], data[tail:])
+		b.data = data[:start+k+m]
+		break
+	}
+	b.n--
+	t.n--
+	if cap(b.data) > 64 && cap(b.data) > 2*len(b.data) {
+		b.data = slices.Clone(b.data)
+	}
+	return true
+}
+
+// skipEntry returns the offset past the entry whose fields after its doc
+// delta start at off.
+func skipEntry(data []byte, off int) int {
+	for range 2 { // freq, mask
+		off = skipUvarint(data, off)
+	}
+	npos, n := binary.Uvarint(data[off:])
+	off += n
+	for range npos {
+		off = skipUvarint(data, off)
+	}
+	return off
+}
+
+func skipUvarint(data []byte, off int) int {
+	for data[off] >= 0x80 {
+		off++
+	}
+	return off + 1
+}
+
+// uvarint decodes the uvarint at data[off:] (valid) and returns it and
+// the offset past it.
+func uvarint(data []byte, off int) (uint64, int) {
+	if b := data[off]; b < 0x80 {
+		return uint64(b), off + 1
+	}
+	v, n := binary.Uvarint(data[off:])
+	return v, off + n
+}
+
+// postCursor reads a term's postings in order.
+type postCursor struct {
+	tl  *termList
+	bi  int // the block read
+	off int // the offset of the next entry in it
+	// The entry read: its document, frequency, field mask and encoded
+	// positions.
+	doc  uint32
+	freq uint32
+	mask uint64
+	npos int
+	pos  []byte
+}
+
+// next moves to the next entry and reports whether there was one.
+func (c *postCursor) next() bool {
+	for c.bi < len(c.tl.blocks) {
+		b := &c.tl.blocks[c.bi]
+		data := b.data
+		if c.off >= len(data) {
+			c.bi++
+			c.off = 0
+			continue
+		}
+		d, off := uvarint(data, c.off)
+		if c.off == 0 {
+			c.doc = b.first
+		} else {
+			c.doc += uint32(d)
+		}
+		var v uint64
+		v, off = uvarint(data, off)
+		c.freq = uint32(v)
+		v, off = uvarint(data, off)
+		c.mask = v - 1
+		v, off = uvarint(data, off)
+		c.npos = int(v)
+		start := off
+		for range c.npos {
+			off = skipUvarint(data, off)
+		}
+		c.pos = data[start:off]
+		c.off = off
+		return true
+	}
+	return false
+}
+
+// seek moves the cursor, if the block it reads ends before id, to the
+// start of the first block that does not: its entries before are all
+// below id.
+func (c *postCursor) seek(id uint32) {
+	bs := c.tl.blocks
+	if c.bi >= len(bs) || bs[c.bi].last >= id {
+		return
+	}
+	lo, hi := c.bi+1, len(bs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bs[m].last < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	c.bi, c.off = lo, 0
+}
+
+// positions appends the entry's positions to buf.
+func (c *postCursor) positions(buf []uint32) []uint32 {
+	var p uint32
+	for off := 0; off < len(c.pos); {
+		var d uint64
+		d, off = uvarint(c.pos, off)
+		p += uint32(d)
+		buf = append(buf, p)
+	}
+	return buf
+}
