@@ -18,6 +18,17 @@
 // documents a query matches, loading their hash fields through the
 // caller's Loader.
 //
+// # Storage
+//
+// A term's postings (postings.go) are stored as RediSearch stores its
+// inverted indexes: blocks of up to 128 entries, an entry a few uvarints
+// (its document id less the entry before's, its frequency, its field
+// mask, its positions' deltas), each block headed by its first and last
+// document ids so that a reader skipping to an id passes whole blocks; a
+// removal rewrites its block. A document (index.go) keeps its terms' ids,
+// for Delete, and its TAG and NUMERIC values; what Delete removes of its
+// VECTOR, GEO and INDEXMISSING entries is found by its id.
+//
 // The package knows nothing of connections, locks or the keyspace: an
 // Index is not safe for concurrent use, its caller serialises access to it
 // (the server's index locks, LOCKING.md). Documents are given to it as

@@ -16,9 +16,14 @@ type result struct {
 	kind resultKind
 	freq uint32
 	idf  float64
-	pos  []uint32
-	kids []*result
-	mask resultKind // an aggregate's: its children's kinds, or-ed
+	pos  []uint32 // a term's positions (see termPos)
+	// A term's positions not yet decoded into pos: enc[encAt:encEnd]
+	// (enc is its block of postings, set as the reader enters one, so
+	// that moving writes no pointer).
+	enc           []byte
+	encAt, encEnd int32
+	kids          []*result
+	mask          resultKind // an aggregate's: its children's kinds, or-ed
 	// weight, when weighted, multiplies the record's TFIDF (a query
 	// node's $weight); else it counts 1.
 	weight   float64
@@ -55,7 +60,7 @@ func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resInters
 func (r *result) hasOffsets() bool {
 	switch {
 	case r.kind == resTerm:
-		return len(r.pos) > 0
+		return r.encEnd > r.encAt || len(r.pos) > 0
 	case r.isAgg():
 		return r.mask != resVirtual
 	}
@@ -367,7 +372,7 @@ func (e *evaluator) term(word string, mask uint64) iterator {
 	if tl == nil || tl.n == 0 {
 		return nil
 	}
-	it := &listIter{term: &postCursor{tl: tl}, mask: mask, count: tl.n, profType: "TEXT", profTerm: word, profSize: tl.n}
+	it := &listIter{term: newPostCursor(tl), mask: mask, count: tl.n, profType: "TEXT", profTerm: word, profSize: tl.n}
 	it.rec.kind, it.rec.idf = resTerm, e.idf(tl.n)
 	return it
 }
@@ -387,7 +392,7 @@ func (e *evaluator) tag(f *Field, v string) iterator {
 // children's).
 func (r *result) positions() []uint32 {
 	if r.kind == resTerm {
-		return r.pos
+		return r.termPos()
 	}
 	var out []uint32
 	for _, k := range r.kids {
@@ -395,6 +400,21 @@ func (r *result) positions() []uint32 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// termPos returns a term record's positions, decoded on first use (most
+// queries never look at them).
+func (r *result) termPos() []uint32 {
+	if r.encEnd > r.encAt {
+		pos := decodePositions(r.pos[:0], r.enc[r.encAt:r.encEnd])
+		if cap(pos) == cap(r.pos) {
+			r.pos = r.pos[:len(pos)] // (no pointer written)
+		} else {
+			r.pos = pos
+		}
+		r.encAt = r.encEnd
+	}
+	return r.pos
 }
 
 // withinRange is RediSearch's IndexResult_IsWithinRange: whether the

@@ -49,6 +49,7 @@ type Index struct {
 	syn     *synMap          // FT.SYNUPDATE's groups (nil: none)
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
+	tagVals [][]string // Put's scratch: the document's values per TAG field
 
 	// Statistics for FT.INFO.
 	totalLength uint64 // the documents' lengths, summed (BM25's average)
@@ -77,9 +78,10 @@ func numLess(a, b numEntry) bool {
 	return a.doc < b.doc
 }
 
-// document is what the index remembers of an indexed key: 160 bytes,
+// document is what the index remembers of an indexed key: 128 bytes,
 // its slices empty (no allocation) for the kinds of field the schema
-// lacks. What Delete needs of a VECTOR or GEO field is only the id.
+// lacks. What Delete needs of a VECTOR or GEO field, or of the
+// INDEXMISSING fields it lacks, is only the id.
 type document struct {
 	key     string
 	id      uint32
@@ -88,11 +90,12 @@ type document struct {
 	score   float64
 	// terms are the ids (termList.id) of its terms, as uvarints: Delete
 	// finds their postings by them.
-	terms   []byte
-	tagVals [][]string // per TAG field
-	numVals []float64  // per NUMERIC field (noValue: none)
+	terms string
+	// tagVals are its TAG fields' values, all fields' end to end: a
+	// value's field is the one whose index has the document under it.
+	tagVals []string
+	numVals []float64 // per NUMERIC field (noValue: none)
 	sortv   []sortValue
-	missing []string // the INDEXMISSING fields it lacks (aliases)
 }
 
 // noValue marks a NUMERIC field a document lacks: a NaN no parsed number
@@ -207,9 +210,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		return true
 	}
 	d := &document{key: key, score: ix.docScore(get)}
-	if ix.Schema.tags > 0 {
-		d.tagVals = make([][]string, ix.Schema.tags)
+	tagVals := ix.tagVals[:0]
+	for range ix.Schema.tags {
+		tagVals = append(tagVals, nil)
 	}
+	var missing []string
 	if ix.Schema.nums > 0 {
 		d.numVals = make([]float64, ix.Schema.nums)
 		for i := range d.numVals {
@@ -265,7 +270,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		v, ok := get(f.Name)
 		if !ok {
 			if f.IndexMissing {
-				d.missing = append(d.missing, f.Alias)
+				missing = append(missing, f.Alias)
 			}
 			continue
 		}
@@ -306,7 +311,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if !f.NoIndex {
-				d.tagVals[f.slot] = vals
+				tagVals[f.slot] = vals
 				if t := ix.tagSuffix[f.slot]; t != nil {
 					for _, v := range vals {
 						t.add(v)
@@ -375,10 +380,13 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		tl.add(d.id, freq, mask, pos)
 		ix.records++
 	}
-	if len(terms) > 0 {
-		d.terms = slices.Clone(terms)
-	}
-	for slot, vals := range d.tagVals {
+	d.terms = string(terms)
+	for slot, vals := range tagVals {
+		if d.tagVals == nil {
+			d.tagVals = vals // the only field with values, most often
+		} else if len(vals) > 0 {
+			d.tagVals = append(slices.Clip(d.tagVals), vals...)
+		}
 		for _, v := range vals {
 			if len(ix.tags[slot][v]) == 0 {
 				ix.tagSets[slot].Set(v)
@@ -387,7 +395,9 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			ix.tagRecs++
 		}
 	}
-	for _, name := range d.missing {
+	clear(tagVals)
+	ix.tagVals = tagVals[:0]
+	for _, name := range missing {
 		ix.missing[name] = append(ix.missing[name], d.id)
 	}
 	for slot, v := range d.numVals {
@@ -498,7 +508,7 @@ func (ix *Index) Delete(key string) {
 	ix.totalLength -= uint64(d.length)
 	for off := 0; off < len(d.terms); {
 		var id uint64
-		id, off = uvarint(d.terms, off)
+		id, off = uvarintString(d.terms, off)
 		tl := ix.termByID[id]
 		if tl.remove(d.id) {
 			ix.records--
@@ -513,13 +523,15 @@ func (ix *Index) Delete(key string) {
 			ix.freeTermIDs = append(ix.freeTermIDs, tl.id)
 		}
 	}
-	for slot, vals := range d.tagVals {
-		for _, v := range vals {
+	for _, v := range d.tagVals {
+		for slot := range ix.tags {
 			ids := ix.tags[slot][v]
-			if i, ok := slices.BinarySearch(ids, d.id); ok {
-				ids = slices.Delete(ids, i, i+1)
-				ix.tagRecs--
+			i, ok := slices.BinarySearch(ids, d.id)
+			if !ok {
+				continue
 			}
+			ids = slices.Delete(ids, i, i+1)
+			ix.tagRecs--
 			if len(ids) == 0 {
 				delete(ix.tags[slot], v)
 				ix.tagSets[slot].Delete(v)
@@ -528,8 +540,7 @@ func (ix *Index) Delete(key string) {
 			}
 		}
 	}
-	for _, name := range d.missing {
-		ids := ix.missing[name]
+	for name, ids := range ix.missing {
 		if i, ok := slices.BinarySearch(ids, d.id); ok {
 			ix.missing[name] = slices.Delete(ids, i, i+1)
 		}

@@ -53,9 +53,9 @@ type iterState struct {
 type listIter struct {
 	st    iterState
 	ids   []uint32
-	term  *postCursor      // a term's postings, decoded as read (instead of ids)
+	term  postCursor       // a term's postings, decoded as read (instead of ids; tl set)
+	blk   int              // the block of the term's record's enc, plus 1
 	mask  uint64           // a term's fields read (allFields: any)
-	posb  []uint32         // the record's positions (a term's)
 	keep  func(i int) bool // the entries kept (nil: all)
 	n     int              // the next entry
 	last  uint32
@@ -81,14 +81,17 @@ func (it *listIter) id(i int) uint32 { return it.ids[i] }
 // fillTerm sets the record of a term's reader from the entry its cursor
 // read.
 func (it *listIter) fillTerm() {
-	c := it.term
+	c := &it.term
 	it.rec.freq = c.freq
-	it.posb = c.positions(it.posb[:0])
-	it.rec.pos = it.posb
+	it.rec.pos = it.rec.pos[:0]
+	if it.blk != c.bi+1 {
+		it.rec.enc, it.blk = c.data, c.bi+1
+	}
+	it.rec.encAt, it.rec.encEnd = int32(c.pos), int32(c.posEnd)
 }
 
 func (it *listIter) read() (readRC, *result) {
-	if c := it.term; c != nil {
+	if c := &it.term; c.tl != nil {
 		for c.next() {
 			// As below: the entry is the last read, its mask or not.
 			it.rec.doc, it.last = c.doc, c.doc
@@ -122,19 +125,19 @@ func (it *listIter) skipTo(id uint32) (readRC, *result) {
 	if it.eof {
 		return rcEOF, nil
 	}
-	if c := it.term; c != nil {
+	if c := &it.term; c.tl != nil {
 		// A term's reader skips as RediSearch's "seeker" does (whole
 		// blocks first): running off the end, it reports the end
 		// without marking the reader done, and leaves the last entry
 		// it decoded — even one of another field — as its last read.
-		if c.tl.n == 0 || id > c.tl.lastDoc() {
+		if id > c.end {
 			it.eof = true
 			return rcEOF, nil
 		}
-		c.seek(id)
-		for c.next() {
+		ok := c.skipTo(id)
+		for ; ok; ok = c.next() {
 			it.rec.doc, it.last = c.doc, c.doc
-			if c.doc < id || c.mask&it.mask == 0 {
+			if c.mask&it.mask == 0 {
 				continue
 			}
 			it.fillTerm()

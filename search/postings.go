@@ -16,7 +16,7 @@ import (
 //	freq        the term's weighted frequency in the document
 //	mask+1      the TEXT fields it occurs in (textID bits), plus one
 //	            (NOFIELDS's all-ones mask is then one byte)
-//	npos        how many positions follow (0 with NOOFFSETS)
+//	pos bytes   the length of the deltas that follow (0 with NOOFFSETS)
 //	pos deltas  its positions, ascending, each less the one before
 //
 // A posting of a short word is 5 or 6 bytes, where a struct of its
@@ -59,8 +59,14 @@ func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
 	b.data = binary.AppendUvarint(b.data, uint64(doc-b.last))
 	b.data = binary.AppendUvarint(b.data, uint64(freq))
 	b.data = binary.AppendUvarint(b.data, mask+1)
-	b.data = binary.AppendUvarint(b.data, uint64(len(pos)))
+	n := 0
 	var prev uint32
+	for _, p := range pos {
+		n += uvarintLen(p - prev)
+		prev = p
+	}
+	b.data = binary.AppendUvarint(b.data, uint64(n))
+	prev = 0
 	for _, p := range pos {
 		b.data = binary.AppendUvarint(b.data, uint64(p-prev))
 		prev = p
@@ -140,12 +146,17 @@ func skipEntry(data []byte, off int) int {
 	for range 2 { // freq, mask
 		off = skipUvarint(data, off)
 	}
-	npos, n := binary.Uvarint(data[off:])
-	off += n
-	for range npos {
-		off = skipUvarint(data, off)
+	n, off := uvarint(data, off)
+	return off + int(n)
+}
+
+// uvarintLen is the length of v as a uvarint.
+func uvarintLen(v uint32) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
 	}
-	return off
+	return n
 }
 
 func skipUvarint(data []byte, off int) int {
@@ -161,67 +172,158 @@ func uvarint(data []byte, off int) (uint64, int) {
 	if b := data[off]; b < 0x80 {
 		return uint64(b), off + 1
 	}
+	return uvarintLong(data, off)
+}
+
+func uvarintLong(data []byte, off int) (uint64, int) {
 	v, n := binary.Uvarint(data[off:])
 	return v, off + n
 }
 
+// uvarintString is uvarint of a string.
+func uvarintString(s string, off int) (uint64, int) {
+	var v uint64
+	for shift := 0; ; shift += 7 {
+		b := s[off]
+		off++
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return v, off
+		}
+	}
+}
+
 // postCursor reads a term's postings in order.
 type postCursor struct {
-	tl  *termList
-	bi  int // the block read
-	off int // the offset of the next entry in it
+	tl   *termList
+	end  uint32 // the list's last document
+	bi   int    // the block read
+	data []byte // its entries (nil: none entered yet, or past the end)
+	last uint32 // its last document
+	off  int    // the offset of the next entry in data
 	// The entry read: its document, frequency, field mask and encoded
-	// positions.
-	doc  uint32
-	freq uint32
-	mask uint64
-	npos int
-	pos  []byte
+	// positions (data[pos:posEnd]).
+	doc         uint32
+	freq        uint32
+	mask        uint64
+	pos, posEnd int
+}
+
+// newPostCursor returns a cursor at the start of tl (not empty).
+func newPostCursor(tl *termList) postCursor {
+	return postCursor{tl: tl, end: tl.lastDoc()}
 }
 
 // next moves to the next entry and reports whether there was one.
 func (c *postCursor) next() bool {
-	for c.bi < len(c.tl.blocks) {
-		b := &c.tl.blocks[c.bi]
-		data := b.data
-		if c.off >= len(data) {
-			c.bi++
-			c.off = 0
-			continue
-		}
-		d, off := uvarint(data, c.off)
-		if c.off == 0 {
-			c.doc = b.first
-		} else {
-			c.doc += uint32(d)
-		}
-		var v uint64
-		v, off = uvarint(data, off)
-		c.freq = uint32(v)
-		v, off = uvarint(data, off)
-		c.mask = v - 1
-		v, off = uvarint(data, off)
-		c.npos = int(v)
-		start := off
-		for range c.npos {
-			off = skipUvarint(data, off)
-		}
-		c.pos = data[start:off]
-		c.off = off
-		return true
+	if c.off >= len(c.data) && !c.nextBlock() {
+		return false
 	}
-	return false
+	// uvarint's fast path, written out here and in skipTo: the calls
+	// cost a fifth of a term query.
+	data, off := c.data, c.off
+	v := uint64(data[off])
+	if v < 0x80 {
+		off++
+	} else {
+		v, off = uvarintLong(data, off)
+	}
+	c.doc += uint32(v)
+	c.decode(data, off)
+	return true
 }
 
-// seek moves the cursor, if the block it reads ends before id, to the
-// start of the first block that does not: its entries before are all
-// below id.
+// decode reads the fields after the doc delta of the entry at off.
+func (c *postCursor) decode(data []byte, off int) {
+	v := uint64(data[off])
+	if v < 0x80 {
+		off++
+	} else {
+		v, off = uvarintLong(data, off)
+	}
+	c.freq = uint32(v)
+	if v = uint64(data[off]); v < 0x80 {
+		off++
+	} else {
+		v, off = uvarintLong(data, off)
+	}
+	c.mask = v - 1
+	if v = uint64(data[off]); v < 0x80 {
+		off++
+	} else {
+		v, off = uvarintLong(data, off)
+	}
+	c.pos, c.posEnd = off, off+int(v)
+	c.off = c.posEnd
+}
+
+// skipTo moves to the first entry at or after id, passing whole blocks
+// and, in the block, decoding only the ids of the entries it passes; it
+// reports whether there was one.
+func (c *postCursor) skipTo(id uint32) bool {
+	if c.data == nil || c.last < id {
+		c.seek(id)
+	}
+	for {
+		if c.off >= len(c.data) && !c.nextBlock() {
+			return false
+		}
+		data, off := c.data, c.off
+		v := uint64(data[off])
+		if v < 0x80 {
+			off++
+		} else {
+			v, off = uvarintLong(data, off)
+		}
+		c.doc += uint32(v)
+		if c.doc >= id {
+			c.decode(data, off)
+			return true
+		}
+		off = skipUvarint(data, off) // freq
+		off = skipUvarint(data, off) // mask
+		if v = uint64(data[off]); v < 0x80 {
+			off++
+		} else {
+			v, off = uvarintLong(data, off)
+		}
+		c.off = off + int(v)
+	}
+}
+
+// nextBlock moves to the start of the next block not read, if any.
+func (c *postCursor) nextBlock() bool {
+	if c.data != nil {
+		c.bi++
+	}
+	return c.enter()
+}
+
+// enter moves to the start of block bi, if there is one.
+func (c *postCursor) enter() bool {
+	if c.bi >= len(c.tl.blocks) {
+		c.data, c.off = nil, 0
+		return false
+	}
+	b := &c.tl.blocks[c.bi]
+	// The first entry's delta is 0.
+	c.data, c.off, c.doc, c.last = b.data, 0, b.first, b.last
+	return true
+}
+
+// seek moves the cursor, unless the block it reads ends at or after id,
+// to the start of the first block that does (its entries before are all
+// below id), or past the end.
 func (c *postCursor) seek(id uint32) {
 	bs := c.tl.blocks
-	if c.bi >= len(bs) || bs[c.bi].last >= id {
-		return
+	lo := c.bi
+	if c.data != nil {
+		if c.last >= id {
+			return
+		}
+		lo++
 	}
-	lo, hi := c.bi+1, len(bs)
+	hi := len(bs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if bs[m].last < id {
@@ -230,15 +332,16 @@ func (c *postCursor) seek(id uint32) {
 			hi = m
 		}
 	}
-	c.bi, c.off = lo, 0
+	c.bi = lo
+	c.enter()
 }
 
-// positions appends the entry's positions to buf.
-func (c *postCursor) positions(buf []uint32) []uint32 {
+// decodePositions appends the positions enc encodes to buf.
+func decodePositions(buf []uint32, enc []byte) []uint32 {
 	var p uint32
-	for off := 0; off < len(c.pos); {
+	for off := 0; off < len(enc); {
 		var d uint64
-		d, off = uvarint(c.pos, off)
+		d, off = uvarint(enc, off)
 		p += uint32(d)
 		buf = append(buf, p)
 	}
