@@ -537,16 +537,22 @@ func slop(r *result) float64 {
 	}
 	var dist int32
 	var prev []uint32
-	havePrev := false
+	var prevKid *result
 	for _, k := range r.kids {
 		if !k.hasOffsets() {
 			continue
 		}
-		cur := k.positions()
-		if havePrev {
+		if prevKid != nil {
+			// (Positions decoded only where a pair is compared: a term
+			// beside a tag, a range or a negation needs none.)
+			if prev == nil {
+				prev = prevKid.positions()
+			}
+			cur := k.positions()
 			dist += pairDelta(prev, cur)
+			prev = cur
 		}
-		prev, havePrev = cur, true
+		prevKid = k
 	}
 	if dist == 0 {
 		return float64(len(r.kids) - 1)

@@ -13,11 +13,13 @@ import (
 //
 //	doc delta   the document id less the entry before's (the first
 //	            entry's: less the block's first id, so 0)
+//	length      the length in bytes of the rest (a reader skipping to an
+//	            id passes an entry with two uvarints)
 //	freq        the term's weighted frequency in the document
 //	mask+1      the TEXT fields it occurs in (textID bits), plus one
 //	            (NOFIELDS's all-ones mask is then one byte)
-//	pos bytes   the length of the deltas that follow (0 with NOOFFSETS)
-//	pos deltas  its positions, ascending, each less the one before
+//	pos deltas  its positions, ascending, each less the one before, to
+//	            the entry's end (none with NOOFFSETS)
 //
 // A posting of a short word is 5 or 6 bytes, where a struct of its
 // fields and a slice of its positions took 28.
@@ -57,15 +59,15 @@ func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
 	}
 	b := &t.blocks[len(t.blocks)-1]
 	b.data = binary.AppendUvarint(b.data, uint64(doc-b.last))
-	b.data = binary.AppendUvarint(b.data, uint64(freq))
-	b.data = binary.AppendUvarint(b.data, mask+1)
-	n := 0
+	n := uvarintLen(uint64(freq)) + uvarintLen(mask+1)
 	var prev uint32
 	for _, p := range pos {
-		n += uvarintLen(p - prev)
+		n += uvarintLen(uint64(p - prev))
 		prev = p
 	}
 	b.data = binary.AppendUvarint(b.data, uint64(n))
+	b.data = binary.AppendUvarint(b.data, uint64(freq))
+	b.data = binary.AppendUvarint(b.data, mask+1)
 	prev = 0
 	for _, p := range pos {
 		b.data = binary.AppendUvarint(b.data, uint64(p-prev))
@@ -143,27 +145,17 @@ func (t *termList) remove(doc uint32) bool {
 // skipEntry returns the offset past the entry whose fields after its doc
 // delta start at off.
 func skipEntry(data []byte, off int) int {
-	for range 2 { // freq, mask
-		off = skipUvarint(data, off)
-	}
 	n, off := uvarint(data, off)
 	return off + int(n)
 }
 
 // uvarintLen is the length of v as a uvarint.
-func uvarintLen(v uint32) int {
+func uvarintLen(v uint64) int {
 	n := 1
 	for ; v >= 0x80; v >>= 7 {
 		n++
 	}
 	return n
-}
-
-func skipUvarint(data []byte, off int) int {
-	for data[off] >= 0x80 {
-		off++
-	}
-	return off + 1
 }
 
 // uvarint decodes the uvarint at data[off:] (valid) and returns it and
@@ -241,6 +233,12 @@ func (c *postCursor) decode(data []byte, off int) {
 	} else {
 		v, off = uvarintLong(data, off)
 	}
+	end := off + int(v)
+	if v = uint64(data[off]); v < 0x80 {
+		off++
+	} else {
+		v, off = uvarintLong(data, off)
+	}
 	c.freq = uint32(v)
 	if v = uint64(data[off]); v < 0x80 {
 		off++
@@ -248,13 +246,8 @@ func (c *postCursor) decode(data []byte, off int) {
 		v, off = uvarintLong(data, off)
 	}
 	c.mask = v - 1
-	if v = uint64(data[off]); v < 0x80 {
-		off++
-	} else {
-		v, off = uvarintLong(data, off)
-	}
-	c.pos, c.posEnd = off, off+int(v)
-	c.off = c.posEnd
+	c.pos, c.posEnd = off, end
+	c.off = end
 }
 
 // skipTo moves to the first entry at or after id, passing whole blocks
@@ -280,9 +273,7 @@ func (c *postCursor) skipTo(id uint32) bool {
 			c.decode(data, off)
 			return true
 		}
-		off = skipUvarint(data, off) // freq
-		off = skipUvarint(data, off) // mask
-		if v = uint64(data[off]); v < 0x80 {
+		if v = uint64(data[off]); v < 0x80 { // the entry's length
 			off++
 		} else {
 			v, off = uvarintLong(data, off)
@@ -340,8 +331,12 @@ func (c *postCursor) seek(id uint32) {
 func decodePositions(buf []uint32, enc []byte) []uint32 {
 	var p uint32
 	for off := 0; off < len(enc); {
-		var d uint64
-		d, off = uvarint(enc, off)
+		d := uint64(enc[off])
+		if d < 0x80 {
+			off++
+		} else {
+			d, off = uvarintLong(enc, off)
+		}
 		p += uint32(d)
 		buf = append(buf, p)
 	}
