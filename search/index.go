@@ -50,6 +50,8 @@ type Index struct {
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
 	tagVals [][]string // Put's scratch: the document's values per TAG field
+	numVals []slotNum  // Put's scratch: its NUMERIC values
+	delEnc  []byte     // Put's scratch: its document's del
 
 	// Statistics for FT.INFO.
 	totalLength uint64 // the documents' lengths, summed (BM25's average)
@@ -78,31 +80,29 @@ func numLess(a, b numEntry) bool {
 	return a.doc < b.doc
 }
 
-// document is what the index remembers of an indexed key: 128 bytes,
-// its slices empty (no allocation) for the kinds of field the schema
-// lacks. What Delete needs of a VECTOR or GEO field, or of the
-// INDEXMISSING fields it lacks, is only the id.
+// document is what the index remembers of an indexed key: 80 bytes, and
+// one string of what Delete needs, encoded (del).
 type document struct {
 	key     string
 	id      uint32
 	maxFreq uint32
 	length  uint32 // the sum of its tokens' frequencies
 	score   float64
-	// terms are the ids (termList.id) of its terms, as uvarints: Delete
-	// finds their postings by them.
-	terms string
-	// tagVals are its TAG fields' values, all fields' end to end: a
-	// value's field is the one whose index has the document under it.
-	tagVals []string
-	numVals []float64 // per NUMERIC field (noValue: none)
-	sortv   []sortValue
+	// del is what Delete needs to find the document's entries, as
+	// uvarints: how many terms, each one's id (termList.id); how many
+	// TAG values, each one's field (slot), length and bytes; how many
+	// NUMERIC values, each one's field (slot) and 8 bytes (its float's,
+	// little-endian). Its VECTOR, GEO and INDEXMISSING entries Delete
+	// finds by its id.
+	del   string
+	sortv []sortValue
 }
 
-// noValue marks a NUMERIC field a document lacks: a NaN no parsed number
-// is (strconv's NaN is another).
-var noValue = math.Float64frombits(0x7ff8_dead_beef_0001)
-
-func isNoValue(v float64) bool { return math.Float64bits(v) == 0x7ff8_dead_beef_0001 }
+// slotNum is a NUMERIC field's value.
+type slotNum struct {
+	slot int
+	v    float64
+}
 
 // sortValue is a document's value of a SORTABLE field (or of any field
 // SORTBY names, loaded by the caller).
@@ -215,12 +215,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		tagVals = append(tagVals, nil)
 	}
 	var missing []string
-	if ix.Schema.nums > 0 {
-		d.numVals = make([]float64, ix.Schema.nums)
-		for i := range d.numVals {
-			d.numVals[i] = noValue
-		}
-	}
+	nums := ix.numVals[:0]
 	if ix.Schema.sortables > 0 {
 		d.sortv = make([]sortValue, ix.Schema.sortables)
 	}
@@ -328,7 +323,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = sortValue{set: true, num: true, f: n}
 			}
 			if !f.NoIndex {
-				d.numVals[f.slot] = n
+				nums = append(nums, slotNum{f.slot, n})
 			}
 		case Vector:
 			if len(v) != f.Vector.blobSize() {
@@ -356,7 +351,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	ix.byID.set(d.id, d)
 	ix.totalLength += uint64(d.length)
 	ix.hitList = list[:0]
-	var terms []byte
+	del := binary.AppendUvarint(ix.delEnc[:0], uint64(len(list)))
 	for _, h := range list {
 		term := h.term
 		// Ids only grow: the new posting goes last. The empty term
@@ -366,7 +361,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		if tl == nil {
 			tl = ix.newTerm(term)
 		}
-		terms = binary.AppendUvarint(terms, uint64(tl.id))
+		del = binary.AppendUvarint(del, uint64(tl.id))
 		freq, mask, pos := h.freq, h.mask, h.pos
 		if ix.Schema.NoFreqs {
 			freq = 1
@@ -380,14 +375,16 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		tl.add(d.id, freq, mask, pos)
 		ix.records++
 	}
-	d.terms = string(terms)
+	n := 0
+	for _, vals := range tagVals {
+		n += len(vals)
+	}
+	del = binary.AppendUvarint(del, uint64(n))
 	for slot, vals := range tagVals {
-		if d.tagVals == nil {
-			d.tagVals = vals // the only field with values, most often
-		} else if len(vals) > 0 {
-			d.tagVals = append(slices.Clip(d.tagVals), vals...)
-		}
 		for _, v := range vals {
+			del = binary.AppendUvarint(del, uint64(slot))
+			del = binary.AppendUvarint(del, uint64(len(v)))
+			del = append(del, v...)
 			if len(ix.tags[slot][v]) == 0 {
 				ix.tagSets[slot].Set(v)
 			}
@@ -400,11 +397,14 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	for _, name := range missing {
 		ix.missing[name] = append(ix.missing[name], d.id)
 	}
-	for slot, v := range d.numVals {
-		if !isNoValue(v) {
-			ix.nums[slot].Set(numEntry{v, d.id})
-		}
+	del = binary.AppendUvarint(del, uint64(len(nums)))
+	for _, n := range nums {
+		ix.nums[n.slot].Set(numEntry{n.v, d.id})
+		del = binary.AppendUvarint(del, uint64(n.slot))
+		del = binary.LittleEndian.AppendUint64(del, math.Float64bits(n.v))
 	}
+	d.del = string(del)
+	ix.delEnc, ix.numVals = del[:0], nums[:0]
 	for slot, v := range vecs {
 		if v != nil {
 			ix.vecs[slot].put(d.id, v)
@@ -506,10 +506,14 @@ func (ix *Index) Delete(key string) {
 	delete(ix.docs, key)
 	ix.byID.del(d.id)
 	ix.totalLength -= uint64(d.length)
-	for off := 0; off < len(d.terms); {
-		var id uint64
-		id, off = uvarintString(d.terms, off)
-		tl := ix.termByID[id]
+	del, off := d.del, 0
+	next := func() int {
+		var v uint64
+		v, off = uvarintString(del, off)
+		return int(v)
+	}
+	for n := next(); n > 0; n-- {
+		tl := ix.termByID[next()]
 		if tl.remove(d.id) {
 			ix.records--
 		}
@@ -523,31 +527,31 @@ func (ix *Index) Delete(key string) {
 			ix.freeTermIDs = append(ix.freeTermIDs, tl.id)
 		}
 	}
-	for _, v := range d.tagVals {
-		for slot := range ix.tags {
-			ids := ix.tags[slot][v]
-			i, ok := slices.BinarySearch(ids, d.id)
-			if !ok {
-				continue
-			}
+	for n := next(); n > 0; n-- {
+		slot, l := next(), next()
+		v := del[off : off+l]
+		off += l
+		ids := ix.tags[slot][v]
+		if i, ok := slices.BinarySearch(ids, d.id); ok {
 			ids = slices.Delete(ids, i, i+1)
 			ix.tagRecs--
-			if len(ids) == 0 {
-				delete(ix.tags[slot], v)
-				ix.tagSets[slot].Delete(v)
-			} else {
-				ix.tags[slot][v] = ids
-			}
 		}
+		if len(ids) == 0 {
+			delete(ix.tags[slot], v)
+			ix.tagSets[slot].Delete(v)
+		} else {
+			ix.tags[slot][v] = ids
+		}
+	}
+	for n := next(); n > 0; n-- {
+		slot := next()
+		v := math.Float64frombits(binary.LittleEndian.Uint64([]byte(del[off : off+8])))
+		off += 8
+		ix.nums[slot].Delete(numEntry{v, d.id})
 	}
 	for name, ids := range ix.missing {
 		if i, ok := slices.BinarySearch(ids, d.id); ok {
 			ix.missing[name] = slices.Delete(ids, i, i+1)
-		}
-	}
-	for slot, v := range d.numVals {
-		if !isNoValue(v) {
-			ix.nums[slot].Delete(numEntry{v, d.id})
 		}
 	}
 	for _, v := range ix.vecs {
