@@ -22,12 +22,14 @@
 //
 // A term's postings (postings.go) are stored as RediSearch stores its
 // inverted indexes: blocks of up to 128 entries, an entry a few uvarints
-// (its document id less the entry before's, its frequency, its field
-// mask, its positions' deltas), each block headed by its first and last
-// document ids so that a reader skipping to an id passes whole blocks; a
-// removal rewrites its block. A document (index.go) keeps its terms' ids,
-// for Delete, and its TAG and NUMERIC values; what Delete removes of its
-// VECTOR, GEO and INDEXMISSING entries is found by its id.
+// (its document id less the entry before's, its length, its frequency,
+// its field mask, its positions' deltas), each block headed by its first
+// and last document ids so that a reader skipping to an id passes whole
+// blocks; a removal splices its entry out of its block. Positions are
+// decoded when a query first asks for them. A document (index.go) is 80
+// bytes and one string of what Delete needs (its terms' ids, its TAG and
+// NUMERIC values); Delete finds its VECTOR, GEO and INDEXMISSING entries
+// by its id.
 //
 // The package knows nothing of connections, locks or the keyspace: an
 // Index is not safe for concurrent use, its caller serialises access to it
