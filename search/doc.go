@@ -25,7 +25,8 @@
 // (its document id less the entry before's, its length, its frequency,
 // its field mask, its positions' deltas), each block headed by its first
 // and last document ids so that a reader skipping to an id passes whole
-// blocks; a removal splices its entry out of its block. Positions are
+// blocks; a removal splices its entry out of its block (a block thinned
+// to a quarter joins a neighbour). Positions are
 // decoded when a query first asks for them. A document (index.go) is 80
 // bytes and one string of what Delete needs (its terms' ids, its TAG and
 // NUMERIC values); Delete finds its VECTOR, GEO and INDEXMISSING entries

@@ -139,7 +139,30 @@ func (t *termList) remove(doc uint32) bool {
 	if cap(b.data) > 64 && cap(b.data) > 2*len(b.data) {
 		b.data = slices.Clone(b.data)
 	}
+	// A block thinned by removals joins a neighbour it fits in, so that
+	// a list whose documents are rewritten keeps full blocks.
+	if b.n <= blockEntries/4 {
+		switch {
+		case bi+1 < len(t.blocks) && b.n+t.blocks[bi+1].n <= blockEntries:
+			t.merge(bi)
+		case bi > 0 && t.blocks[bi-1].n+b.n <= blockEntries:
+			t.merge(bi - 1)
+		}
+	}
 	return true
+}
+
+// merge appends block i+1's entries to block i's.
+func (t *termList) merge(i int) {
+	a, b := &t.blocks[i], &t.blocks[i+1]
+	data := make([]byte, 0, len(a.data)+len(b.data)+binary.MaxVarintLen32)
+	data = append(data, a.data...)
+	// b's first entry's delta, 0, is one byte: its delta is now from
+	// a's last entry.
+	data = binary.AppendUvarint(data, uint64(b.first-a.last))
+	data = append(data, b.data[1:]...)
+	a.data, a.last, a.n = data, b.last, a.n+b.n
+	t.blocks = slices.Delete(t.blocks, i+1, i+2)
 }
 
 // skipEntry returns the offset past the entry whose fields after its doc

@@ -44,6 +44,20 @@ func TestPostings(t *testing.T) {
 				t.Fatalf("round %d: removed %d, not there", round, doc+1)
 			}
 		}
+		// Most of the postings removed, blocks thinned and merged.
+		if round%2 == 0 {
+			for i := len(model) - 1; i >= 0; i-- {
+				if r.IntN(10) > 0 {
+					if !tl.remove(model[i].doc) {
+						t.Fatalf("round %d: remove %d: not found", round, model[i].doc)
+					}
+					model = slices.Delete(model, i, i+1)
+				}
+			}
+			if len(model) > 0 && len(tl.blocks) > len(model)/(blockEntries/4)+2 {
+				t.Errorf("round %d: %d postings in %d blocks", round, len(model), len(tl.blocks))
+			}
+		}
 		if tl.n != len(model) {
 			t.Fatalf("round %d: %d postings, want %d", round, tl.n, len(model))
 		}
