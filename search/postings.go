@@ -234,9 +234,22 @@ func (c *postCursor) next() bool {
 	if c.off >= len(c.data) && !c.nextBlock() {
 		return false
 	}
+	data, off := c.data, c.off
+	// Most entries' first four uvarints (an entry has at least four)
+	// are a byte each: read at once.
+	if off+4 <= len(data) {
+		w := binary.LittleEndian.Uint32(data[off:])
+		if w&0x80808080 == 0 {
+			c.doc += w & 0xff
+			end := off + 2 + int(w>>8&0xff)
+			c.freq = w >> 16 & 0xff
+			c.mask = uint64(w>>24) - 1
+			c.pos, c.posEnd, c.off = off+4, end, end
+			return true
+		}
+	}
 	// uvarint's fast path, written out here and in skipTo: the calls
 	// cost a fifth of a term query.
-	data, off := c.data, c.off
 	v := uint64(data[off])
 	if v < 0x80 {
 		off++
