@@ -17,17 +17,18 @@ type result struct {
 	freq uint32
 	idf  float64
 	pos  []uint32 // a term's positions (see termPos)
+	kids []*result
+	mask resultKind // an aggregate's: its children's kinds, or-ed
+	// weight, when weighted, multiplies the record's TFIDF (a query
+	// node's $weight); else it counts 1.
+	weight   float64
+	weighted bool
+
 	// A term's positions not yet decoded into pos: enc[encAt:encEnd]
 	// (enc is its block of postings, set as the reader enters one, so
 	// that moving writes no pointer).
 	enc           []byte
 	encAt, encEnd int32
-	kids          []*result
-	mask          resultKind // an aggregate's: its children's kinds, or-ed
-	// weight, when weighted, multiplies the record's TFIDF (a query
-	// node's $weight); else it counts 1.
-	weight   float64
-	weighted bool
 }
 
 // w is r's weight.

@@ -9,7 +9,8 @@ import (
 // postings, by ascending document id, encoded in blocks of at most
 // blockEntries entries, each block headed by its first and last document
 // ids so that a reader skipping to an id passes whole blocks, and a
-// removal rewrites one block. An entry is a run of uvarints:
+// removal splices its entry out of one block. An entry is a run of
+// uvarints:
 //
 //	doc delta   the document id less the entry before's (the first
 //	            entry's: less the block's first id, so 0)
@@ -21,8 +22,9 @@ import (
 //	pos deltas  its positions, ascending, each less the one before, to
 //	            the entry's end (none with NOOFFSETS)
 //
-// A posting of a short word is 5 or 6 bytes, where a struct of its
-// fields and a slice of its positions took 28.
+// A posting of a word once in a document is 5 to 7 bytes (5.7 on
+// average in TestIndexMemory's load), where a struct of its fields and
+// its positions took 28.
 
 // blockEntries is the most entries a block holds (RediSearch's
 // INDEX_BLOCK_SIZE is 100).
