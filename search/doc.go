@@ -21,8 +21,22 @@
 // caller's Loader.
 //
 // FT.SUGADD's suggestion dictionaries are not indexes: they are keys of
-// their own, in package suggest. FormatScore (format.go) writes the doubles
+// their own, in package suggest. FormatScore (dtoa.go) writes the doubles
 // of both as RediSearch's replies do.
+//
+// # Storage
+//
+// A term's postings (postings.go) are stored as RediSearch stores its
+// inverted indexes: blocks of up to 128 entries, an entry a few uvarints
+// (its document id less the entry before's, its length, its frequency,
+// its field mask, its positions' deltas), each block headed by its first
+// and last document ids so that a reader skipping to an id passes whole
+// blocks; a removal splices its entry out of its block (a block thinned
+// to a quarter joins a neighbour). Positions are
+// decoded when a query first asks for them. A document (index.go) is 80
+// bytes and one string of what Delete needs (its terms' ids, its TAG and
+// NUMERIC values); Delete finds its VECTOR, GEO and INDEXMISSING entries
+// by its id.
 //
 // The package knows nothing of connections, locks or the keyspace: an
 // Index is not safe for concurrent use, its caller serialises access to it

@@ -23,13 +23,19 @@ type result struct {
 	// value read (EXPLAINSCORE's BM25STD lines name it).
 	bidf float64
 	term string
-	pos  []uint32
+	pos  []uint32 // a term's positions (see termPos)
 	kids []*result
 	mask resultKind // an aggregate's: its children's kinds, or-ed
 	// weight, when weighted, multiplies the record's TFIDF (a query
 	// node's $weight); else it counts 1.
 	weight   float64
 	weighted bool
+
+	// A term's positions not yet decoded into pos: enc[encAt:encEnd]
+	// (enc is its block of postings, set as the reader enters one, so
+	// that moving writes no pointer).
+	enc           []byte
+	encAt, encEnd int32
 }
 
 // w is r's weight.
@@ -62,7 +68,7 @@ func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resInters
 func (r *result) hasOffsets() bool {
 	switch {
 	case r.kind == resTerm:
-		return len(r.pos) > 0
+		return r.encEnd > r.encAt || len(r.pos) > 0
 	case r.isAgg():
 		return r.mask != resVirtual
 	}
@@ -432,17 +438,11 @@ func (e *evaluator) prefixTerms(prefix string) []string {
 // term returns a reader of word's postings whose fields intersect mask.
 func (e *evaluator) term(word string, mask uint64) iterator {
 	tl := e.ix.terms[word]
-	if tl == nil || len(tl.ps) == 0 {
+	if tl == nil || tl.n == 0 {
 		return nil
 	}
-	ps := tl.ps
-	idf := e.idf(len(ps))
-	it := &listIter{ps: ps, count: len(ps), seeker: true, profType: "TEXT", profTerm: word, profSize: len(ps)}
-	it.rec.kind, it.rec.idf, it.rec.bidf, it.rec.term = resTerm, idf, e.bm25IDF(len(ps)), word
-	if mask != allFields {
-		it.keep = func(i int) bool { return ps[i].mask&mask != 0 }
-	}
-	it.fill = func(i int, r *result) { r.freq, r.pos = ps[i].freq, tl.positions(&ps[i]) }
+	it := &listIter{term: newPostCursor(tl), mask: mask, count: tl.n, profType: "TEXT", profTerm: word, profSize: tl.n}
+	it.rec.kind, it.rec.idf, it.rec.bidf, it.rec.term = resTerm, e.idf(tl.n), e.bm25IDF(tl.n), word
 	return it
 }
 
@@ -461,7 +461,7 @@ func (e *evaluator) tag(f *Field, v string) iterator {
 // children's).
 func (r *result) positions() []uint32 {
 	if r.kind == resTerm {
-		return r.pos
+		return r.termPos()
 	}
 	var out []uint32
 	for _, k := range r.kids {
@@ -469,6 +469,21 @@ func (r *result) positions() []uint32 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// termPos returns a term record's positions, decoded on first use (most
+// queries never look at them).
+func (r *result) termPos() []uint32 {
+	if r.encEnd > r.encAt {
+		pos := decodePositions(r.pos[:0], r.enc[r.encAt:r.encEnd])
+		if cap(pos) == cap(r.pos) {
+			r.pos = r.pos[:len(pos)] // (no pointer written)
+		} else {
+			r.pos = pos
+		}
+		r.encAt = r.encEnd
+	}
+	return r.pos
 }
 
 // withinRange is RediSearch's IndexResult_IsWithinRange: whether the
@@ -591,16 +606,22 @@ func slop(r *result) float64 {
 	}
 	var dist int32
 	var prev []uint32
-	havePrev := false
+	var prevKid *result
 	for _, k := range r.kids {
 		if !k.hasOffsets() {
 			continue
 		}
-		cur := k.positions()
-		if havePrev {
+		if prevKid != nil {
+			// (Positions decoded only where a pair is compared: a term
+			// beside a tag, a range or a negation needs none.)
+			if prev == nil {
+				prev = prevKid.positions()
+			}
+			cur := k.positions()
 			dist += pairDelta(prev, cur)
+			prev = cur
 		}
-		prev, havePrev = cur, true
+		prevKid = k
 	}
 	if dist == 0 {
 		return float64(len(r.kids) - 1)

@@ -211,8 +211,9 @@ type termPos struct {
 func offsets(r *result) []termPos {
 	switch {
 	case r.kind == resTerm:
-		out := make([]termPos, len(r.pos))
-		for i, p := range r.pos {
+		pos := r.termPos()
+		out := make([]termPos, len(pos))
+		for i, p := range pos {
 			out[i] = termPos{p, r}
 		}
 		return out

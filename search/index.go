@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -44,9 +45,17 @@ type Index struct {
 	// the schema has a PAYLOAD_FIELD.
 	payloads map[uint32][]byte
 
+	// termByID finds a term's list by its id (documents keep their
+	// terms' ids); freeTermIDs are the ids of removed terms, for reuse.
+	termByID    []*termList
+	freeTermIDs []uint32
+
 	syn     *synMap          // FT.SYNUPDATE's groups (nil: none)
 	hits    map[string]int32 // Put's scratch: a term's place in hitList
 	hitList []termHit
+	tagVals [][]string // Put's scratch: the document's values per TAG field
+	numVals []slotNum  // Put's scratch: its NUMERIC values
+	delEnc  []byte     // Put's scratch: its document's del
 
 	// Statistics for FT.INFO.
 	totalLength uint64 // the documents' lengths, summed (BM25's average)
@@ -63,48 +72,6 @@ type termHit struct {
 	pos  []uint32
 }
 
-// posting is one document's entry in a term's inverted index.
-type posting struct {
-	doc  uint32
-	freq uint32 // the term's weighted frequency in the document
-	mask uint64 // the TEXT fields it occurs in (textID bits)
-	// Its positions, ascending, are its termList's pos[posAt:posAt+npos]
-	// (no slice of their own: a posting is 24 bytes, and allocates
-	// nothing).
-	posAt, npos uint32
-}
-
-// termList is a term's inverted index: its postings by ascending document
-// id and their positions, end to end. A removed posting's positions stay
-// (dead) until they are half of pos, then pos is compacted.
-type termList struct {
-	word string
-	ps   []posting
-	pos  []uint32
-	dead int
-}
-
-// positions returns p's positions (a slice of t.pos: read-only).
-func (t *termList) positions(p *posting) []uint32 {
-	return t.pos[p.posAt : p.posAt+p.npos : p.posAt+p.npos]
-}
-
-// remove removes the posting at i.
-func (t *termList) remove(i int) {
-	t.dead += int(t.ps[i].npos)
-	t.ps = slices.Delete(t.ps, i, i+1)
-	if t.dead > 64 && t.dead > len(t.pos)/2 {
-		pos := make([]uint32, 0, len(t.pos)-t.dead)
-		for j := range t.ps {
-			p := &t.ps[j]
-			at := uint32(len(pos))
-			pos = append(pos, t.positions(p)...)
-			p.posAt = at
-		}
-		t.pos, t.dead = pos, 0
-	}
-}
-
 type numEntry struct {
 	v   float64
 	doc uint32
@@ -117,22 +84,28 @@ func numLess(a, b numEntry) bool {
 	return a.doc < b.doc
 }
 
-// document is what the index remembers of an indexed key.
+// document is what the index remembers of an indexed key: 80 bytes, and
+// one string of what Delete needs, encoded (del).
 type document struct {
-	id      uint32
 	key     string
-	score   float64
+	id      uint32
 	maxFreq uint32
-	length  uint32      // the sum of its tokens' frequencies
-	terms   []*termList // the lists of its terms (for Delete)
-	tagVals [][]string  // per TAG field
-	numVals []float64   // per NUMERIC field (NaN: none)
-	hasNum  []bool
-	hasVec  []bool    // per VECTOR field
-	geoVals []float64 // per GEO field: the geohash
-	hasGeo  []bool
-	sortv   []sortValue
-	missing []string // the INDEXMISSING fields it lacks (aliases)
+	length  uint32 // the sum of its tokens' frequencies
+	score   float64
+	// del is what Delete needs to find the document's entries, as
+	// uvarints: how many terms, each one's id (termList.id); how many
+	// TAG values, each one's field (slot), length and bytes; how many
+	// NUMERIC values, each one's field (slot) and 8 bytes (its float's,
+	// little-endian). Its VECTOR, GEO and INDEXMISSING entries Delete
+	// finds by its id.
+	del   string
+	sortv []sortValue
+}
+
+// slotNum is a NUMERIC field's value.
+type slotNum struct {
+	slot int
+	v    float64
 }
 
 // sortValue is a document's value of a SORTABLE field (or of any field
@@ -247,14 +220,28 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		return true
 	}
 	d := &document{key: key, score: ix.docScore(get)}
-	d.tagVals = make([][]string, ix.Schema.tags)
-	d.numVals = make([]float64, ix.Schema.nums)
-	d.hasNum = make([]bool, ix.Schema.nums)
-	d.sortv = make([]sortValue, ix.Schema.sortables)
-	d.hasVec = make([]bool, ix.Schema.vecs)
-	d.geoVals = make([]float64, ix.Schema.geos)
-	d.hasGeo = make([]bool, ix.Schema.geos)
-	vecs := make([][]byte, ix.Schema.vecs)
+	tagVals := ix.tagVals[:0]
+	for range ix.Schema.tags {
+		tagVals = append(tagVals, nil)
+	}
+	var missing []string
+	nums := ix.numVals[:0]
+	if ix.Schema.sortables > 0 {
+		d.sortv = make([]sortValue, ix.Schema.sortables)
+	}
+	// The VECTOR and GEO values, indexed once the document is (nil,
+	// NaN: none).
+	var vecs [][]byte
+	var geos []float64
+	if ix.Schema.vecs > 0 {
+		vecs = make([][]byte, ix.Schema.vecs)
+	}
+	if ix.Schema.geos > 0 {
+		geos = make([]float64, ix.Schema.geos)
+		for i := range geos {
+			geos[i] = math.NaN()
+		}
+	}
 	// The document's terms, in ix's scratch table (reused: Put runs
 	// for every write of an indexed hash).
 	if ix.hits == nil {
@@ -288,7 +275,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		v, ok := get(f.Name)
 		if !ok {
 			if f.IndexMissing {
-				d.missing = append(d.missing, f.Alias)
+				missing = append(missing, f.Alias)
 			}
 			continue
 		}
@@ -334,7 +321,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if !f.NoIndex {
-				d.tagVals[f.slot] = vals
+				tagVals[f.slot] = vals
 				if t := ix.tagSuffix[f.slot]; t != nil {
 					for _, v := range vals {
 						t.add(v)
@@ -351,14 +338,14 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = sortValue{set: true, num: true, f: n}
 			}
 			if !f.NoIndex {
-				d.numVals[f.slot], d.hasNum[f.slot] = n, true
+				nums = append(nums, slotNum{f.slot, n})
 			}
 		case Vector:
 			if len(v) != f.Vector.blobSize() {
 				ix.failures++
 				return false
 			}
-			vecs[f.slot], d.hasVec[f.slot] = v, true
+			vecs[f.slot] = v
 		case Geo:
 			h, ok := geoHash(v)
 			if !ok {
@@ -369,7 +356,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				d.sortv[f.sortID] = stringSortValue(f, v)
 			}
 			if !f.NoIndex {
-				d.geoVals[f.slot], d.hasGeo[f.slot] = h, true
+				geos[f.slot] = h
 			}
 		}
 	}
@@ -384,7 +371,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		}
 	}
 	ix.hitList = list[:0]
-	d.terms = make([]*termList, 0, len(list))
+	del := binary.AppendUvarint(ix.delEnc[:0], uint64(len(list)))
 	for _, h := range list {
 		term := h.term
 		// Ids only grow: the new posting goes last. The empty term
@@ -392,29 +379,32 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		// count): no prefix expands to it.
 		tl := ix.terms[term]
 		if tl == nil {
-			tl = &termList{word: term}
-			ix.terms[term] = tl
-			if term != "" {
-				ix.termSet.Set(term)
-			}
+			tl = ix.newTerm(term)
 		}
-		d.terms = append(d.terms, tl)
-		p := posting{doc: d.id, freq: h.freq, mask: h.mask, posAt: uint32(len(tl.pos))}
+		del = binary.AppendUvarint(del, uint64(tl.id))
+		freq, mask, pos := h.freq, h.mask, h.pos
 		if ix.Schema.NoFreqs {
-			p.freq = 1
+			freq = 1
 		}
 		if ix.Schema.NoFields {
-			p.mask = allFields
+			mask = allFields
 		}
-		if !ix.Schema.NoOffsets {
-			p.npos = uint32(len(h.pos))
-			tl.pos = append(tl.pos, h.pos...)
+		if ix.Schema.NoOffsets {
+			pos = nil
 		}
-		tl.ps = append(tl.ps, p)
+		tl.add(d.id, freq, mask, pos)
 		ix.records++
 	}
-	for slot, vals := range d.tagVals {
+	n := 0
+	for _, vals := range tagVals {
+		n += len(vals)
+	}
+	del = binary.AppendUvarint(del, uint64(n))
+	for slot, vals := range tagVals {
 		for _, v := range vals {
+			del = binary.AppendUvarint(del, uint64(slot))
+			del = binary.AppendUvarint(del, uint64(len(v)))
+			del = append(del, v...)
 			if len(ix.tags[slot][v]) == 0 {
 				ix.tagSets[slot].Set(v)
 			}
@@ -422,25 +412,48 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			ix.tagRecs++
 		}
 	}
-	for _, name := range d.missing {
+	clear(tagVals)
+	ix.tagVals = tagVals[:0]
+	for _, name := range missing {
 		ix.missing[name] = append(ix.missing[name], d.id)
 	}
-	for slot, ok := range d.hasNum {
-		if ok {
-			ix.nums[slot].Set(numEntry{d.numVals[slot], d.id})
+	del = binary.AppendUvarint(del, uint64(len(nums)))
+	for _, n := range nums {
+		ix.nums[n.slot].Set(numEntry{n.v, d.id})
+		del = binary.AppendUvarint(del, uint64(n.slot))
+		del = binary.LittleEndian.AppendUint64(del, math.Float64bits(n.v))
+	}
+	d.del = string(del)
+	ix.delEnc, ix.numVals = del[:0], nums[:0]
+	for slot, v := range vecs {
+		if v != nil {
+			ix.vecs[slot].put(d.id, v)
 		}
 	}
-	for slot, ok := range d.hasVec {
-		if ok {
-			ix.vecs[slot].put(d.id, vecs[slot])
-		}
-	}
-	for slot, ok := range d.hasGeo {
-		if ok {
-			ix.geos[slot].put(d.id, d.geoVals[slot])
+	for slot, h := range geos {
+		if !math.IsNaN(h) {
+			ix.geos[slot].put(d.id, h)
 		}
 	}
 	return true
+}
+
+// newTerm adds term's (empty) list to the index.
+func (ix *Index) newTerm(term string) *termList {
+	tl := &termList{word: term}
+	if n := len(ix.freeTermIDs); n > 0 {
+		tl.id = ix.freeTermIDs[n-1]
+		ix.freeTermIDs = ix.freeTermIDs[:n-1]
+		ix.termByID[tl.id] = tl
+	} else {
+		tl.id = uint32(len(ix.termByID))
+		ix.termByID = append(ix.termByID, tl)
+	}
+	ix.terms[term] = tl
+	if term != "" {
+		ix.termSet.Set(term)
+	}
+	return tl
 }
 
 // docScore is a document's score: its SCORE_FIELD's value when it has a
@@ -514,54 +527,59 @@ func (ix *Index) Delete(key string) {
 	ix.byID.del(d.id)
 	delete(ix.payloads, d.id)
 	ix.totalLength -= uint64(d.length)
-	for _, tl := range d.terms {
-		if i, ok := slices.BinarySearchFunc(tl.ps, d.id, func(p posting, id uint32) int { return cmpU32(p.doc, id) }); ok {
-			tl.remove(i)
+	del, off := d.del, 0
+	next := func() int {
+		var v uint64
+		v, off = uvarintString(del, off)
+		return int(v)
+	}
+	for n := next(); n > 0; n-- {
+		tl := ix.termByID[next()]
+		if tl.remove(d.id) {
 			ix.records--
 		}
-		if len(tl.ps) == 0 {
+		if tl.n == 0 {
 			// None of its documents is left: nothing points to it.
 			delete(ix.terms, tl.word)
 			if tl.word != "" {
 				ix.termSet.Delete(tl.word)
 			}
+			ix.termByID[tl.id] = nil
+			ix.freeTermIDs = append(ix.freeTermIDs, tl.id)
 		}
 	}
-	for slot, vals := range d.tagVals {
-		for _, v := range vals {
-			ids := ix.tags[slot][v]
-			if i, ok := slices.BinarySearch(ids, d.id); ok {
-				ids = slices.Delete(ids, i, i+1)
-				ix.tagRecs--
-			}
-			if len(ids) == 0 {
-				delete(ix.tags[slot], v)
-				ix.tagSets[slot].Delete(v)
-			} else {
-				ix.tags[slot][v] = ids
-			}
+	for n := next(); n > 0; n-- {
+		slot, l := next(), next()
+		v := del[off : off+l]
+		off += l
+		ids := ix.tags[slot][v]
+		if i, ok := slices.BinarySearch(ids, d.id); ok {
+			ids = slices.Delete(ids, i, i+1)
+			ix.tagRecs--
+		}
+		if len(ids) == 0 {
+			delete(ix.tags[slot], v)
+			ix.tagSets[slot].Delete(v)
+		} else {
+			ix.tags[slot][v] = ids
 		}
 	}
-	for _, name := range d.missing {
-		ids := ix.missing[name]
+	for n := next(); n > 0; n-- {
+		slot := next()
+		v := math.Float64frombits(binary.LittleEndian.Uint64([]byte(del[off : off+8])))
+		off += 8
+		ix.nums[slot].Delete(numEntry{v, d.id})
+	}
+	for name, ids := range ix.missing {
 		if i, ok := slices.BinarySearch(ids, d.id); ok {
 			ix.missing[name] = slices.Delete(ids, i, i+1)
 		}
 	}
-	for slot, ok := range d.hasNum {
-		if ok {
-			ix.nums[slot].Delete(numEntry{d.numVals[slot], d.id})
-		}
+	for _, v := range ix.vecs {
+		v.del(d.id)
 	}
-	for slot, ok := range d.hasVec {
-		if ok {
-			ix.vecs[slot].del(d.id)
-		}
-	}
-	for slot, ok := range d.hasGeo {
-		if ok {
-			ix.geos[slot].del(d.id)
-		}
+	for _, g := range ix.geos {
+		g.del(d.id)
 	}
 }
 

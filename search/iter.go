@@ -53,19 +53,15 @@ type iterState struct {
 type listIter struct {
 	st    iterState
 	ids   []uint32
-	ps    []posting              // a term's postings, read in place (instead of ids)
-	fill  func(i int, r *result) // sets the record for entry i
-	keep  func(i int) bool       // entries a field mask excludes are skipped
-	n     int                    // the next entry
+	term  postCursor       // a term's postings, decoded as read (instead of ids; tl set)
+	blk   int              // the block of the term's record's enc, plus 1
+	mask  uint64           // a term's fields read (allFields: any)
+	keep  func(i int) bool // the entries kept (nil: all)
+	n     int              // the next entry
 	last  uint32
 	eof   bool
 	rec   result
 	count int
-	// seeker marks a term's reader: RediSearch's skip over a term's
-	// postings (its "seeker") that runs off the end reports the end
-	// without marking the reader done, and leaves the last entry it
-	// decoded — even one of another field — as its last read.
-	seeker bool
 	// profType, profTerm and profSize are what FT.PROFILE shows of it
 	// (RediSearch's reader type, term and size; "" for none).
 	profType, profTerm string
@@ -79,21 +75,35 @@ func (it *listIter) atEnd() bool       { return it.eof }
 func (it *listIter) est() int          { return it.count }
 
 // size is the number of entries; id the document of entry i.
-func (it *listIter) size() int {
-	if it.ps != nil {
-		return len(it.ps)
-	}
-	return len(it.ids)
-}
+func (it *listIter) size() int       { return len(it.ids) }
+func (it *listIter) id(i int) uint32 { return it.ids[i] }
 
-func (it *listIter) id(i int) uint32 {
-	if it.ps != nil {
-		return it.ps[i].doc
+// fillTerm sets the record of a term's reader from the entry its cursor
+// read.
+func (it *listIter) fillTerm() {
+	c := &it.term
+	it.rec.freq = c.freq
+	it.rec.pos = it.rec.pos[:0]
+	if it.blk != c.bi+1 {
+		it.rec.enc, it.blk = c.data, c.bi+1
 	}
-	return it.ids[i]
+	it.rec.encAt, it.rec.encEnd = int32(c.pos), int32(c.posEnd)
 }
 
 func (it *listIter) read() (readRC, *result) {
+	if c := &it.term; c.tl != nil {
+		for c.next() {
+			// As below: the entry is the last read, its mask or not.
+			it.rec.doc, it.last = c.doc, c.doc
+			if c.mask&it.mask == 0 {
+				continue
+			}
+			it.fillTerm()
+			return rcOK, &it.rec
+		}
+		it.eof = true
+		return rcEOF, nil
+	}
 	for it.n < it.size() {
 		i := it.n
 		it.n++
@@ -105,9 +115,6 @@ func (it *listIter) read() (readRC, *result) {
 		if it.keep != nil && !it.keep(i) {
 			continue
 		}
-		if it.fill != nil {
-			it.fill(i, &it.rec)
-		}
 		return rcOK, &it.rec
 	}
 	it.eof = true
@@ -118,22 +125,23 @@ func (it *listIter) skipTo(id uint32) (readRC, *result) {
 	if it.eof {
 		return rcEOF, nil
 	}
-	if it.seeker {
-		if it.size() == 0 || id > it.id(it.size()-1) {
+	if c := &it.term; c.tl != nil {
+		// A term's reader skips as RediSearch's "seeker" does (whole
+		// blocks first): running off the end, it reports the end
+		// without marking the reader done, and leaves the last entry
+		// it decoded — even one of another field — as its last read.
+		if id > c.end {
 			it.eof = true
 			return rcEOF, nil
 		}
-		for it.n < it.size() {
-			i := it.n
-			it.n++
-			it.rec.doc, it.last = it.id(i), it.id(i)
-			if it.id(i) < id || it.keep != nil && !it.keep(i) {
+		ok := c.skipTo(id)
+		for ; ok; ok = c.next() {
+			it.rec.doc, it.last = c.doc, c.doc
+			if c.mask&it.mask == 0 {
 				continue
 			}
-			if it.fill != nil {
-				it.fill(i, &it.rec)
-			}
-			if it.id(i) == id {
+			it.fillTerm()
+			if c.doc == id {
 				return rcOK, &it.rec
 			}
 			return rcNotFound, &it.rec

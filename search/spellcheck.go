@@ -48,7 +48,7 @@ func (ix *Index) SpellCheck(query string, dialect, distance int, include, exclud
 		m := Misspelled{Term: t}
 		ix.termSet.Scan(func(w string) bool {
 			if withinEdits(t, w, distance, false) { // stems too ("+peac"), as RediSearch's trie walk finds them
-				m.Suggestions = append(m.Suggestions, Suggestion{w, float64(len(ix.terms[w].ps)) / float64(len(ix.docs))})
+				m.Suggestions = append(m.Suggestions, Suggestion{w, float64(ix.terms[w].n) / float64(len(ix.docs))})
 			}
 			return true
 		})
