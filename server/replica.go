@@ -370,7 +370,7 @@ func (s *Server) appendMasterInfo(dst []byte, now time.Time) (_ []byte, id uint6
 func (s *Server) touchesExpired(mc *Client, cmd *Command, args [][]byte) bool {
 	expired := func(cmd *Command, args [][]byte) bool {
 		for _, i := range cmd.keyPositions(nil, args) {
-			if _, exp := mc.db.Stored(args[i]); exp {
+			if mc.db.Expired(args[i]) {
 				return true
 			}
 		}
