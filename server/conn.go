@@ -59,7 +59,11 @@ type Client struct {
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
 	// replFeed: a feedReplica task is queued on the connection's loop.
-	replFeed    atomic.Bool
+	replFeed atomic.Bool
+	// feedFn is c.feedReplica as a func value, made once by SYNC or
+	// PSYNC before c is attached, for replicaSink.Notify: a method value
+	// allocates each time it is taken.
+	feedFn      func()
 	replicaPort atomic.Int64
 	replicaIP   string
 	// replicaEOF: it said REPLCONF capa eof; replicaWaiting: it waits for
