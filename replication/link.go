@@ -62,6 +62,12 @@ type LinkConfig struct {
 	// only there, so that a link lost inside a transaction continues from
 	// its MULTI.
 	Apply func(args [][]byte) (boundary bool)
+	// Prefetch, when set, is called before each command of the stream
+	// is applied, with the reader holding it: the commands buffered
+	// after it (rd.Ahead) are about to be applied, and the replica may
+	// warm the CPU cache with their keys, as a connection does for its
+	// pipeline. It must not consume input.
+	Prefetch func(rd *resp.Reader)
 	// Lost, when set, is called when a session ends: the command it was
 	// in the middle of (a transaction) is to be forgotten.
 	Lost func()
@@ -603,6 +609,9 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 		now := rd.Consumed()
 		pending += now - consumed
 		consumed = now
+		if l.cfg.Prefetch != nil {
+			l.cfg.Prefetch(rd)
+		}
 		boundary := true
 		if len(args) >= 2 && strings.EqualFold(string(args[0]), "replconf") && strings.EqualFold(string(args[1]), "getack") {
 			l.ack()
