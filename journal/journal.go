@@ -371,6 +371,12 @@ func (u *Unit) Start() int64 { return u.start }
 // End returns the stream's offset after the unit.
 func (u *Unit) End() int64 { return u.end }
 
+// Proxied returns the bytes of a proxied unit (AppendRaw: a master's
+// stream, as it came), which are its bytes in the stream; nil for the
+// server's own units. They are valid during the Write call only, and
+// read-only.
+func (u *Unit) Proxied() []byte { return u.raw }
+
 // AppendFramed appends the unit's bytes in the stream (End-Start of them)
 // to dst: its commands, with the SELECTs the stream puts before them.
 func (u *Unit) AppendFramed(dst []byte) []byte {

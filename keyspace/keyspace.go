@@ -302,6 +302,24 @@ func (db *DB) Stored(key []byte) (stored, expired bool) {
 	return stored, expired
 }
 
+// Expired reports whether key is stored with an expiry that has passed
+// (Stored's expired). When no key of key's shard has an expiry, it costs
+// a hash and a bit test: no lookup (a replica asks it of every key of its
+// master's stream, whose keys seldom expire).
+func (db *DB) Expired(key []byte) bool {
+	h := hashKey(key)
+	si := shardIndex(h)
+	if db.volShards[si>>6].Load()&(1<<(si&63)) == 0 {
+		return false
+	}
+	s := &db.shards[si]
+	s.mu.RLock()
+	e := s.m.get(h, key)
+	expired := e != nil && e.expire != 0 && e.expire <= db.expiryNow()
+	s.mu.RUnlock()
+	return expired
+}
+
 // expireIfSame removes the expired entry e if it is still in the shard
 // (not while HoldExpired).
 func (db *DB) expireIfSame(s *shard, e *Entry) {

@@ -427,3 +427,55 @@ func TestGrowStringAmortized(t *testing.T) {
 		t.Fatalf("%d reallocations for 64K one-byte growths (mem %d / %d)", moves, db.Mem(), e.MemSize())
 	}
 }
+
+// TestExpiredMatchesStored checks Expired against Stored's expired, for
+// keys with and without an expiry, in shards with and without volatile
+// keys, before and after the expiries pass and after the active expiry
+// cycle cleared empty shards' bits.
+func TestExpiredMatchesStored(t *testing.T) {
+	db, clk := newTestDB()
+	for i := range 2000 {
+		k := fmt.Sprintf("k%d", i)
+		set(db, k, "v")
+		if i%97 == 0 {
+			db.SetExpire([]byte(k), clk.now+10)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		expired := 0
+		for i := range 2100 { // and 100 missing keys
+			k := []byte(fmt.Sprintf("k%d", i))
+			_, want := db.Stored(k)
+			if got := db.Expired(k); got != want {
+				t.Fatalf("%s: Expired(%s) = %v, Stored says %v", when, k, got, want)
+			}
+			if want {
+				expired++
+			}
+		}
+		t.Logf("%s: %d expired", when, expired)
+	}
+	check("before")
+	clk.now += 10
+	check("after")
+	for si := range NumShards {
+		db.sampleExpiredAll(si)
+	}
+	check("after the cycle")
+}
+
+// sampleExpiredAll deletes the expired keys of shard si, as the active
+// expiry cycle does, until SampleExpired finds no volatile key (which
+// clears the shard's bit). Every volatile key must be expired.
+func (db *DB) sampleExpiredAll(si int) {
+	for {
+		out, n := db.SampleExpired(si, 1000, nil)
+		if n == 0 {
+			return
+		}
+		for _, k := range out {
+			db.DeleteExpired([]byte(k))
+		}
+	}
+}

@@ -72,11 +72,17 @@ func newBacklog(sizeFn func() int64, end int64) *backlog {
 
 // Write appends the unit's bytes (journal.Subscriber), then tells the
 // replicas that there is more to send.
+// A proxied unit's bytes (a replica's master's stream) are copied
+// straight into the blocks; others are framed in scratch first.
 func (b *backlog) Write(u *journal.Unit) {
-	b.scratch = u.AppendFramed(b.scratch[:0])
+	p := u.Proxied()
+	if p == nil {
+		b.scratch = u.AppendFramed(b.scratch[:0])
+		p = b.scratch
+	}
 	b.mu.Lock()
-	b.appendLocked(b.scratch, u.End())
-	if len(b.scratch) > 0 {
+	added := b.appendLocked(p, u.End())
+	if len(p) > 0 {
 		b.notify = append(b.notify[:0], b.readers...)
 	}
 	b.mu.Unlock()
@@ -84,24 +90,24 @@ func (b *backlog) Write(u *journal.Unit) {
 		b.scratch = nil
 	}
 	for i, r := range b.notify {
-		r.sink.Notify()
+		r.sink.Notify(added)
 		b.notify[i] = nil
 	}
 	b.notify = b.notify[:0]
 }
 
-// appendLocked appends p, the stream's bytes up to offset end. A replica
-// whose cursor waits for the next byte gets it at p's first byte.
-func (b *backlog) appendLocked(p []byte, end int64) {
+// appendLocked appends p, the stream's bytes up to offset end, and
+// reports whether it added a block. A replica whose cursor waits for the
+// next byte gets it at p's first byte.
+func (b *backlog) appendLocked(p []byte, end int64) (added bool) {
 	b.size = max(b.sizeFn(), 1)
 	if len(p) == 0 {
 		b.end = end
-		return
+		return false
 	}
 	b.end = end - int64(len(p))
 	var first *block
 	firstPos := 0
-	added := false
 	for len(p) > 0 {
 		t := b.tail
 		if t == nil || len(t.buf) == cap(t.buf) {
@@ -137,6 +143,7 @@ func (b *backlog) appendLocked(p []byte, end int64) {
 	if added {
 		b.trimLocked()
 	}
+	return added
 }
 
 // trimLocked drops the oldest blocks while the history is longer than

@@ -18,7 +18,7 @@ func (r *recorder) Write(u *journal.Unit) { r.stream = u.AppendFramed(r.stream) 
 type nopSink struct{ notified int }
 
 func (s *nopSink) Send([]byte) {}
-func (s *nopSink) Notify()     { s.notified++ }
+func (s *nopSink) Notify(bool) { s.notified++ }
 
 // drain reads everything r has to send.
 func drain(r *Replica, max int) []byte {

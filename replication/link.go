@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/aof"
 	"github.com/hotkv/hotkv/resp"
 )
 
@@ -63,6 +62,12 @@ type LinkConfig struct {
 	// only there, so that a link lost inside a transaction continues from
 	// its MULTI.
 	Apply func(args [][]byte) (boundary bool)
+	// Prefetch, when set, is called before each command of the stream
+	// is applied, with the reader holding it: the commands buffered
+	// after it (rd.Ahead) are about to be applied, and the replica may
+	// warm the CPU cache with their keys, as a connection does for its
+	// pipeline. It must not consume input.
+	Prefetch func(rd *resp.Reader)
 	// Lost, when set, is called when a session ends: the command it was
 	// in the middle of (a transaction) is to be forgotten.
 	Lost func()
@@ -83,8 +88,9 @@ type LinkConfig struct {
 	// which the session ends.
 	Failover     func() bool
 	FailoverDone func(accepted bool)
-	// Proxy receives the stream's bytes as applied, a transaction at a
-	// time, for the replica's own replicas.
+	// Proxy receives the stream's bytes as applied, as they came from
+	// the master, a transaction at a time, for the replica's own
+	// replicas. raw is valid during the call only, and read-only.
 	Proxy func(raw []byte)
 	// Logf and Warnf log in the server's log.
 	Logf, Warnf func(format string, args ...any)
@@ -578,8 +584,17 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 	var consumed, pending int64
 	var raw []byte // the bytes applied since the last boundary
 	base := l.offset.Load()
+	// The deadline, the time of the last data and the bytes read move
+	// once per read, not per command: a read brings many.
+	rd.BeforeBlock = func() error {
+		return conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
+	}
+	rd.AfterRead = func() error {
+		l.lastIO.Store(time.Now().Unix())
+		l.read.Store(base + rd.BytesRead)
+		return nil
+	}
 	for {
-		conn.SetReadDeadline(time.Now().Add(l.cfg.Timeout()))
 		args, err := rd.ReadCommand()
 		if err != nil {
 			if l.stopped() {
@@ -591,26 +606,33 @@ func (l *Link) follow(conn net.Conn, br *bufio.Reader) error {
 			}
 			return fmt.Errorf("Connection with master lost: %v", err)
 		}
-		l.lastIO.Store(time.Now().Unix())
-		l.read.Store(base + rd.BytesRead)
 		now := rd.Consumed()
 		pending += now - consumed
 		consumed = now
+		if l.cfg.Prefetch != nil {
+			l.cfg.Prefetch(rd)
+		}
 		boundary := true
 		if len(args) >= 2 && strings.EqualFold(string(args[0]), "replconf") && strings.EqualFold(string(args[1]), "getack") {
 			l.ack()
 		} else {
 			boundary = l.cfg.Apply(args)
 		}
-		raw = aof.AppendCommand(raw, args) // a master writes RESP multibulks: the same bytes
-		if boundary {
-			l.offset.Add(pending)
-			pending = 0
-			l.cfg.Proxy(raw)
-			raw = raw[:0]
-			if cap(raw) > 64<<10 {
-				raw = nil
-			}
+		if !boundary {
+			raw = append(raw, rd.Last()...)
+			continue
+		}
+		l.offset.Add(pending)
+		pending = 0
+		if len(raw) == 0 {
+			l.cfg.Proxy(rd.Last()) // a unit of one command: from the buffer
+			continue
+		}
+		raw = append(raw, rd.Last()...)
+		l.cfg.Proxy(raw)
+		raw = raw[:0]
+		if cap(raw) > 64<<10 {
+			raw = nil
 		}
 	}
 }

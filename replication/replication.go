@@ -29,11 +29,15 @@ import (
 // A Sink is a replica's connection. Send queues bytes ahead of the
 // stream (replies, the payload); it must not block nor keep b (it copies
 // what it queues). Notify tells it that the shared buffer has more of the
-// stream for it (Replica.Next); it must not block. Both are called under
-// the journal's mutex.
+// stream for it (Replica.Next); it must not block. check says that its
+// output (the blocks it pins) may have grown past a limit: the buffer
+// added a block, or the replica was just attached. Only then does the
+// sink need to check client-output-buffer-limit, as Redis 7 checks a
+// replica's limits when the shared buffer adds a block (its output grows
+// by whole blocks). Both are called under the journal's mutex.
 type Sink interface {
 	Send(b []byte)
-	Notify()
+	Notify(check bool)
 }
 
 // Replica is one attached replica.
@@ -286,7 +290,7 @@ func (m *Master) Continue(sink Sink, addr, replID string, psync int64) (*Replica
 	}
 	m.replicas = append(m.replicas, r)
 	m.attached.Store(int32(len(m.replicas)))
-	sink.Notify()
+	sink.Notify(true)
 	return r, ""
 }
 
@@ -350,7 +354,7 @@ func (m *Master) Start(r *Replica, rdb []byte, eof bool) {
 		}
 		r.live.Store(true)
 	})
-	r.sink.Notify()
+	r.sink.Notify(true)
 }
 
 // StartStream begins r's payload in the diskless form while it is still
@@ -376,7 +380,7 @@ func (m *Master) FinishStream(r *Replica, mark []byte) {
 		r.sink.Send(mark)
 		r.live.Store(true)
 	})
-	r.sink.Notify()
+	r.sink.Notify(true)
 }
 
 // Detach stops the stream to r (its connection closed).

@@ -121,6 +121,12 @@ func NewReader(rd io.Reader) *Reader {
 // its master's stream.
 func (r *Reader) Consumed() int64 { return r.BytesRead - int64(r.w-r.r) }
 
+// Last returns the input bytes of the command ReadCommand returned last,
+// as they came (a replica proxies its master's stream as it received
+// it). They alias the buffer: valid until the next call of ReadCommand,
+// and not to be modified.
+func (r *Reader) Last() []byte { return r.buf[r.r-r.last : r.r : r.r] }
+
 // Buffered reports whether unparsed input is waiting in the buffer.
 func (r *Reader) Buffered() bool { return r.r < r.w }
 

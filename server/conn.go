@@ -59,7 +59,11 @@ type Client struct {
 	replica       atomic.Pointer[replication.Replica]
 	replicaOnline atomic.Bool
 	// replFeed: a feedReplica task is queued on the connection's loop.
-	replFeed    atomic.Bool
+	replFeed atomic.Bool
+	// feedFn is c.feedReplica as a func value, made once by SYNC or
+	// PSYNC before c is attached, for replicaSink.Notify: a method value
+	// allocates each time it is taken.
+	feedFn      func()
 	replicaPort atomic.Int64
 	replicaIP   string
 	// replicaEOF: it said REPLCONF capa eof; replicaWaiting: it waits for
@@ -387,10 +391,14 @@ func (s *Server) serveInput(c *Client) bool {
 // keys, each command's table slot and entry are cache misses, and
 // looking them all up in one go lets the processor overlap them. The
 // warmed commands are counted, so the next prefetch starts after them.
-func (c *Client) prefetchAhead() {
+func (c *Client) prefetchAhead() { c.prefetchFrom(c.rd) }
+
+// prefetchFrom is prefetchAhead for the commands buffered in rd (the
+// master client's: its link's reader).
+func (c *Client) prefetchFrom(rd *resp.Reader) {
 	var keys [32][]byte
 	n := 0
-	c.rd.Ahead(16, func(args [][]byte) bool {
+	rd.Ahead(16, func(args [][]byte) bool {
 		c.warmed++
 		cmd := c.lookupMemo(args)
 		if cmd == nil || cmd.Handler == nil || cmd.Arity > 0 && len(args) != cmd.Arity || len(args) < -cmd.Arity {

@@ -75,8 +75,16 @@ func (s *Server) propagationTargets() journal.Target {
 }
 
 // propagating reports whether writes are recorded: the journal has a
-// subscriber.
-func (s *Server) propagating() bool { return s.journal.Active() }
+// subscriber that takes them. A replica's own writes (its master's
+// stream as it applies it, its clients' on a writable replica) go to its
+// AOF only — its replicas get its master's stream as it came
+// (journal.AppendRaw) — so a replica without an AOF records nothing, as
+// Redis's replica propagates its master's commands to the AOF alone. The
+// role is read before the journal's proxy mode: REPLICAOF turns proxying
+// on before the role and off after it.
+func (s *Server) propagating() bool {
+	return s.journal.Active() && (s.aof.on.Load() || !s.isReplica())
+}
 
 // propagate records args, run on c's database, as (one of) what the
 // running command propagates, in place of the command itself.

@@ -12,6 +12,7 @@ import (
 	"github.com/hotkv/hotkv/lock"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
+	"github.com/hotkv/hotkv/resp"
 )
 
 // The replica role (REPLICAOF host port, or the replicaof directive):
@@ -313,7 +314,17 @@ func (s *Server) startReplication(host string, port int, failover bool) {
 			rs.applyHeld = true // until Proxy, once the link counted it
 			return true
 		},
+		Prefetch: func(rd *resp.Reader) {
+			// As a connection's pipeline (serveInput): the keys of the
+			// buffered commands, once per run of them.
+			if mc.warmed > 0 {
+				mc.warmed--
+			} else if rd.Buffered() {
+				mc.prefetchFrom(rd)
+			}
+		},
 		Lost: func() {
+			mc.warmed = 0 // the next session's reader is a new one
 			if mc.tx.active {
 				mc.discardTx() // the rest of it comes again
 			}
@@ -370,7 +381,7 @@ func (s *Server) appendMasterInfo(dst []byte, now time.Time) (_ []byte, id uint6
 func (s *Server) touchesExpired(mc *Client, cmd *Command, args [][]byte) bool {
 	expired := func(cmd *Command, args [][]byte) bool {
 		for _, i := range cmd.keyPositions(nil, args) {
-			if _, exp := mc.db.Stored(args[i]); exp {
+			if mc.db.Expired(args[i]) {
 				return true
 			}
 		}

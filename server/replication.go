@@ -62,7 +62,7 @@ func (k replicaSink) Send(b []byte) {
 	c.closeOnOutputLimit(0, false)
 }
 
-func (k replicaSink) Notify() {
+func (k replicaSink) Notify(check bool) {
 	c := k.c
 	if !evented(c.conn) {
 		// A connection with a goroutine of its own: its writes block.
@@ -74,9 +74,11 @@ func (k replicaSink) Notify() {
 		return
 	}
 	if c.replFeed.CompareAndSwap(false, true) {
-		c.conn.Invoke(c.feedReplica)
+		c.conn.Invoke(c.feedFn)
 	}
-	c.closeOnOutputLimit(0, false)
+	if check {
+		c.closeOnOutputLimit(0, false)
+	}
 }
 
 // replicaWriteAhead is how much of the stream a replica's connection
@@ -129,6 +131,9 @@ func cmdSync(c *Client, args [][]byte) {
 	if c.replica.Load() != nil {
 		return // already a replica: ignored, as Redis does
 	}
+	// Made before the buffer can notify c (Continue, Attach), which
+	// reads it.
+	c.feedFn = c.feedReplica
 	psync := equalFold(args[0], "psync")
 	if psync && isFailoverPsync(args) {
 		// Its master hands over: this replica becomes a master, then
@@ -180,7 +185,7 @@ func cmdSync(c *Client, args [][]byte) {
 			r.AnnouncedIP.Store(c.replicaIP)
 			c.replica.Store(r)
 			c.replicaOnline.Store(true)
-			replicaSink{c}.Notify() // the backlog from offset: c can take it now
+			replicaSink{c}.Notify(true) // the backlog from offset: c can take it now
 			s.logf("Partial resynchronization request from %s accepted. Sending bytes of backlog starting from offset %d.", name, offset)
 			return
 		}
