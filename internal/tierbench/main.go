@@ -75,9 +75,26 @@ func (c *conn) do(args ...string) string {
 	return rep
 }
 
+// started are the servers to stop, and tmp the directory to remove,
+// however the benchmark ends.
+var (
+	started []*server
+	tmp     string
+)
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "tierbench:", err)
+	cleanup()
 	os.Exit(1)
+}
+
+func cleanup() {
+	for _, s := range started {
+		s.stop()
+	}
+	if tmp != "" {
+		os.RemoveAll(tmp)
+	}
 }
 
 // server is a HotKV process started for the benchmark.
@@ -99,6 +116,7 @@ func start(dir string, args ...string) *server {
 		fail(err)
 	}
 	s := &server{addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd}
+	started = append(started, s)
 	for i := 0; ; i++ {
 		if c, err := net.Dial("tcp", s.addr); err == nil {
 			c.Close()
@@ -297,11 +315,11 @@ func run(addr, test string) result {
 
 func main() {
 	flag.Parse()
-	tmp, err := os.MkdirTemp("", "tierbench")
-	if err != nil {
+	var err error
+	if tmp, err = os.MkdirTemp("", "tierbench"); err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(tmp)
+	defer cleanup()
 	budget := *keys * *size / 10
 	dirs := [2]string{filepath.Join(tmp, "tier"), filepath.Join(tmp, "memory")}
 	for _, d := range dirs {
@@ -310,9 +328,7 @@ func main() {
 		}
 	}
 	tier := start(dirs[0], "--tiering", "yes", "--tiering-memory", strconv.Itoa(budget))
-	defer tier.stop()
 	mem := start(dirs[1])
-	defer mem.stop()
 	load(tier.addr)
 	load(mem.addr)
 	settle(tier.addr, budget)
