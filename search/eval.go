@@ -91,6 +91,10 @@ type evaluator struct {
 	// iterators: an intersection's children past one that matches
 	// nothing.
 	profiling bool
+	// bm25std says that the query scores with BM25STD, whose IDF (a
+	// correctly rounded logarithm, many times the cost of idf's) its
+	// term records then carry.
+	bm25std bool
 }
 
 // idf is RediSearch's IDF: logb(1 + N/df), the binary exponent.
@@ -442,7 +446,10 @@ func (e *evaluator) term(word string, mask uint64) iterator {
 		return nil
 	}
 	it := &listIter{term: newPostCursor(tl), mask: mask, count: tl.n, profType: "TEXT", profTerm: word, profSize: tl.n}
-	it.rec.kind, it.rec.idf, it.rec.bidf, it.rec.term = resTerm, e.idf(tl.n), e.bm25IDF(tl.n), word
+	it.rec.kind, it.rec.idf, it.rec.term = resTerm, e.idf(tl.n), word
+	if e.bm25std {
+		it.rec.bidf = e.bm25IDF(tl.n)
+	}
 	return it
 }
 
@@ -453,7 +460,10 @@ func (e *evaluator) tag(f *Field, v string) iterator {
 		return nil
 	}
 	it := &listIter{ids: ids, count: len(ids), profType: "TAG", profTerm: v, profSize: len(ids)}
-	it.rec.kind, it.rec.freq, it.rec.idf, it.rec.bidf, it.rec.term = resTerm, 1, e.idf(len(ids)), e.bm25IDF(len(ids)), v
+	it.rec.kind, it.rec.freq, it.rec.idf, it.rec.term = resTerm, 1, e.idf(len(ids)), v
+	if e.bm25std {
+		it.rec.bidf = e.bm25IDF(len(ids))
+	}
 	return it
 }
 

@@ -472,7 +472,8 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		}
 	}
 	r.hlRoot = root
-	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder, profiling: r.Profiling}
+	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, lang: findLanguage(r.Language), slop: r.Slop, inOrder: r.InOrder, profiling: r.Profiling,
+		bm25std: r.Scorer == "BM25STD"}
 	scoreOf := score
 	tfidfScorer := r.Scorer == "" || r.Scorer == "TFIDF"
 	avg := 0.0
