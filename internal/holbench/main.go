@@ -10,42 +10,18 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/difftest"
+	"github.com/hotkv/hotkv/internal/benchconn"
 )
 
-type conn struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dial(addr string) *conn {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		fail(err)
-	}
-	return &conn{c, bufio.NewReader(c)}
-}
-
-func (c *conn) do(args ...string) string {
-	if _, err := c.c.Write(difftest.Encode(args...)); err != nil {
-		fail(err)
-	}
-	rep, err := difftest.ReadReply(c.r)
-	if err != nil {
-		fail(err)
-	}
-	return rep
-}
+func dial(addr string) *benchconn.Conn { return benchconn.Dial(addr, fail) }
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, err)
@@ -67,7 +43,7 @@ func main() {
 	flag.Parse()
 
 	setup := dial(*addr)
-	setup.do("SET", "{b}probe", "v")
+	setup.Do("SET", "{b}probe", "v")
 	var holderArgs []string
 	switch *op {
 	case "script":
@@ -77,7 +53,7 @@ func main() {
 		}
 		holderArgs = []string{"EVAL", body, "1", "{a}k", strconv.Itoa(*ms)}
 	case "sort":
-		setup.do("DEL", "{a}list")
+		setup.Do("DEL", "{a}list")
 		n := 0
 		for grow := 50000; ; grow *= 2 {
 			for i := 0; i < grow; i += 1000 {
@@ -85,11 +61,11 @@ func main() {
 				for j := 0; j < 1000; j++ {
 					args = append(args, strconv.Itoa(((n+i+j)*7919)%1000003))
 				}
-				setup.do(args...)
+				setup.Do(args...)
 			}
 			n += grow
 			start := time.Now()
-			setup.do("SORT", "{a}list", "STORE", "{a}dst")
+			setup.Do("SORT", "{a}list", "STORE", "{a}dst")
 			if time.Since(start) >= time.Duration(*ms)*time.Millisecond || n > 8000000 {
 				break
 			}
@@ -116,7 +92,7 @@ func main() {
 			default:
 			}
 			start := time.Now()
-			h.do(holderArgs...)
+			h.Do(holderArgs...)
 			mu.Lock()
 			ops++
 			opTime += time.Since(start)
@@ -140,7 +116,7 @@ func main() {
 				default:
 				}
 				start := time.Now()
-				p.do("GET", "{b}probe")
+				p.Do("GET", "{b}probe")
 				mine = append(mine, time.Since(start))
 				time.Sleep(time.Millisecond)
 			}

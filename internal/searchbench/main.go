@@ -16,19 +16,18 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/benchconn"
 	"github.com/hotkv/hotkv/internal/difftest"
 )
 
@@ -41,29 +40,7 @@ var (
 
 const dim = 32
 
-type conn struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dial(addr string) *conn {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		fail(err)
-	}
-	return &conn{c, bufio.NewReaderSize(c, 64<<10)}
-}
-
-func (c *conn) do(args ...string) string {
-	if _, err := c.c.Write(difftest.Encode(args...)); err != nil {
-		fail(err)
-	}
-	rep, err := difftest.ReadReply(c.r)
-	if err != nil {
-		fail(err)
-	}
-	return rep
-}
+func dial(addr string) *benchconn.Conn { return benchconn.Dial(addr, fail) }
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "searchbench:", err)
@@ -104,7 +81,7 @@ func load(addr, prefix string, n int) float64 {
 		go func() {
 			defer wg.Done()
 			c := dial(addr)
-			defer c.c.Close()
+			defer c.C.Close()
 			r := rand.New(rand.NewPCG(uint64(w), 1))
 			var buf []byte
 			for {
@@ -117,9 +94,9 @@ func load(addr, prefix string, n int) float64 {
 				for i := first; i < last; i++ {
 					buf = append(buf, difftest.Encode(doc(r, fmt.Sprintf("%s%d", prefix, i))...)...)
 				}
-				c.c.Write(buf)
+				c.C.Write(buf)
 				for i := first; i < last; i++ {
-					if rep, err := difftest.ReadReply(c.r); err != nil || rep[0] == '-' {
+					if rep, err := difftest.ReadReply(c.R); err != nil || rep[0] == '-' {
 						fail(fmt.Errorf("HSET: %q %v", rep, err))
 					}
 				}
@@ -142,10 +119,10 @@ func queries(addr string, query func(r *rand.Rand) []string) float64 {
 		go func() {
 			defer wg.Done()
 			c := dial(addr)
-			defer c.c.Close()
+			defer c.C.Close()
 			r := rand.New(rand.NewPCG(uint64(w), 2))
 			for time.Now().Before(stop) {
-				if rep := c.do(query(r)...); rep[0] == '-' {
+				if rep := c.Do(query(r)...); rep[0] == '-' {
 					fail(fmt.Errorf("%q: %s", query(r), rep))
 				}
 				done.Add(1)
@@ -161,12 +138,12 @@ func run(addr, test string) float64 {
 	switch test {
 	case "index":
 		c := dial(addr)
-		c.do("FT.DROPINDEX", "ix", "DD")
-		c.do("FLUSHALL")
-		c.do(append([]string{"FT.CREATE", "ix", "ON", "HASH", "PREFIX", "1", "d:"}, strings.Fields(schema)...)...)
+		c.Do("FT.DROPINDEX", "ix", "DD")
+		c.Do("FLUSHALL")
+		c.Do(append([]string{"FT.CREATE", "ix", "ON", "HASH", "PREFIX", "1", "d:"}, strings.Fields(schema)...)...)
 		rate := load(addr, "d:", *docs)
 		waitIndexed(c, "ix")
-		c.c.Close()
+		c.C.Close()
 		return rate
 	case "term":
 		return queries(addr, func(r *rand.Rand) []string {
@@ -195,9 +172,9 @@ func run(addr, test string) float64 {
 		})
 	case "term_w":
 		c := dial(addr)
-		c.do("FT.DROPINDEX", "other", "DD")
-		c.do(append([]string{"FT.CREATE", "other", "ON", "HASH", "PREFIX", "1", "e:"}, strings.Fields(schema)...)...)
-		c.c.Close()
+		c.Do("FT.DROPINDEX", "other", "DD")
+		c.Do(append([]string{"FT.CREATE", "other", "ON", "HASH", "PREFIX", "1", "e:"}, strings.Fields(schema)...)...)
+		c.C.Close()
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		for w := range 4 {
@@ -205,7 +182,7 @@ func run(addr, test string) float64 {
 			go func() {
 				defer wg.Done()
 				c := dial(addr)
-				defer c.c.Close()
+				defer c.C.Close()
 				r := rand.New(rand.NewPCG(uint64(w), 3))
 				for i := 0; ; i++ {
 					select {
@@ -213,7 +190,7 @@ func run(addr, test string) float64 {
 						return
 					default:
 					}
-					c.do(doc(r, fmt.Sprintf("e:%d:%d", w, i%5000))...)
+					c.Do(doc(r, fmt.Sprintf("e:%d:%d", w, i%5000))...)
 				}
 			}()
 		}
@@ -230,8 +207,8 @@ func run(addr, test string) float64 {
 
 // waitIndexed waits for RediSearch's background scan (HotKV indexes as it
 // writes).
-func waitIndexed(c *conn, name string) {
-	for i := 0; i < 6000 && !strings.Contains(c.do("FT.INFO", name), "+indexing\r\n:0\r\n"); i++ {
+func waitIndexed(c *benchconn.Conn, name string) {
+	for i := 0; i < 6000 && !strings.Contains(c.Do("FT.INFO", name), "+indexing\r\n:0\r\n"); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 }

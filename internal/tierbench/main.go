@@ -21,7 +21,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -36,6 +35,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/benchconn"
 	"github.com/hotkv/hotkv/internal/difftest"
 )
 
@@ -51,29 +51,7 @@ var (
 // scriptKeys is how many cold keys of tag {t} the script tests read.
 const scriptKeys = 5000
 
-type conn struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dial(addr string) *conn {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		fail(err)
-	}
-	return &conn{c, bufio.NewReaderSize(c, 64<<10)}
-}
-
-func (c *conn) do(args ...string) string {
-	if _, err := c.c.Write(difftest.Encode(args...)); err != nil {
-		fail(err)
-	}
-	rep, err := difftest.ReadReply(c.r)
-	if err != nil {
-		fail(err)
-	}
-	return rep
-}
+func dial(addr string) *benchconn.Conn { return benchconn.Dial(addr, fail) }
 
 // started are the servers to stop, and tmp the directory to remove,
 // however the benchmark ends.
@@ -148,7 +126,7 @@ func freePort() int {
 func load(addr string) {
 	value := strings.Repeat("v", *size)
 	c := dial(addr)
-	defer c.c.Close()
+	defer c.C.Close()
 	write := func(n int, name func(int) string) {
 		for first := 0; first < n; first += 256 {
 			last := min(first+256, n)
@@ -156,9 +134,9 @@ func load(addr string) {
 			for i := first; i < last; i++ {
 				buf = append(buf, difftest.Encode("SET", name(i), value)...)
 			}
-			c.c.Write(buf)
+			c.C.Write(buf)
 			for i := first; i < last; i++ {
-				if rep, err := difftest.ReadReply(c.r); err != nil || rep != "+OK\r\n" {
+				if rep, err := difftest.ReadReply(c.R); err != nil || rep != "+OK\r\n" {
 					fail(fmt.Errorf("SET: %q %v", rep, err))
 				}
 			}
@@ -166,30 +144,30 @@ func load(addr string) {
 	}
 	write(scriptKeys, func(i int) string { return fmt.Sprintf("{t}:c:%d", i) })
 	write(*keys, func(i int) string { return fmt.Sprintf("key:%d", i) })
-	c.do("SET", "{t}:hot", "0")
+	c.Do("SET", "{t}:hot", "0")
 }
 
 // settle waits until the tiered server's values in memory fit its budget
 // (the bytes it reports in memory include every key and its metadata).
 func settle(addr string, budget int) {
 	c := dial(addr)
-	defer c.c.Close()
+	defer c.C.Close()
 	for i := 0; i < 600; i++ {
-		info := c.do("INFO", "tiering")
+		info := c.Do("INFO", "tiering")
 		n, _ := strconv.Atoi(field(info, "tiering_values_in_memory"))
 		if cold, _ := strconv.Atoi(field(info, "tiering_values_on_disk")); cold > 0 && n**size <= budget*11/10 {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	fail(fmt.Errorf("the tiered server did not move its values to disk:\n%s", c.do("INFO", "tiering")))
+	fail(fmt.Errorf("the tiered server did not move its values to disk:\n%s", c.Do("INFO", "tiering")))
 }
 
 // loads returns how many cold values the tiered server has read.
 func loads(addr string) int {
 	c := dial(addr)
-	defer c.c.Close()
-	n, _ := strconv.Atoi(field(c.do("INFO", "tiering"), "tiering_loads"))
+	defer c.C.Close()
+	n, _ := strconv.Atoi(field(c.Do("INFO", "tiering"), "tiering_loads"))
 	return n
 }
 
@@ -218,12 +196,12 @@ func measure(addr string, n int, seed uint64, op func(r *rand.Rand) []string) re
 		go func() {
 			defer wg.Done()
 			c := dial(addr)
-			defer c.c.Close()
+			defer c.C.Close()
 			r := rand.New(rand.NewPCG(uint64(w), seed))
 			var lat []time.Duration
 			for t0 := time.Now(); t0.Before(stop); t0 = time.Now() {
 				args := op(r)
-				if rep := c.do(args...); rep[0] == '-' {
+				if rep := c.Do(args...); rep[0] == '-' {
 					fail(fmt.Errorf("%q: %s", args, rep))
 				}
 				lat = append(lat, time.Since(t0))
@@ -258,10 +236,10 @@ func warm(addr, test string) {
 	c := dial(addr)
 	for range 2 {
 		for i := range hotKeys() {
-			c.do("GET", fmt.Sprintf("key:%d", i))
+			c.Do("GET", fmt.Sprintf("key:%d", i))
 		}
 	}
-	c.c.Close()
+	c.C.Close()
 	d := *duration
 	*duration = 2 * time.Second
 	measure(addr, *clients, 1, hotGet)
@@ -289,8 +267,8 @@ func run(addr, test string) result {
 			body = "return #redis.call('GET', '{t}:c:' .. ARGV[1])"
 		}
 		c := dial(addr)
-		sha := c.do("SCRIPT", "LOAD", "#!lua flags=allow-key-locking\n"+body)
-		c.c.Close()
+		sha := c.Do("SCRIPT", "LOAD", "#!lua flags=allow-key-locking\n"+body)
+		c.C.Close()
 		sha = strings.Split(sha, "\r\n")[1]
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
@@ -299,7 +277,7 @@ func run(addr, test string) result {
 			go func() {
 				defer wg.Done()
 				c := dial(addr)
-				defer c.c.Close()
+				defer c.C.Close()
 				r := rand.New(rand.NewPCG(uint64(w), 4))
 				for {
 					select {
@@ -312,7 +290,7 @@ func run(addr, test string) result {
 					if test == "script_dynamic" {
 						key = "{t}:hot"
 					}
-					if rep := c.do("EVALSHA", sha, nkeys, key, i); rep[0] != ':' {
+					if rep := c.Do("EVALSHA", sha, nkeys, key, i); rep[0] != ':' {
 						fail(fmt.Errorf("EVALSHA: %s", rep))
 					}
 				}
@@ -349,8 +327,8 @@ func main() {
 	load(mem.addr)
 	settle(tier.addr, budget)
 	c := dial(tier.addr)
-	info := c.do("INFO", "tiering")
-	c.c.Close()
+	info := c.Do("INFO", "tiering")
+	c.C.Close()
 	fmt.Printf("tiering: %d values of %d bytes, tiering-memory %d: %s on disk, %s in memory\n",
 		*keys+scriptKeys, *size, budget, field(info, "tiering_values_on_disk"), field(info, "tiering_values_in_memory"))
 	fmt.Printf("%-16s %12s %9s %10s %12s %9s %7s\n", "tiering", "tier/s", "p99 ms", "disk reads", "memory/s", "p99 ms", "ratio")
