@@ -84,25 +84,22 @@ func (p *parser) nodeAttributes(n *node) error {
 			}
 			n.slop, n.slopSet = s, true
 		case "inorder":
-			switch strings.ToLower(v) {
-			case "true", "1":
-				n.inOrder = true
-			case "false", "0":
-				n.inOrder = false
-			default:
-				return errf(errAttrValue, v, "inorder")
+			on, err := attrBool(v, "inorder")
+			if err != nil {
+				return err
 			}
+			n.inOrder = on
 			if !n.slopSet {
 				n.slop, n.slopSet = -1, true
 			}
 		case "phonetic":
-			switch strings.ToLower(v) {
-			case "true", "1":
+			on, err := attrBool(v, "phonetic")
+			if err != nil {
+				return err
+			}
+			n.phonetic = phoneticOff
+			if on {
 				n.phonetic = phoneticOn
-			case "false", "0":
-				n.phonetic = phoneticOff
-			default:
-				return errf(errAttrValue, v, "phonetic")
 			}
 		default:
 			return errf(errAttrUnknown, name)
@@ -216,4 +213,15 @@ func (it *optionalIter) at(id uint32) *result {
 		it.cur = &it.virt
 	}
 	return it.cur
+}
+
+// attrBool reads a boolean attribute's value: true or 1, false or 0.
+func attrBool(v, name string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, errf(errAttrValue, v, name)
 }

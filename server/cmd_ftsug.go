@@ -32,6 +32,13 @@ func suggestCommands() []*Command {
 // sugOf returns the dictionary e holds.
 func sugOf(e *keyspace.Entry) *suggest.Trie { return e.Obj.(*suggest.Trie) }
 
+// sugRead looks a dictionary up for reading: ok is false when the key
+// holds another type (answered WRONGTYPE); e is nil when it is missing.
+func (c *Client) sugRead(key []byte) (e *keyspace.Entry, ok bool) {
+	e = c.lookupRead(key)
+	return e, c.checkType(e, keyspace.KindSuggest)
+}
+
 // string2d parses a double as Redis's string2d (RedisModule_StringToDouble),
 // which is strtod's syntax: parseFloat's, and hexadecimal too ("0x1p4",
 // "0x10"); an underflow to zero is refused.
@@ -198,8 +205,8 @@ func cmdFTSugGet(c *Client, args [][]byte) {
 		c.errorReply(err)
 		return
 	}
-	e := c.lookupRead(args[1])
-	if !c.checkType(e, keyspace.KindSuggest) {
+	e, ok := c.sugRead(args[1])
+	if !ok {
 		return
 	}
 	if e == nil {
@@ -246,8 +253,8 @@ func cmdFTSugDel(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.SUGDEL", 3, 3) {
 		return
 	}
-	e := c.lookupRead(args[1])
-	if !c.checkType(e, keyspace.KindSuggest) {
+	e, ok := c.sugRead(args[1])
+	if !ok {
 		return
 	}
 	if e == nil {
@@ -268,8 +275,8 @@ func cmdFTSugLen(c *Client, args [][]byte) {
 	if !c.ftArity(args, "FT.SUGLEN", 2, 2) {
 		return
 	}
-	e := c.lookupRead(args[1])
-	if !c.checkType(e, keyspace.KindSuggest) {
+	e, ok := c.sugRead(args[1])
+	if !ok {
 		return
 	}
 	if e == nil {
