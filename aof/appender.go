@@ -51,6 +51,10 @@ func (p FsyncPolicy) String() string {
 type Appender struct {
 	// Policy is appendfsync; it may be changed between calls.
 	Policy FsyncPolicy
+	// Prealloc, under FsyncAlways, keeps zeros written ahead of the data
+	// (see OSFile); without it, or under another policy, the file holds
+	// its data only. It may be changed between calls.
+	Prealloc bool
 	// SkipFsync is no-appendfsync-on-rewrite while a child process (a
 	// rewrite or a snapshot) is running: Flush writes but does not fsync.
 	SkipFsync bool
@@ -283,7 +287,7 @@ func (a *Appender) Flush(force bool) (FlushResult, error) {
 		res.Written = n
 	}
 	if sp, ok := a.f.(spacer); ok {
-		if a.Policy == FsyncAlways {
+		if a.Policy == FsyncAlways && a.Prealloc {
 			sp.Reserve(preallocStep)
 		} else {
 			sp.Trim()

@@ -478,7 +478,7 @@ func TestDirOperations(t *testing.T) {
 	}
 }
 
-// TestOSFilePreallocation: under always the file keeps zeros written
+// TestOSFilePreallocation: under always with Prealloc the file keeps zeros written
 // ahead of its data, grown again as the data nears their end; the data is
 // intact; the zeros go when the policy changes, at Close and from a file
 // left by a rotation.
@@ -513,6 +513,13 @@ func TestOSFilePreallocation(t *testing.T) {
 			t.Fatal(res, err)
 		}
 	}
+	// Without Prealloc (the default, Redis's file) the file holds its
+	// data only, and grows with each write.
+	flush([]byte("plain"))
+	if got := sizeOf(f); got != a.Size() {
+		t.Fatalf("size %d without Prealloc, want the data's %d", got, a.Size())
+	}
+	a.Prealloc = true
 	flush([]byte("first batch"))
 	o := a.f.(*osFile)
 	o.waitGrow()

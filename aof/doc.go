@@ -30,7 +30,7 @@
 //     migrating an old-style AOF).
 //   - Appender, OSFile: writing the current incremental file through a
 //     buffer, with appendfsync always (write and fsync before replying;
-//     zeros preallocated ahead of the data), everysec (background fsync
+//     with Appender.Prealloc, zeros preallocated ahead of the data), everysec (background fsync
 //     once per second) or no.
 //   - AppendCommand, AppendSelect, Feeder: the encoding of the command
 //     stream (feedAppendOnlyFile).

@@ -37,7 +37,8 @@ type spacer interface {
 // fdatasync on Linux, as Redis's redis_fsync (fsync elsewhere). Close
 // closes f.
 //
-// Under appendfsync always the Appender keeps up to preallocStep bytes of
+// Under appendfsync always with Appender.Prealloc (HotKV's
+// appendfsync-prealloc, off by default) the Appender keeps up to preallocStep bytes of
 // zeros written and fsynced after the data (Reserve): an fdatasync that
 // covers only overwritten blocks need not commit the file system's
 // metadata, as one that grows the file does, and takes about half as long

@@ -203,6 +203,7 @@ func TestRedisLoadsWhatWeWrite(t *testing.T) {
 	}
 	a := NewAppender(OSFile(f, size), size)
 	a.Policy = FsyncAlways
+	a.Prealloc = true
 	fe := NewFeeder()
 	exec1 := func(db int, args ...string) []byte {
 		b := make([][]byte, len(args))

@@ -43,7 +43,7 @@ var (
 )
 
 // HotKV's own parameters, which no Redis version has.
-var hotkvParams = map[string]bool{"script-default-flags": true, "busy-poll-usec": true,
+var hotkvParams = map[string]bool{"script-default-flags": true, "busy-poll-usec": true, "appendfsync-prealloc": true,
 	"tiering": true, "tiering-dir": true, "tiering-memory": true}
 
 func boolP(name, alias string, f pflags, def bool) *Param {
@@ -121,6 +121,7 @@ func newTable() []*Param {
 		boolP("lazyfree-lazy-server-del", "", mod, false),
 		boolP("lazyfree-lazy-user-del", "", mod, false),
 		boolP("lazyfree-lazy-user-flush", "", mod, false),
+		boolP("appendfsync-prealloc", "", mod, false),
 		boolP("repl-disable-tcp-nodelay", "", mod, false),
 		boolP("repl-diskless-sync", "", mod, true),
 		boolP("aof-rewrite-incremental-fsync", "", mod, true),

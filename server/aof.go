@@ -414,7 +414,8 @@ func (s *Server) startAppender(f *os.File, size int64) {
 	a.journal.Subscribe(a)
 }
 
-// applyFsyncPolicy sets the appender's policy from appendfsync.
+// applyFsyncPolicy sets the appender's policy from appendfsync and
+// appendfsync-prealloc.
 func (s *Server) applyFsyncPolicy() {
 	a := &s.aof
 	app := a.app.Load()
@@ -429,6 +430,7 @@ func (s *Server) applyFsyncPolicy() {
 	default:
 		app.Policy = aof.FsyncEverySec
 	}
+	app.Prealloc = s.cfg.Lookup("appendfsync-prealloc").Bool()
 	a.always.Store(app.Policy == aof.FsyncAlways)
 }
 

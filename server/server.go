@@ -282,12 +282,14 @@ func New(cfg *config.Config) *Server {
 		}
 		return nil
 	})
-	cfg.OnChange("appendfsync", func(*config.Param) error {
-		s.aof.wmu.Lock()
-		s.applyFsyncPolicy()
-		s.aof.wmu.Unlock()
-		return nil
-	})
+	for _, name := range []string{"appendfsync", "appendfsync-prealloc"} {
+		cfg.OnChange(name, func(*config.Param) error {
+			s.aof.wmu.Lock()
+			s.applyFsyncPolicy()
+			s.aof.wmu.Unlock()
+			return nil
+		})
+	}
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
 	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
