@@ -7,8 +7,8 @@ import "sync/atomic"
 // mark and turns capturing on; from then on every entry is handed to
 // DB.OnCapture exactly once, under its key's tag lock, before anything
 // changes it: when a command first reaches it (Get, Peek, SetString), or
-// replaces, deletes or re-expires it, or when the snapshot's own walk
-// (CaptureEntry) gets to it. Entries created meanwhile carry the new mark
+// replaces, deletes or re-expires it; or the snapshot's own walk claims it
+// (Claim), reading it in place, not copied. Entries created meanwhile carry the new mark
 // and are never captured. Each entry keeps its mark in the top bit of
 // its access clock.
 //
@@ -41,16 +41,21 @@ func (sn *Snapshots) Active() bool { return sn.on.Load() }
 
 // capture hands e to OnCapture if the running snapshot has not captured
 // it yet. The caller holds e's tag lock (shared at least).
-func (db *DB) capture(e *Entry) {
+func (db *DB) capture(e *Entry) { db.captureWith(e, db.OnCapture) }
+
+// captureWith hands e to f if the running snapshot has not captured it
+// yet, and reports whether it did. The caller holds e's tag lock (shared
+// at least).
+func (db *DB) captureWith(e *Entry, f func(*Entry)) bool {
 	sn := db.Snapshots
 	if sn == nil || !sn.on.Load() {
-		return
+		return false
 	}
 	mark := sn.mark.Load()
 	for {
 		old := e.lru.Load()
 		if old&snapBit == mark {
-			return
+			return false
 		}
 		if e.lru.CompareAndSwap(old, old&^snapBit|mark) {
 			if old&coldBit != 0 {
@@ -60,8 +65,8 @@ func (db *DB) capture(e *Entry) {
 				mu.Lock()
 				defer mu.Unlock()
 			}
-			db.OnCapture(e)
-			return
+			f(e)
+			return true
 		}
 	}
 }
@@ -83,10 +88,18 @@ func (e *Entry) setMark(mark uint32) {
 	}
 }
 
-// CaptureEntry captures e for the running snapshot unless it already is
-// (the snapshot's walk). The caller holds e's tag lock, shared at least,
-// or the global lock exclusively.
+// CaptureEntry captures e for the running snapshot unless it already is.
+// The caller holds e's tag lock, shared at least, or the global lock
+// exclusively.
 func (db *DB) CaptureEntry(e *Entry) { db.capture(e) }
+
+// Claim is the snapshot's own walk reaching e: unless the running
+// snapshot has captured e already, it marks e captured and hands it to
+// visit instead of OnCapture (the walk reads the entry where it is), and
+// reports whether it did. The caller holds e's tag lock, shared at least,
+// until it is done with what visit reads; a cold entry being loaded
+// meanwhile is seen cold or loaded, whole, by visit.
+func (db *DB) Claim(e *Entry, visit func(*Entry)) bool { return db.captureWith(e, visit) }
 
 // Uncaptured appends to keys and ents the entries of shard si the running
 // snapshot has not captured yet, and their keys, for its walk.

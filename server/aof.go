@@ -99,6 +99,7 @@ type aofState struct {
 	rwFailures   atomic.Int64 // consecutive
 	rwLastOK     atomic.Bool
 	rwKill       killSwitch // stops the running rewrite (appendonly no)
+	lastCow      atomic.Int64 // what the last rewrite's snapshot copied (aof_last_cow_size)
 	// limitDelay (minutes) and limitNext (unix seconds) are the limit on
 	// the cron's rewrites after failures (aofRewriteLimited; cron only).
 	limitDelay, limitNext int64
@@ -554,7 +555,8 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 	if aofBase {
 		repl = nil // as Redis's rewrite, which records no stream state
 	}
-	fw, err := rdb.NewFileWriter(w, rdb.FileWriterOptions{
+	hw := &holdWriter{w: w}
+	fw, err := rdb.NewFileWriter(hw, rdb.FileWriterOptions{
 		RedisVersion:    RedisVersion,
 		CTime:           time.Now().Unix(),
 		UsedMem:         s.usedMemory(time.Now().UnixMilli()),
@@ -595,46 +597,25 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 		}
 	}
 	var str rdb.Value // the strings' values
-	delay := snap.keyDelay(s)
-	for i, keys := range snap.dbs {
-		if len(keys) == 0 {
-			continue
-		}
-		expires := 0
-		for _, k := range keys {
-			if k.expire >= 0 {
-				expires++
+	err = s.eachSnapKey(snap, hw, func(db int, keys, expires uint64) error {
+		return fw.SelectDB(db, keys, expires)
+	}, func(db int, k *snapKey) error {
+		idle, freq := access(k.idle, k.freq)
+		switch {
+		case k.cold != 0:
+			enc, err := s.snapColdPayload(snap, k.cold)
+			if err == nil {
+				err = fw.WriteKeyEncoded(k.key, enc, k.expire, idle, freq)
 			}
-		}
-		if err := fw.SelectDB(i, uint64(len(keys)), uint64(expires)); err != nil {
 			return err
+		case k.sug != nil:
+			sug.add(db, k.key, k.sug, k.expire)
+			return nil
 		}
-		for _, k := range keys {
-			if err := delay(snap.kill); err != nil {
-				return err
-			}
-			idle, freq := access(k.idle, k.freq)
-			if k.cold != 0 {
-				enc, err := s.snapColdPayload(snap, k.cold)
-				if err == nil {
-					err = fw.WriteKeyEncoded(k.key, enc, k.expire, idle, freq)
-				}
-				if err != nil {
-					return err
-				}
-				snap.wrote()
-				continue
-			}
-			if k.sug != nil {
-				sug.add(i, k.key, k.sug, k.expire)
-				snap.wrote()
-				continue
-			}
-			if err := fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq); err != nil {
-				return err
-			}
-			snap.wrote()
-		}
+		return fw.WriteKey(k.key, k.value(&str), k.expire, idle, freq)
+	})
+	if err != nil {
+		return err
 	}
 	if len(sug.b) > 0 {
 		if err := fw.WriteAux(sugAux, string(sug.b)); err != nil {
@@ -778,14 +759,16 @@ func (s *Server) rewriteAOF(held bool) error {
 	kill := a.rwKill.arm()
 	a.child.Store(ch)
 	go func() {
-		snap := cs.wait()
+		snap := cs.snap
 		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
 			snap.kill, snap.delay, snap.progress = stop, delay, progress
 			if !d.RDBPreamble {
-				return s.writeCommandBase(w, snap, s.aof.timestamps.Bool(), delay)
+				return s.writeCommandBase(w, snap, s.aof.timestamps.Bool())
 			}
 			return s.encodeSnapshot(w, snap, opts, true)
 		})
+		cs.release()
+		a.lastCow.Store(cs.copied.Load())
 		a.rwKill.disarm(kill)
 		s.endProgress()
 		a.child.Store(nil)
@@ -1027,7 +1010,7 @@ func (s *Server) appendAOFInfo(b []byte) []byte {
 	b = fmt.Appendf(b, "aof_last_rewrite_time_sec:%d\r\naof_current_rewrite_time_sec:%d\r\n", a.rwLastSecs.Load(), current)
 	b = fmt.Appendf(b, "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\naof_rewrites_consecutive_failures:%d\r\n",
 		status, a.rwCount.Load(), a.rwFailures.Load())
-	b = fmt.Appendf(b, "aof_last_write_status:%s\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n", writeStatus)
+	b = fmt.Appendf(b, "aof_last_write_status:%s\r\naof_last_cow_size:%d\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n", writeStatus, a.lastCow.Load())
 	if on && app != nil {
 		a.wmu.Lock() // the appender's buffer
 		buffered := app.Buffered()
@@ -1056,8 +1039,9 @@ const rewriteItemsPerCmd = 64
 // Redis's rewriteAppendOnlyFileRio: the function libraries, the search
 // indexes' definitions (searchload.go), then per database a SELECT and, per key, the commands that build it and its
 // PEXPIREAT, after a timestamp annotation when timestamps
-// (aof-timestamp-enabled). delay runs before each key (keySaveDelay).
-func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, delay func(kill <-chan struct{}) error) error {
+// (aof-timestamp-enabled). The key delay runs between keys (eachSnapKey).
+func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool) error {
+	hw := &holdWriter{w: w}
 	var buf []byte
 	if timestamps {
 		if _, err := w.Write(aof.AppendTimestamp(nil, time.Now().Unix())); err != nil {
@@ -1066,7 +1050,7 @@ func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, 
 	}
 	put := func(args ...[]byte) error {
 		buf = aof.AppendCommand(buf[:0], args)
-		_, err := w.Write(buf)
+		_, err := hw.Write(buf)
 		return err
 	}
 	for _, code := range snap.functions {
@@ -1078,35 +1062,24 @@ func (s *Server) writeCommandBase(w io.Writer, snap *snapshot, timestamps bool, 
 	if _, err := w.Write(snap.search); err != nil {
 		return err
 	}
-	for i, keys := range snap.dbs {
-		if len(keys) == 0 {
-			continue
-		}
-		if _, err := w.Write(aof.AppendSelect(nil, i)); err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if err := delay(snap.kill); err != nil {
+	return s.eachSnapKey(snap, hw, func(db int, _, _ uint64) error {
+		_, err := hw.Write(aof.AppendSelect(nil, db))
+		return err
+	}, func(_ int, k *snapKey) error {
+		kv := *k
+		if kv.cold != 0 {
+			// A value on the disk tier: decoded from the snapshot's
+			// view of its record, as the RDB form copies it.
+			enc, err := s.snapColdPayload(snap, kv.cold)
+			if err == nil {
+				kv.v, err = rdb.DecodeEncoded(enc)
+			}
+			if err != nil {
 				return err
 			}
-			if k.cold != 0 {
-				// A value on the disk tier: decoded from the snapshot's
-				// view of its record, as the RDB form copies it.
-				enc, err := s.snapColdPayload(snap, k.cold)
-				if err == nil {
-					k.v, err = rdb.DecodeEncoded(enc)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if err := writeKeyCommands(put, k); err != nil {
-				return err
-			}
-			snap.wrote()
 		}
-	}
-	return nil
+		return writeKeyCommands(put, kv)
+	})
 }
 
 func writeKeyCommands(put func(args ...[]byte) error, k snapKey) error {

@@ -1119,13 +1119,13 @@ func (s *Server) infoMemory(b []byte) []byte {
 
 // infoPersistence is INFO's persistence section: the load in progress,
 // the snapshots (the copy-on-write is the parent's, not a forked child's:
-// the cow fields stay 0) and the append-only file.
+// the cow fields are what the running snapshot copied) and the
+// append-only file.
 func (s *Server) infoPersistence(b []byte) []byte {
 	phase := s.load.phase.Load()
 	b = fmt.Appendf(b, "loading:%d\r\nasync_loading:%d\r\n", boolInt(phase == loadSync), boolInt(phase == loadAsync))
-	b = append(b, "current_cow_peak:0\r\n"+
-		"current_cow_size:0\r\n"+
-		"current_cow_size_age:0\r\n"...)
+	cow := s.cowSize() // what has been copied only grows until the end
+	b = fmt.Appendf(b, "current_cow_peak:%d\r\ncurrent_cow_size:%d\r\ncurrent_cow_size_age:0\r\n", cow, cow)
 	// A child job's progress (the parent counts the keys it encodes for
 	// the child; Redis's child reports them).
 	done, total := s.persist.keysDone.Load(), s.persist.keysTotal.Load()
@@ -1150,7 +1150,7 @@ func (s *Server) infoPersistence(b []byte) []byte {
 	b = fmt.Appendf(b, "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%d\r\n", inProgress, s.lastSave.Load())
 	b = fmt.Appendf(b, "rdb_last_bgsave_status:%s\r\nrdb_last_bgsave_time_sec:%d\r\nrdb_current_bgsave_time_sec:%d\r\n",
 		status, ps.lastBgSecs.Load(), current)
-	b = fmt.Appendf(b, "rdb_saves:%d\r\nrdb_last_cow_size:0\r\n", ps.saves.Load())
+	b = fmt.Appendf(b, "rdb_saves:%d\r\nrdb_last_cow_size:%d\r\n", ps.saves.Load(), ps.lastCow.Load())
 	b = fmt.Appendf(b, "rdb_last_load_keys_expired:%d\r\nrdb_last_load_keys_loaded:%d\r\n", ps.expiredAt.Load(), ps.loadedKeys.Load())
 	return s.infoLoading(s.appendAOFInfo(b))
 }

@@ -58,6 +58,9 @@ type persistState struct {
 	// BGSAVE's or a rewrite's (one at a time): current_save_keys_total,
 	// current_save_keys_processed, current_fork_perc; 0 without one.
 	keysTotal, keysDone atomic.Int64
+	// lastCow is what the last BGSAVE's snapshot copied
+	// (rdb_last_cow_size).
+	lastCow atomic.Int64
 }
 
 // startProgress starts counting a child job's progress: the keys there
@@ -168,11 +171,18 @@ func (a *byteArena) copyString(s string) []byte {
 	return a.buf[n:len(a.buf):len(a.buf)]
 }
 
-// snapshot is a consistent copy of the dataset: every database's keys and
-// the function libraries; or, for a save made under the global lock, the
-// databases themselves (live).
+// snapshot is a consistent image of the dataset: every database's keys
+// and the function libraries. A background snapshot (cow) is read from
+// the live dataset as it is encoded, except the keys commands copied
+// before the encoder reached them (dbs); a save made under the global
+// lock reads the databases themselves (live).
 type snapshot struct {
 	dbs [][]snapKey
+	// cow is the copy-on-write snapshot whose walk hands the encoder
+	// the keys not in dbs (eachSnapKey); sizes are its databases' keys
+	// and keys with an expiration when it started (RESIZEDB hints).
+	cow   *cowSnap
+	sizes [][2]uint64
 	// live, when set instead of dbs, are the databases, encoded in place:
 	// the snapshot is written under the global lock, held exclusively
 	// from liveSnapshot on (SAVE, FLUSHALL, DEBUG RELOAD, shutdown).
@@ -195,6 +205,109 @@ type snapshot struct {
 	// its cold values (snapKey.cold) are read from; nil without tiering
 	// and for a live snapshot (read from the store itself).
 	view *snapView
+}
+
+// eachSnapKey calls fn for every key of snap, database by database,
+// after sel at each change of database; what they write goes through hw.
+// With a copy-on-write snapshot the walk comes first: fn gets each entry
+// no command has copied, read where it is under its key lock, and hw
+// holds what fn writes until the lock is released. The copies follow,
+// database by database again. The key delay (rdb-key-save-delay) runs
+// after each key, unlocked, before the key counts as written (as in
+// Redis's rdbSaveKeyValuePair).
+func (s *Server) eachSnapKey(snap *snapshot, hw *holdWriter, sel func(db int, keys, expires uint64) error, fn func(db int, k *snapKey) error) error {
+	delay := snap.keyDelay(s)
+	cur := -1
+	use := func(db int, keys, expires uint64) error {
+		if db == cur {
+			return nil
+		}
+		cur = db
+		return sel(db, keys, expires)
+	}
+	if cs := snap.cow; cs != nil {
+		if !cs.walking.CompareAndSwap(false, true) {
+			return errors.New("snapshot encoded twice")
+		}
+		err := cs.walk(func(db int, e *keyspace.Entry) error {
+			k, ok := s.snapKeyOf(db, e)
+			if !ok {
+				return nil
+			}
+			hw.held = true
+			if err := use(db, snap.sizes[db][0], snap.sizes[db][1]); err != nil {
+				return err
+			}
+			return fn(db, &k)
+		}, func() error {
+			if err := hw.release(); err != nil {
+				return err
+			}
+			if err := delay(snap.kill); err != nil {
+				return err
+			}
+			snap.wrote()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i, keys := range snap.dbs {
+		if len(keys) == 0 {
+			continue
+		}
+		expires := 0
+		for _, k := range keys {
+			if k.expire >= 0 {
+				expires++
+			}
+		}
+		if err := use(i, uint64(len(keys)), uint64(expires)); err != nil {
+			return err
+		}
+		for j := range keys {
+			if err := fn(i, &keys[j]); err != nil {
+				return err
+			}
+			if err := delay(snap.kill); err != nil {
+				return err
+			}
+			snap.wrote()
+		}
+	}
+	return nil
+}
+
+// holdWriter passes writes to w, except while held: then it keeps them
+// until release. The snapshot's walk encodes a key under the key's lock,
+// and writes it to a pipe or a replica only once the lock is released.
+type holdWriter struct {
+	w    io.Writer
+	held bool
+	buf  []byte
+}
+
+func (h *holdWriter) Write(p []byte) (int, error) {
+	if h.held {
+		h.buf = append(h.buf, p...)
+		return len(p), nil
+	}
+	return h.w.Write(p)
+}
+
+// release writes what was held and stops holding.
+func (h *holdWriter) release() error {
+	h.held = false
+	if len(h.buf) == 0 {
+		return nil
+	}
+	_, err := h.w.Write(h.buf)
+	h.buf = h.buf[:0]
+	if cap(h.buf) > 1<<20 {
+		h.buf = nil // a big value's: not kept for the small ones
+	}
+	return err
 }
 
 // wrote counts a key written.
@@ -407,12 +520,15 @@ func (s *Server) bgsave(c *Client) error {
 	go func() {
 		defer ps.child.Store(nil)
 		start := time.Now()
-		snap := cs.wait()
+		snap := cs.snap
 		ps.mu.Lock() // one save at a time writes the file
-		s.bgsaveDone(snap, s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
+		st := s.feedChild(ch, kill, func(w io.Writer, stop <-chan struct{}) error {
 			snap.kill, snap.delay, snap.progress = stop, delay, progress
 			return s.encodeSnapshot(w, snap, opts, false)
-		}))
+		})
+		cs.release()
+		ps.lastCow.Store(cs.copied.Load())
+		s.bgsaveDone(snap, st)
 		s.endProgress()
 		ps.mu.Unlock()
 		ps.bgKill.disarm(kill)

@@ -235,7 +235,7 @@ func (snap *snapshot) filtered(f rdbFilter) *snapshot {
 	if f == filterNone {
 		return snap
 	}
-	out := &snapshot{dbs: make([][]snapKey, len(snap.dbs)), dirty: snap.dirty, view: snap.view}
+	out := &snapshot{dbs: make([][]snapKey, len(snap.dbs)), dirty: snap.dirty, view: snap.view} // no keys (cow nil)
 	if f == filterFunctions {
 		out.functions = snap.functions
 	}
@@ -287,7 +287,7 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 		rs = append(rs, started{w, r})
 	}
 	if len(rs) == 0 {
-		snap.wait() // nobody left to send it to
+		snap.release() // nobody left to send it to
 		return
 	}
 	target := "disk"
@@ -302,7 +302,8 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 		s.persist.replPayloads.Add(1)
 		s.persist.replStarted.Store(time.Now().Unix())
 		defer s.persist.replPayloads.Add(-1)
-		full := snap.wait()
+		defer snap.release() // encoded once (filterNone) or by nobody
+		full := snap.snap
 		s.logf("Background RDB transfer started")
 		if eof {
 			// Diskless: streamed to the replicas as it is encoded, one

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,6 +198,63 @@ func TestFlushallKillsBgsave(t *testing.T) {
 	for _, c := range []*difftest.Conn{p.Redis, p.HotKV} {
 		if _, err := os.Stat(filepath.Join(configDir(t, c), "dump.rdb")); !os.IsNotExist(err) {
 			t.Errorf("dump.rdb after a killed BGSAVE: %v", err)
+		}
+	}
+}
+
+// TestSnapshotCopiesOnlyWhatChanges: a BGSAVE's snapshot reads the keys
+// no command changes where they are, and copies only those changed
+// before the encoder reached them (integration/rdb's "Test child sending
+// info"): current_cow_size starts at 0, grows by at least what the
+// changed values hold, stays far below the dataset's size, and ends in
+// rdb_last_cow_size; the file has the values as they were when the save
+// started, and the changes stay in the dataset.
+func TestSnapshotCopiesOnlyWhatChanges(t *testing.T) {
+	_, addr := startServer(t, "--save", "")
+	c := difftest.Dial(t, addr)
+	const n, size = 2000, 500
+	old, changed := strings.Repeat("A", size), strings.Repeat("B", size)
+	for i := range n {
+		c.Do("SET", "key"+strconv.Itoa(i), old)
+	}
+	if got := infoField(t, c, "current_cow_size"); got != "0" {
+		t.Fatalf("current_cow_size %q before any save", got)
+	}
+	c.Do("CONFIG", "SET", "rdb-key-save-delay", "500") // 1 s for the whole walk
+	if got := c.Do("BGSAVE"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	const modified = 16
+	for i := range modified {
+		c.Do("SETRANGE", "key"+strconv.Itoa(i), "0", changed)
+	}
+	cow, _ := strconv.Atoi(infoField(t, c, "current_cow_size"))
+	// The walk may have reached a few of them first: most were copied.
+	if cow < modified/2*size || cow > n*size/10 {
+		t.Errorf("current_cow_size %d after changing %d values of %d bytes (dataset %d bytes)", cow, modified, size, n*size)
+	}
+	waitFor(t, func() bool { return infoField(t, c, "rdb_bgsave_in_progress") == "0" })
+	if got := infoField(t, c, "rdb_last_bgsave_status"); got != "ok" {
+		t.Fatalf("rdb_last_bgsave_status %q", got)
+	}
+	if last, _ := strconv.Atoi(infoField(t, c, "rdb_last_cow_size")); last < cow {
+		t.Errorf("rdb_last_cow_size %d, current_cow_size was %d", last, cow)
+	}
+	if got := infoField(t, c, "current_cow_size"); got != "0" {
+		t.Errorf("current_cow_size %q after the save", got)
+	}
+	if got := c.Do("GET", "key0"); got != "$500\r\n"+changed+"\r\n" {
+		t.Errorf("GET key0 after the save: %.20q", got)
+	}
+	// The file holds the dataset as it was when BGSAVE started.
+	_, raddr := startServer(t, "--dir", configDir(t, c), "--save", "")
+	r := difftest.Dial(t, raddr)
+	if got := r.Do("DBSIZE"); got != ":"+strconv.Itoa(n)+"\r\n" {
+		t.Fatalf("DBSIZE of the loaded file: %q", got)
+	}
+	for _, i := range []int{0, modified - 1, modified, n - 1} {
+		if got := r.Do("GET", "key"+strconv.Itoa(i)); got != "$500\r\n"+old+"\r\n" {
+			t.Errorf("key%d in the file: %.20q", i, got)
 		}
 	}
 }
