@@ -98,7 +98,7 @@ type aofState struct {
 	rwCount      atomic.Int64
 	rwFailures   atomic.Int64 // consecutive
 	rwLastOK     atomic.Bool
-	rwKill       killSwitch // stops the running rewrite (appendonly no)
+	rwKill       killSwitch   // stops the running rewrite (appendonly no)
 	lastCow      atomic.Int64 // what the last rewrite's snapshot copied (aof_last_cow_size)
 	// limitDelay (minutes) and limitNext (unix seconds) are the limit on
 	// the cron's rewrites after failures (aofRewriteLimited; cron only).
