@@ -570,6 +570,23 @@ func (db *DB) addMem(e *Entry, before, after memParts) {
 	}
 }
 
+// Reserve makes room for n more keys, spread over the shards as keys are
+// (an RDB load's RESIZEDB hint): the tables are rehashed once now rather
+// than many times as the keys arrive. It only grows tables.
+func (db *DB) Reserve(n int) {
+	per := n / NumShards
+	if per < 16 {
+		return // small: the tables grow as cheaply
+	}
+	per += per / 8 // the shards' counts vary around the mean
+	for i := range db.shards {
+		s := &db.shards[i]
+		s.mu.Lock()
+		s.m.reserve(per)
+		s.mu.Unlock()
+	}
+}
+
 // Len returns the number of keys, counting expired keys not yet removed
 // (as Redis's DBSIZE does).
 func (db *DB) Len() int {

@@ -168,8 +168,19 @@ func (t *table) remove(h uint64, e *Entry) bool {
 
 // resize rehashes into a table with room for n entries at 53% load,
 // dropping tombstones.
-func (t *table) resize(n int) {
-	size := max(minSlots, n*15/8)
+func (t *table) resize(n int) { t.rehash(max(minSlots, n*15/8)) }
+
+// reserve makes room for n more entries without a resize, at about 77%
+// load once they are in: a load that knows how many keys come (RESIZEDB)
+// rehashes each table once instead of a dozen times.
+func (t *table) reserve(n int) {
+	if size := (t.n + n) * 13 / 10; size > len(t.hs) {
+		t.rehash(max(minSlots, size))
+	}
+}
+
+// rehash rehashes into a table of size slots, dropping tombstones.
+func (t *table) rehash(size int) {
 	hs, es := t.hs, t.es
 	t.hs, t.es = make([]uint32, size), make([]atomic.Pointer[Entry], size)
 	t.used = t.n

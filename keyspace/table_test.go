@@ -126,3 +126,42 @@ func TestEntrySize(t *testing.T) {
 		}
 	}
 }
+
+// TestReserve: after Reserve(n), n keys go in without a table growing
+// (each rehashed once, up front), and every key is found.
+func TestReserve(t *testing.T) {
+	db := New()
+	const n = 200_000
+	db.Reserve(n)
+	sizes := make([]int, NumShards)
+	for i := range db.shards {
+		sizes[i] = db.shards[i].m.size()
+	}
+	for i := range n {
+		db.SetString([]byte(fmt.Sprintf("key:%d", i)), []byte("v"), false)
+	}
+	grew := 0
+	for i := range db.shards {
+		if db.shards[i].m.size() != sizes[i] {
+			grew++
+		}
+	}
+	// A shard whose count lands far above the mean may still grow once.
+	if grew > NumShards/20 {
+		t.Errorf("%d of %d tables grew after Reserve", grew, NumShards)
+	}
+	if db.Len() != n {
+		t.Fatalf("Len %d", db.Len())
+	}
+	for i := 0; i < n; i += 997 {
+		if db.Peek([]byte(fmt.Sprintf("key:%d", i))) == nil {
+			t.Fatalf("key:%d missing", i)
+		}
+	}
+	// Reserve never shrinks, and small hints do nothing.
+	before := db.shards[0].m.size()
+	db.Reserve(10)
+	if db.shards[0].m.size() != before {
+		t.Errorf("a small Reserve resized")
+	}
+}

@@ -897,6 +897,12 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 			_, err := s.scripting.engine.LoadLibrary(code, false)
 			return err
 		},
+		OnResizeDB: func(i int, keys, _ uint64) error {
+			if i < len(dbs) {
+				dbs[i].Reserve(int(min(keys, 1<<30))) // a hint: a wrong one costs memory, nothing else
+			}
+			return nil
+		},
 		OnEmptyKey: func(_ int, key []byte) error {
 			if empty++; empty <= 10 {
 				s.warnf("rdbLoadObject skipping empty key: %s", key)
