@@ -82,21 +82,51 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-func TestRunes(t *testing.T) {
+func TestUnits(t *testing.T) {
 	for _, c := range []struct{ in, out string }{
 		{"abc", "abc"},
 		{"a\x00b", "a"},                    // up to the first NUL
 		{"\xf0\x90\x90\x80z", "\xd0\x80z"}, // U+10400 keeps its low 16 bits (U+0400)
 		{"\xc3", "\xc3\x80"},               // a truncated pair reads a 0 continuation byte
+		{"a\xc3\x00b", "a\xc3\x80b"},       // ... even a NUL
+		{"\x80abc", "!bc"},                 // a continuation byte leads a pair
+		{"\xc0\xaf", "/"},                  // overlong forms decode
+		{"\xff\xfe", "\xee\x80\x80"},       // 0xff leads a 4-byte sequence
+		{"d\x80", "d"},                     // a sequence decoding to 0 ends the string
+		{"a\xf0\x90\x80\x80b", "a"},        // U+10000 is a 0 unit: shown up to it
+		{"\xed\xa0\x80", "\xed\xa0\x80"},   // a surrogate is kept
 		{"é日", "é日"},
 	} {
-		if got := string(runesToString(toRunes([]byte(c.in)))); got != c.out {
+		if got := string(text(units(nil, []byte(c.in)))); got != c.out {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.out)
 		}
 	}
-	for _, c := range []struct{ in, out uint32 }{{'A', 'a'}, {'É', 'é'}, {'ß', 's'}, {0x10400, 0x10428}, {'a', 'a'}, {'日', '日'}} {
-		if got := fold(c.in); got != c.out {
+	if n := len(units(nil, []byte("a\xf0\x90\x80\x80b"))); n != 3 {
+		t.Errorf("U+10000 is a unit: %d units", n)
+	}
+	for _, c := range []struct{ in, out rune }{
+		{'A', 'a'}, {'É', 'é'}, {'ß', 's'}, {'ẞ', 's'}, {'İ', 'i'}, {'ı', 'ı'}, {'ς', 'σ'}, {'Σ', 'σ'},
+		{'Ж', 'ж'}, {'K', 'k'}, {'ﬁ', 'f'}, {'ꭰ', 'Ꭰ'}, {'a', 'a'}, {'日', '日'},
+	} {
+		if got := rune(foldUnits([]uint16{uint16(c.in)})[0]); got != c.out {
 			t.Errorf("fold(%U) = %U, want %U", c.in, got, c.out)
+		}
+	}
+}
+
+func TestEditDist(t *testing.T) {
+	for _, c := range []struct {
+		p, s string
+		d    int
+	}{
+		{"ab", "abc", 0}, {"ab", "ab", 0}, {"ab", "a", 1}, {"ab", "b", 1}, {"ab", "ba", 1},
+		{"ab", "cab", 1}, {"ab", "axxxx", 1}, {"ab", "aab", 1}, {"abc", "aab", 2}, {"abc", "cab", 2},
+		{"abc", "ab", 1}, {"hel", "he", 1}, {"hxl", "help", 1}, {"hxl", "he", 2}, {"z", "b", 1},
+		{"abc", "abxc", 1}, {"abc", "xbc", 1}, {"abc", "bc", 1}, {"abc", "c", 2},
+	} {
+		p, s := keyOf(units(nil, []byte(c.p))), keyOf(units(nil, []byte(c.s)))
+		if got := editDist(p, s); got != c.d {
+			t.Errorf("editDist(%q, %q) = %d, want %d", c.p, c.s, got, c.d)
 		}
 	}
 }

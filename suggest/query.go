@@ -1,0 +1,218 @@
+package suggest
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// Result is a string a search found, with its score for the search.
+type Result struct {
+	Str     []byte
+	Score   float32
+	Payload []byte // nil: none
+}
+
+// SearchOptions are FT.SUGGET's: the number of results (MAX), the edit
+// distance (1 for FUZZY; more counts as 1) and TRIM.
+type SearchOptions struct {
+	Max     int
+	MaxDist int
+	Trim    bool
+}
+
+// exactScore replaces the score of a string that matches the prefix
+// exactly (see the package comment).
+const exactScore = 2147483648
+
+// Search returns the strings that prefix (folded) starts, or that start
+// within one edit of it with o.MaxDist > 0, best first: at most o.Max of
+// them, scored as the package comment says. ok is false for a prefix of
+// 100 units or more.
+func (t *Trie) Search(prefix []byte, o SearchOptions) (res []Result, ok bool) {
+	pu := units(nil, prefix)
+	if len(pu) >= maxPrefixUnits {
+		return nil, false
+	}
+	if o.Max <= 0 || len(t.byRaw) == 0 {
+		return nil, true
+	}
+	q := query{fp: foldUnits(pu), nbytes: len(prefix), top: topK{max: o.Max}}
+	q.fpKey = keyOf(q.fp)
+	if o.MaxDist <= 0 {
+		t.tree.Ascend(&entry{folded: q.fpKey}, func(e *entry) bool {
+			if !strings.HasPrefix(e.folded, q.fpKey) {
+				return false
+			}
+			q.offer(e, 0)
+			return true
+		})
+	} else {
+		t.tree.Scan(func(e *entry) bool {
+			d := 1 // an empty prefix with FUZZY: every string at distance 1
+			if len(q.fp) > 0 {
+				if d = editDist(q.fpKey, e.folded); d > 1 {
+					return true
+				}
+			}
+			q.offer(e, d)
+			return true
+		})
+	}
+	best := q.top.sorted()
+	if o.Trim && len(best) > 0 {
+		floor := float64(best[0].score) / 10
+		for i, c := range best {
+			if float64(c.score) < floor {
+				best = best[:i]
+				break
+			}
+		}
+	}
+	res = make([]Result, len(best))
+	for i, c := range best {
+		res[i] = Result{Str: text(rawUnits(c.e.raw)), Score: c.score, Payload: c.e.payload}
+	}
+	return res, true
+}
+
+// query is a search under way.
+type query struct {
+	fp     []uint16 // the prefix's folded units
+	fpKey  string   // the same as a key
+	nbytes int      // the prefix's length in bytes
+	top    topK
+}
+
+// offer scores e, found at edit distance d, and keeps it if it is among
+// the best so far.
+func (q *query) offer(e *entry, d int) {
+	if e.score == negInf {
+		return
+	}
+	s := float64(e.score)
+	if q.exact(e) {
+		s = exactScore
+	}
+	if d > 0 {
+		s *= math.Exp(-2 * float64(d))
+	}
+	diff := e.n() - q.nbytes
+	if diff < 0 {
+		diff = -diff
+	}
+	q.top.add(candidate{e: e, score: float32(s / math.Sqrt(float64(1+diff)))})
+}
+
+// exact reports whether e counts as the prefix itself: as many units as
+// the folded prefix, and the same first bytes of little-endian units, as
+// many as the prefix's bytes.
+func (q *query) exact(e *entry) bool {
+	n := e.n()
+	if n != len(q.fp) {
+		return false
+	}
+	limit := min(q.nbytes, 2*n)
+	for k := 0; k < limit; k++ {
+		i := k / 2
+		su := uint16(e.raw[2*i])<<8 | uint16(e.raw[2*i+1])
+		pu := q.fp[i]
+		if k%2 == 1 {
+			su, pu = su>>8, pu>>8
+		}
+		if byte(su) != byte(pu) {
+			return false
+		}
+	}
+	return true
+}
+
+// editDist is the least Levenshtein distance between the units of p and a
+// prefix of s's (both big-endian pairs), capped at 2. An edit at the first
+// difference decides it: one further left is equivalent to one there.
+func editDist(p, s string) int {
+	l := 0
+	for l+1 < len(p) && l+1 < len(s) && p[l] == s[l] && p[l+1] == s[l+1] {
+		l += 2
+	}
+	if l == len(p) {
+		return 0
+	}
+	rest := p[l+2:] // p after the first differing unit
+	switch {
+	case strings.HasPrefix(s[l:], rest): // that unit deleted
+		return 1
+	case len(s) >= l+2 && strings.HasPrefix(s[l+2:], rest): // replaced
+		return 1
+	case len(s) >= l+2 && strings.HasPrefix(s[l+2:], p[l:]): // one inserted
+		return 1
+	}
+	return 2
+}
+
+// candidate is a result in the making.
+type candidate struct {
+	e     *entry
+	score float32
+}
+
+// better orders candidates: higher score (NaN first), then units.
+func better(a, b candidate) bool {
+	if c := compareScores(a.score, b.score); c != 0 {
+		return c < 0
+	}
+	return a.e.raw < b.e.raw
+}
+
+// topK keeps the best max candidates in a heap whose root is the worst.
+type topK struct {
+	max int
+	h   []candidate
+}
+
+func (t *topK) add(c candidate) {
+	if len(t.h) < t.max {
+		t.h = append(t.h, c)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !better(t.h[p], t.h[i]) {
+				break
+			}
+			t.h[p], t.h[i] = t.h[i], t.h[p]
+			i = p
+		}
+		return
+	}
+	if !better(c, t.h[0]) {
+		return
+	}
+	t.h[0] = c
+	for i := 0; ; {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < len(t.h) && better(t.h[w], t.h[l]) {
+			w = l
+		}
+		if r < len(t.h) && better(t.h[w], t.h[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		t.h[w], t.h[i] = t.h[i], t.h[w]
+		i = w
+	}
+}
+
+// sorted returns the candidates best first.
+func (t *topK) sorted() []candidate {
+	slices.SortFunc(t.h, func(a, b candidate) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return t.h
+}
