@@ -17,9 +17,10 @@
 //     more, and a score that is 0 as a float32 (which changes nothing).
 //   - A result's score is its own, or 2147483648 when it has as many units
 //     as the prefix and the first bytes of their units (little-endian, as
-//     many bytes as the prefix has, the prefix folded) are equal; times
-//     exp(-2·distance) for FUZZY; divided by sqrt(1 + |units of the string
-//     − bytes of the prefix|). An empty prefix with FUZZY counts every
+//     many bytes as there are units; the prefix folded) are equal; times
+//     exp(-2·distance) for FUZZY; divided by sqrt(1 + |units of the
+//     string − bytes of the prefix|); each step computed in float64 and
+//     rounded to a float32. An empty prefix with FUZZY counts every
 //     string at distance 1. Strings scored -Inf are never returned.
 //   - Results are the best Max by score, highest first; equal scores are
 //     ordered by the string's bytes (RediSearch orders them by its trie's
@@ -113,7 +114,7 @@ func (t *Trie) Insert(s []byte, score float64, incr bool, payload []byte) bool {
 	raw := keyOf(us)
 	if e := t.byRaw[raw]; e != nil {
 		if incr {
-			e.score += f
+			e.score = float32(float64(e.score) + score) // added as doubles
 		} else {
 			e.score = f
 		}

@@ -90,30 +90,30 @@ func (q *query) offer(e *entry, d int) {
 	if e.score == negInf {
 		return
 	}
-	s := float64(e.score)
+	s := e.score
 	if q.exact(e) {
 		s = exactScore
 	}
 	if d > 0 {
-		s *= math.Exp(-2 * float64(d))
+		s = float32(float64(s) * math.Exp(-2*float64(d)))
 	}
 	diff := e.n() - q.nbytes
 	if diff < 0 {
 		diff = -diff
 	}
-	q.top.add(candidate{e: e, score: float32(s / math.Sqrt(float64(1+diff)))})
+	q.top.add(candidate{e: e, score: float32(float64(s) / math.Sqrt(float64(1+diff)))})
 }
 
 // exact reports whether e counts as the prefix itself: as many units as
-// the folded prefix, and the same first bytes of little-endian units, as
-// many as the prefix's bytes.
+// the folded prefix, and the same first bytes of their little-endian units,
+// as many bytes as there are units (half the units, and the low byte of the
+// middle one when their number is odd).
 func (q *query) exact(e *entry) bool {
 	n := e.n()
 	if n != len(q.fp) {
 		return false
 	}
-	limit := min(q.nbytes, 2*n)
-	for k := 0; k < limit; k++ {
+	for k := 0; k < n; k++ {
 		i := k / 2
 		su := uint16(e.raw[2*i])<<8 | uint16(e.raw[2*i+1])
 		pu := q.fp[i]
