@@ -213,3 +213,43 @@ func TestMemSize(t *testing.T) {
 		t.Fatalf("MemSize %d when empty", got)
 	}
 }
+
+// benchDict is a dictionary of 100,000 random words of 3-10 letters.
+func benchDict() *Trie {
+	r := rand.New(rand.NewPCG(3, 4))
+	tr := New()
+	for tr.Len() < 100000 {
+		b := make([]byte, 3+r.IntN(8))
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		tr.Insert(b, float64(1+r.IntN(1000)), false, nil)
+	}
+	return tr
+}
+
+func BenchmarkSearch(b *testing.B) {
+	tr := benchDict()
+	for _, c := range []struct {
+		name, prefix string
+		o            SearchOptions
+	}{
+		{"prefix2", "ab", SearchOptions{Max: 5}},
+		{"prefix3", "abc", SearchOptions{Max: 5}},
+		{"prefix1", "a", SearchOptions{Max: 5}},
+		{"fuzzy3", "abc", SearchOptions{Max: 5, MaxDist: 1}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				tr.Search([]byte(c.prefix), c.o)
+			}
+		})
+	}
+}
+
+func BenchmarkInsert(b *testing.B) {
+	tr := benchDict()
+	for b.Loop() {
+		tr.Insert([]byte("benchword"), 1, true, nil)
+	}
+}
