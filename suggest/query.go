@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/btree"
 )
 
 // Result is a string a search found, with its score for the search.
@@ -30,6 +32,13 @@ const exactScore = 2147483648
 // them, scored as the package comment says. ok is false for a prefix of
 // 100 units or more.
 func (t *Trie) Search(prefix []byte, o SearchOptions) (res []Result, ok bool) {
+	return t.search(prefix, o, (*Trie).collect)
+}
+
+// search is Search with the walk that offers the matching entries to the
+// query as a parameter: the tests compare collect with a scan of every
+// entry.
+func (t *Trie) search(prefix []byte, o SearchOptions, collect func(t *Trie, q *query, fuzzy bool)) (res []Result, ok bool) {
 	pu := units(nil, prefix)
 	if len(pu) >= maxPrefixUnits {
 		return nil, false
@@ -39,26 +48,7 @@ func (t *Trie) Search(prefix []byte, o SearchOptions) (res []Result, ok bool) {
 	}
 	q := query{fp: foldUnits(pu), nbytes: len(prefix), top: topK{max: o.Max}}
 	q.fpKey = keyOf(q.fp)
-	if o.MaxDist <= 0 {
-		t.tree.Ascend(&entry{folded: q.fpKey}, func(e *entry) bool {
-			if !strings.HasPrefix(e.folded, q.fpKey) {
-				return false
-			}
-			q.offer(e, 0)
-			return true
-		})
-	} else {
-		t.tree.Scan(func(e *entry) bool {
-			d := 1 // an empty prefix with FUZZY: every string at distance 1
-			if len(q.fp) > 0 {
-				if d = editDist(q.fpKey, e.folded); d > 1 {
-					return true
-				}
-			}
-			q.offer(e, d)
-			return true
-		})
-	}
+	collect(t, &q, o.MaxDist > 0)
 	best := q.top.sorted()
 	if o.Trim && len(best) > 0 {
 		floor := float64(best[0].score) / 10
@@ -74,6 +64,154 @@ func (t *Trie) Search(prefix []byte, o SearchOptions) (res []Result, ok bool) {
 		res[i] = Result{Str: text(rawUnits(c.e.raw)), Score: c.score, Payload: c.e.payload}
 	}
 	return res, true
+}
+
+// collect offers q every entry that matches it (each once), visiting
+// little else: a prefix search walks the range of the prefix; a FUZZY one
+// with an empty prefix every entry (all at distance 1), and with a
+// non-empty prefix the ranges fuzzy finds.
+func (t *Trie) collect(q *query, fuzzy bool) {
+	switch {
+	case !fuzzy:
+		t.tree.Ascend(&entry{folded: q.fpKey}, func(e *entry) bool {
+			if !strings.HasPrefix(e.folded, q.fpKey) {
+				return false
+			}
+			q.offer(e, 0)
+			return true
+		})
+	case len(q.fp) == 0:
+		t.tree.Scan(func(e *entry) bool {
+			q.offer(e, 1)
+			return true
+		})
+	default:
+		w := walker{q: q, it: t.tree.Iter(), pivot: new(entry)}
+		w.fuzzy()
+		w.it.Release()
+	}
+}
+
+// walker finds the entries within one edit of a non-empty prefix with
+// seeks in the tree, as a Levenshtein automaton of distance 1 intersected
+// with the sorted keys. Let p be the folded prefix and s an entry's folded
+// units. editDist decides at the first unit i where s differs from p (or
+// ends): with A = p[:i], c = p[i] and R = p[i+1:], s is within one edit
+// when s = p... (distance 0), or s = A (when R is empty), or s = A x ...
+// with x ≠ c and s starting with A R (c deleted), A x R (c replaced by x)
+// or A x c R (x inserted). So for each i, fuzzy enumerates the distinct
+// units x that follow A in the tree (a seek past each one) and walks, for
+// each x ≠ c, the ranges of those keys; when R is empty, the whole range
+// of A but for A c. Ranges whose key has another of them as a prefix are
+// walked once, within the other's; ranges of different i or x are
+// disjoint, so each entry is offered once.
+type walker struct {
+	q     *query
+	it    btree.IterG[*entry]
+	pivot *entry // the key of a seek, reused
+}
+
+// seek moves to the first entry whose folded units are key or follow it.
+func (w *walker) seek(key string) bool {
+	w.pivot.folded = key
+	return w.it.Seek(w.pivot)
+}
+
+// scan offers the entries from the iterator's position on that start with
+// key, at distance d.
+func (w *walker) scan(key string, d int, ok bool) {
+	for ; ok; ok = w.it.Next() {
+		e := w.it.Item()
+		if !strings.HasPrefix(e.folded, key) {
+			return
+		}
+		w.q.offer(e, d)
+	}
+}
+
+// next is the least key above every key starting with a+x (x a unit of 2
+// bytes), and false when there is none (x is 0xffff).
+func next(a, x string) (string, bool) {
+	u := uint16(x[0])<<8 | uint16(x[1]) + 1
+	if u == 0 {
+		return "", false
+	}
+	return a + string([]byte{byte(u >> 8), byte(u)}), true
+}
+
+func (w *walker) fuzzy() {
+	p := w.q.fpKey
+	for i := 0; i < len(p); i += 2 {
+		a, c, r := p[:i], p[i:i+2], p[i+2:]
+		if len(r) == 0 {
+			// The last unit: every string of a (a itself included) but
+			// those of a c (distance 0, below) is c deleted or replaced.
+			// a c... and the strings above it are two ranges.
+			w.scanBelow(a, p)
+			if k, ok := next(a, c); ok {
+				w.scan(a, 1, w.seek(k))
+			}
+			break
+		}
+		// The distinct units x following a, each found by a seek.
+		for ok := w.seek(a); ok; {
+			f := w.it.Item().folded
+			if !strings.HasPrefix(f, a) {
+				break
+			}
+			if len(f) == len(a) { // s = a, and r is not empty: no match
+				ok = w.it.Next()
+				continue
+			}
+			x := f[i : i+2]
+			if x != c {
+				keys := [3]string{a + x + r, a + x + c + r}
+				if x == r[:2] {
+					keys[2] = a + r
+				}
+				w.scanUnion(keys[:])
+			}
+			k, more := next(a, x)
+			if !more {
+				break
+			}
+			ok = w.seek(k)
+		}
+	}
+	w.scan(p, 0, w.seek(p))
+}
+
+// scanBelow offers, at distance 1, the entries that start with a and sort
+// below key.
+func (w *walker) scanBelow(a, key string) {
+	for ok := w.seek(a); ok; ok = w.it.Next() {
+		e := w.it.Item()
+		if e.folded >= key || !strings.HasPrefix(e.folded, a) {
+			return
+		}
+		w.q.offer(e, 1)
+	}
+}
+
+// scanUnion offers, at distance 1, the entries that start with any of the
+// non-empty keys, once each: a key that another starts is left out, and
+// so is a repeated key.
+func (w *walker) scanUnion(keys []string) {
+	for j, k := range keys {
+		if k == "" {
+			continue
+		}
+		covered := false
+		for l, o := range keys {
+			if l != j && o != "" && strings.HasPrefix(k, o) && (len(o) < len(k) || l < j) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			w.scan(k, 1, w.seek(k))
+		}
+	}
 }
 
 // query is a search under way.

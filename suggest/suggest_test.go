@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -211,6 +212,77 @@ func TestMemSize(t *testing.T) {
 	tr.Delete([]byte("abd"))
 	if got := tr.MemSize(); got != 64 {
 		t.Fatalf("MemSize %d when empty", got)
+	}
+}
+
+// scanAll is the reference walk of a search: every entry, FUZZY ones
+// checked with editDist (as Search did before it walked the tree).
+func scanAll(t *Trie, q *query, fuzzy bool) {
+	t.tree.Scan(func(e *entry) bool {
+		d := 0
+		switch {
+		case !fuzzy:
+			if !strings.HasPrefix(e.folded, q.fpKey) {
+				return true
+			}
+		case len(q.fp) == 0:
+			d = 1 // an empty prefix with FUZZY: every string at distance 1
+		default:
+			if d = editDist(q.fpKey, e.folded); d > 1 {
+				return true
+			}
+		}
+		q.offer(e, d)
+		return true
+	})
+}
+
+// TestSearchLikeScan: Search's walks of the tree return what a scan of
+// every entry does (same strings, scores and order, no string twice), on
+// random dictionaries over a small alphabet: case variants, folds to
+// another letter (ß, ſ, K), non-ASCII, the highest unit (U+FFFF), a 0
+// unit (U+10000), malformed sequences and NULs.
+func TestSearchLikeScan(t *testing.T) {
+	alphabet := []string{"a", "b", "c", "A", "B", "é", "É", "ß", "s", "ſ", "K", "k", "日",
+		"\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xc3", "\x80", "\x00"}
+	r := rand.New(rand.NewPCG(5, 6))
+	word := func(n int) []byte {
+		var b []byte
+		for range n {
+			b = append(b, alphabet[r.IntN(len(alphabet))]...)
+		}
+		return b
+	}
+	scores := []float64{1, 2, 3, 0.5, -1, 1e30, math.Inf(1), math.Inf(-1), math.NaN()}
+	for round := range 300 {
+		tr := New()
+		var words [][]byte
+		for range 1 + r.IntN(200) {
+			w := word(1 + r.IntN(6))
+			words = append(words, w)
+			tr.Insert(w, scores[r.IntN(len(scores))], false, nil)
+		}
+		for range 30 {
+			var p []byte
+			switch r.IntN(3) {
+			case 0:
+				p = word(r.IntN(5))
+			default: // a word, its prefix, or one edit away
+				w := words[r.IntN(len(words))]
+				p = append(word(r.IntN(2)), w[:r.IntN(len(w)+1)]...)
+				p = append(p, word(r.IntN(2))...)
+			}
+			for _, max := range []int{1, 3, 1000} {
+				for _, fuzzy := range []int{0, 1} {
+					o := SearchOptions{Max: max, MaxDist: fuzzy, Trim: r.IntN(4) == 0}
+					got, gok := tr.Search(p, o)
+					want, wok := tr.search(p, o, scanAll)
+					if render(got) != render(want) || gok != wok {
+						t.Fatalf("round %d, %q %+v:\n got %s\nwant %s", round, p, o, render(got), render(want))
+					}
+				}
+			}
+		}
 	}
 }
 
