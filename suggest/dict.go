@@ -74,8 +74,8 @@ func (e *entry) n() int { return len(e.raw) / 2 }
 func (e *entry) cost() int64 { return entryOverhead + int64(2*len(e.raw)+len(e.payload)) }
 
 func entryLess(a, b *entry) bool {
-	if a.folded != b.folded {
-		return a.folded < b.folded
+	if c := strings.Compare(a.folded, b.folded); c != 0 { // one comparison, not two
+		return c < 0
 	}
 	return a.raw < b.raw
 }

@@ -73,8 +73,24 @@ func (t *Trie) search(prefix []byte, o SearchOptions, collect func(t *Trie, q *q
 func (t *Trie) collect(q *query, fuzzy bool) {
 	switch {
 	case !fuzzy:
+		// Past its first entries, the range ends at the first entry above
+		// the prefix's keys, found by a seek: comparing pointers to it is
+		// cheaper than reading every entry's folded units (a cache miss
+		// each), and a short range saves the seek.
+		const checked = 64
+		var stop *entry
+		n := 0
 		t.tree.Ascend(&entry{folded: q.fpKey}, func(e *entry) bool {
-			if !strings.HasPrefix(e.folded, q.fpKey) {
+			if n < checked {
+				if !strings.HasPrefix(e.folded, q.fpKey) {
+					return false
+				}
+				if n++; n == checked {
+					if k, ok := upper(q.fpKey); ok {
+						stop = t.first(k)
+					}
+				}
+			} else if e == stop {
 				return false
 			}
 			q.offer(e, 0)
@@ -109,12 +125,13 @@ type walker struct {
 	q     *query
 	it    btree.IterG[*entry]
 	pivot *entry // the key of a seek, reused
+	hint  btree.PathHint
 }
 
 // seek moves to the first entry whose folded units are key or follow it.
 func (w *walker) seek(key string) bool {
 	w.pivot.folded = key
-	return w.it.Seek(w.pivot)
+	return w.it.SeekHint(w.pivot, &w.hint)
 }
 
 // scan offers the entries from the iterator's position on that start with
@@ -137,6 +154,28 @@ func next(a, x string) (string, bool) {
 		return "", false
 	}
 	return a + string([]byte{byte(u >> 8), byte(u)}), true
+}
+
+// first is the first entry whose folded units are key or follow it, nil
+// if none.
+func (t *Trie) first(key string) (e *entry) {
+	t.tree.Ascend(&entry{folded: key}, func(f *entry) bool {
+		e = f
+		return false
+	})
+	return e
+}
+
+// upper is the least key above every key that starts with key, and false
+// when there is none (key is empty or all its units are 0xffff).
+func upper(key string) (string, bool) {
+	for len(key) >= 2 {
+		if k, ok := next(key[:len(key)-2], key[len(key)-2:]); ok {
+			return k, true
+		}
+		key = key[:len(key)-2]
+	}
+	return "", false
 }
 
 func (w *walker) fuzzy() {

@@ -245,11 +245,16 @@ func scanAll(t *Trie, q *query, fuzzy bool) {
 func TestSearchLikeScan(t *testing.T) {
 	alphabet := []string{"a", "b", "c", "A", "B", "é", "É", "ß", "s", "ſ", "K", "k", "日",
 		"\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xc3", "\x80", "\x00"}
+	// A third of the rounds use three letters and more strings, for
+	// ranges of more than 64 strings (where a prefix search stops at an
+	// entry found by a seek), some of them ending at U+FFFF.
+	small := []string{"a", "A", "\xef\xbf\xbf"}
 	r := rand.New(rand.NewPCG(5, 6))
+	var letters []string
 	word := func(n int) []byte {
 		var b []byte
 		for range n {
-			b = append(b, alphabet[r.IntN(len(alphabet))]...)
+			b = append(b, letters[r.IntN(len(letters))]...)
 		}
 		return b
 	}
@@ -257,8 +262,13 @@ func TestSearchLikeScan(t *testing.T) {
 	for round := range 300 {
 		tr := New()
 		var words [][]byte
-		for range 1 + r.IntN(200) {
-			w := word(1 + r.IntN(6))
+		letters = alphabet
+		size := 200
+		if round%3 == 0 {
+			letters, size = small, 400
+		}
+		for range 1 + r.IntN(size) {
+			w := word(1 + r.IntN(8))
 			words = append(words, w)
 			tr.Insert(w, scores[r.IntN(len(scores))], false, nil)
 		}
@@ -323,5 +333,13 @@ func BenchmarkInsert(b *testing.B) {
 	tr := benchDict()
 	for b.Loop() {
 		tr.Insert([]byte("benchword"), 1, true, nil)
+	}
+}
+
+// BenchmarkSearchScan is the reference scan of every entry, for comparison.
+func BenchmarkSearchScan(b *testing.B) {
+	tr := benchDict()
+	for b.Loop() {
+		tr.search([]byte("abc"), SearchOptions{Max: 5, MaxDist: 1}, scanAll)
 	}
 }
