@@ -29,8 +29,9 @@
 //
 // Design: entries are held in a map by their units and in a B-tree ordered
 // by their folded units, so that a prefix search walks one range of the
-// tree; a FUZZY search checks every entry with a bounded edit distance. A
-// bounded heap keeps the best results.
+// tree; a FUZZY search walks only the ranges within one edit of the
+// prefix, found by seeks (a Levenshtein automaton of distance 1 run over
+// the sorted keys: see walker). A bounded heap keeps the best results.
 //
 // A Trie is not safe for concurrent use; the caller serialises access (the
 // server's key locks). It knows nothing of keys or connections.

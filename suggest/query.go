@@ -178,14 +178,16 @@ func upper(key string) (string, bool) {
 	return "", false
 }
 
+// fuzzy offers the entries within one edit of the prefix, each once.
 func (w *walker) fuzzy() {
 	p := w.q.fpKey
 	for i := 0; i < len(p); i += 2 {
 		a, c, r := p[:i], p[i:i+2], p[i+2:]
 		if len(r) == 0 {
 			// The last unit: every string of a (a itself included) but
-			// those of a c (distance 0, below) is c deleted or replaced.
-			// a c... and the strings above it are two ranges.
+			// those of a c (distance 0, offered below) is within one
+			// edit, c deleted or replaced: those below a c, and those
+			// above its range.
 			w.scanBelow(a, p)
 			if k, ok := next(a, c); ok {
 				w.scan(a, 1, w.seek(k))

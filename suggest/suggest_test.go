@@ -310,6 +310,14 @@ func benchDict() *Trie {
 	return tr
 }
 
+// BenchmarkSearch, on 100,000 random words (AMD EPYC, 2 shared cores,
+// best of several runs; before: FUZZY scanned every entry and a prefix
+// range read each entry's folded units to find its end):
+//
+//	prefix1 (3,744 strings)  250 µs -> 100-120 µs
+//	prefix2                   ~5 µs -> ~5 µs
+//	prefix3                  1.2 µs -> 1.2 µs
+//	fuzzy3 (705 strings)      14 ms -> 130 µs (BenchmarkSearchScan: the scan)
 func BenchmarkSearch(b *testing.B) {
 	tr := benchDict()
 	for _, c := range []struct {
