@@ -8,6 +8,7 @@ require (
 	github.com/tidwall/btree v1.8.2
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.18.0
+	golang.org/x/text v0.14.0
 )
 
 require (
@@ -38,7 +39,6 @@ require (
 	github.com/prometheus/procfs v0.10.1 // indirect
 	github.com/rogpeppe/go-internal v1.9.0 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
-	golang.org/x/text v0.14.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )
 

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -264,59 +267,255 @@ var sugWords = func() []string {
 	return out
 }()
 
+// sugPayloadTracker keeps a random test's additions away from a
+// deliberate difference: RediSearch keeps the payload of a deleted string
+// whose trie node survives the deletion (one with two children or more),
+// and a later FT.SUGADD of the string without PAYLOAD brings it back;
+// HotKV forgets a deleted string's payload. A string deleted after it was
+// given a payload is added again with one.
+type sugPayloadTracker struct{ paid, tainted map[string]bool }
+
+func newSugPayloadTracker() *sugPayloadTracker {
+	return &sugPayloadTracker{paid: map[string]bool{}, tainted: map[string]bool{}}
+}
+
+// mustPay reports whether an addition of w must carry a payload.
+func (t *sugPayloadTracker) mustPay(w string) bool { return t.tainted[w] }
+
+func (t *sugPayloadTracker) added(w string, payload bool) {
+	if payload {
+		t.paid[w] = true
+		delete(t.tainted, w)
+	}
+}
+
+func (t *sugPayloadTracker) deleted(w string) {
+	if t.paid[w] {
+		t.tainted[w] = true
+	}
+}
+
+// sugItem is a result of FT.SUGGET WITHSCORES [WITHPAYLOADS] as raw RESP.
+type sugItem struct{ str, score, payload string }
+
+// bulkText is the text of a raw RESP bulk string.
+func bulkText(raw string) string {
+	_, s, _ := strings.Cut(raw, "\r\n")
+	return strings.TrimSuffix(s, "\r\n")
+}
+
+// parseSugGet splits an FT.SUGGET WITHSCORES reply (RESP2) into results;
+// ok is false for anything else (an error, null).
+func parseSugGet(raw string, withPayloads bool) (items []sugItem, ok bool) {
+	r := bufio.NewReader(strings.NewReader(raw))
+	head, _ := r.ReadString('\n')
+	if len(head) < 3 || head[0] != '*' {
+		return nil, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil {
+		return nil, false
+	}
+	next := func() string {
+		h, _ := r.ReadString('\n')
+		if strings.HasPrefix(h, "$-1") {
+			return h
+		}
+		l, _ := strconv.Atoi(strings.TrimSpace(h[1:]))
+		b := make([]byte, l+2)
+		io.ReadFull(r, b)
+		return h + string(b)
+	}
+	per := 2
+	if withPayloads {
+		per = 3
+	}
+	for i := 0; i < n; i += per {
+		it := sugItem{str: next(), score: next()}
+		if withPayloads {
+			it.payload = next()
+		}
+		items = append(items, it)
+	}
+	return items, true
+}
+
+// sugRuns compares results with equal scores as sets: got must have want's
+// scores in order and, per run of equal scores, the same results, in
+// HotKV's order (by their strings). With cut, want is a longer list cut
+// to got's length, and got's last run need only be among want's.
+func sugRuns(want, got []sugItem, cut bool) string {
+	if cut && len(want) > len(got) {
+		want = want[:len(got)]
+	} else {
+		cut = false
+	}
+	if len(want) != len(got) {
+		return "lengths differ"
+	}
+	key := func(it sugItem) string { return it.str + "\x00" + it.payload }
+	for i := 0; i < len(want); {
+		j := i
+		for j < len(want) && want[j].score == want[i].score {
+			j++
+		}
+		var ws, gs []string
+		for k := i; k < j; k++ {
+			if got[k].score != want[i].score {
+				return "scores differ"
+			}
+			ws, gs = append(ws, key(want[k])), append(gs, key(got[k]))
+		}
+		if !slices.IsSortedFunc(got[i:j], func(a, b sugItem) int { return strings.Compare(bulkText(a.str), bulkText(b.str)) }) {
+			return "equal scores not in HotKV's order"
+		}
+		slices.Sort(ws)
+		slices.Sort(gs)
+		if !slices.Equal(ws, gs) && !(cut && j == len(want)) {
+			return "equal scores differ"
+		}
+		i = j
+	}
+	return ""
+}
+
+// sugMisses counts the searches where RediSearch's reply with MAX n was not
+// the best n of all its results (its pruning uses stale bounds on scores
+// that INCR lowered, and raw scores where results are ranked by adjusted
+// ones): HotKV answers the best n.
+var sugMisses int
+
+// sugFuzzyExtra counts the FUZZY searches where HotKV found more strings
+// than RediSearch (see sugCompareGet).
+var sugFuzzyExtra int
+
+// sugCompareGet runs an FT.SUGGET with WITHSCORES (MAX max, given in args
+// or the default) on both servers, and compares HotKV's reply with the
+// best max of all the oracle's results for it, equal scores as sets (see
+// sugRuns); all the results are compared too. Where the reply has max
+// results, the last run of equal scores may be cut at a different place.
+func sugCompareGet(t *testing.T, p *difftest.Pair, max int, args ...string) {
+	t.Helper()
+	withPayloads := slices.Contains(args, "WITHPAYLOADS")
+	all := append(slices.Clone(args), "MAX", "100000")
+	redisRaw, hotkvRaw := p.Redis.Do(all...), p.HotKV.Do(args...)
+	ri, rok := parseSugGet(redisRaw, withPayloads)
+	hi, hok := parseSugGet(hotkvRaw, withPayloads)
+	if !rok || !hok {
+		if r := p.Redis.Do(args...); r != hotkvRaw {
+			t.Errorf("%q: replies differ\n redis: %q\n hotkv: %q", args, r, hotkvRaw)
+		}
+		return
+	}
+	if slices.Contains(args, "FUZZY") {
+		// Known difference, open: RediSearch's FUZZY misses strings whose
+		// prefix is within one edit when the edit distance of the whole
+		// string grows past 1 further down its trie walk ("bA" does not
+		// find "Abbé", though it finds "A" and "Ab"). HotKV finds every
+		// string with a prefix within one edit: each of the oracle's
+		// results must be among HotKV's, with the same score.
+		ha, _ := parseSugGet(p.HotKV.Do(all...), withPayloads)
+		have := map[string]string{}
+		for _, it := range ha {
+			have[it.str+"\x00"+it.payload] = it.score
+		}
+		for _, it := range ri {
+			if sc, ok := have[it.str+"\x00"+it.payload]; !ok || sc != it.score {
+				t.Errorf("%q: %q (score %q) missing or scored %q by HotKV", all, it.str, it.score, sc)
+				return
+			}
+		}
+		if len(ha) > len(ri) {
+			sugFuzzyExtra++
+		}
+		return
+	}
+	if why := sugRuns(ri, hi, true); why != "" || len(hi) != min(max, len(ri)) {
+		t.Errorf("%q: %s (against the best %d of all the oracle's)\n redis: %q\n hotkv: %q", args, why, max, redisRaw, hotkvRaw)
+		return
+	}
+	hotkvAll := p.HotKV.Do(all...)
+	ha, _ := parseSugGet(hotkvAll, withPayloads)
+	if why := sugRuns(ri, ha, false); why != "" {
+		t.Errorf("%q: %s\n redis: %q\n hotkv: %q", all, why, redisRaw, hotkvAll)
+	}
+	own, _ := parseSugGet(p.Redis.Do(args...), withPayloads)
+	for i := range own {
+		if i >= len(ri) || own[i].score != ri[i].score {
+			sugMisses++
+			break
+		}
+	}
+}
+
 // TestFTSugRandomLikeRediSearch: random additions (replacing, INCR, with
-// payloads, negative and equal scores) and deletions, then searches with
-// random prefixes and options, compared with RediSearch: the order of
-// equal scores, the pruning and the restructuring of RediSearch's trie
-// are reproduced.
+// payloads, negative and equal scores) and deletions of words of a small
+// alphabet with case and multi-byte letters, and searches with random
+// prefixes and options, compared with RediSearch (equal scores as sets).
 func TestFTSugRandomLikeRediSearch(t *testing.T) {
 	p := newSearchPair(t)
 	scores := []string{"1", "2", "3", "0.5", "1.5", "10", "100", "-1", "2.25", "7"}
-	for round := range 6 {
+	ops, gets := 0, 0
+	for round := range 8 {
 		r := rand.New(rand.NewPCG(uint64(round), 99))
 		key := "r" + strconv.Itoa(round)
-		for range 150 {
+		pay := newSugPayloadTracker()
+		get := func(prefix string) {
+			args := []string{"FT.SUGGET", key, prefix, "WITHSCORES"}
+			if r.IntN(2) == 0 {
+				args = append(args, "WITHPAYLOADS")
+			}
+			if r.IntN(3) == 0 {
+				args = append(args, "FUZZY")
+			}
+			max := 5
+			if r.IntN(2) == 0 {
+				max = 1 + r.IntN(12)
+				args = append(args, "MAX", strconv.Itoa(max))
+			}
+			sugCompareGet(t, p, max, args...)
+			gets++
+		}
+		for range 250 {
 			w := sugWords[r.IntN(len(sugWords))]
-			switch x := r.IntN(10); {
+			x := r.IntN(10)
+			if pay.mustPay(w) && x < 8 {
+				x = 7
+			}
+			switch {
 			case x < 5:
 				p.DoArgs("FT.SUGADD", key, w, scores[r.IntN(len(scores))])
 			case x < 7:
 				p.DoArgs("FT.SUGADD", key, w, scores[r.IntN(len(scores))], "INCR")
 			case x < 8:
 				p.DoArgs("FT.SUGADD", key, w, scores[r.IntN(len(scores))], "PAYLOAD", "p"+w)
+				pay.added(w, true)
 			default:
 				p.DoArgs("FT.SUGDEL", key, w)
+				pay.deleted(w)
 			}
-			if r.IntN(4) == 0 {
+			ops++
+			if r.IntN(3) == 0 {
 				rs := []rune(sugWords[r.IntN(len(sugWords))])
-				prefix := string(rs[:1+r.IntN(len(rs))])
-				args := []string{"FT.SUGGET", key, prefix, "WITHSCORES", "WITHPAYLOADS"}
-				if r.IntN(3) == 0 {
-					args = append(args, "FUZZY")
-				}
-				if r.IntN(2) == 0 {
-					args = append(args, "MAX", strconv.Itoa(1+r.IntN(12)))
-				}
-				if r.IntN(5) == 0 {
-					// RediSearch 2.10.5 frees all but the first of the
-					// results TRIM drops twice (a crash later): it is
-					// tested where it drops one at most.
-					args = append(args, "MAX", "2", "TRIM")
-				}
-				p.DoArgs(args...)
+				get(string(rs[:r.IntN(len(rs)+1)]))
+			}
+			if r.IntN(10) == 0 {
+				p.DoArgs("FT.SUGLEN", key)
 			}
 			if t.Failed() {
 				t.Fatalf("round %d: stopped at the first difference", round)
 			}
 		}
 		for _, w := range sugWords[:20] {
-			for _, prefix := range []string{w, string([]rune(w)[:1]), strings.ToUpper(w)} {
-				p.DoArgs("FT.SUGGET", key, prefix, "WITHSCORES", "MAX", "8")
-				p.DoArgs("FT.SUGGET", key, prefix, "FUZZY", "WITHSCORES", "MAX", "8")
+			for _, prefix := range []string{w, string([]rune(w)[:1]), strings.ToUpper(w), ""} {
+				sugCompareGet(t, p, 8, "FT.SUGGET", key, prefix, "WITHSCORES", "WITHPAYLOADS", "MAX", "8")
+				sugCompareGet(t, p, 8, "FT.SUGGET", key, prefix, "FUZZY", "WITHSCORES", "MAX", "8")
+				gets += 2
 			}
 		}
 		p.DoArgs("FT.SUGLEN", key)
 	}
+	t.Logf("%d random writes, %d searches compared; RediSearch's reply missed better results in %d, FUZZY found more in HotKV in %d", ops, gets, sugMisses, sugFuzzyExtra)
 }
 
 // sugFixture fills dictionaries in two databases, one of them empty, one
@@ -583,10 +782,9 @@ FT.SUGADD e "" 1
 }
 
 // TestFTSugReloadLikeRediSearch: a dictionary built by random additions,
-// INCRs and deletions answers as RediSearch's after DEBUG RELOAD too:
-// RediSearch's load inserts the strings again in the order its save walks
-// them, which rebuilds the trie differently (maxChildScores, children's
-// order, merges), and so does HotKV's.
+// INCRs and deletions answers as RediSearch's after DEBUG RELOAD too (the
+// strings inserted again; one whose score is 0 is dropped), equal scores
+// compared as sets.
 func TestFTSugReloadLikeRediSearch(t *testing.T) {
 	addr, stop, err := difftest.LaunchSearch("--enable-debug-command", "yes")
 	if errors.Is(err, difftest.ErrSearchOptedOut) {
@@ -612,27 +810,35 @@ func TestFTSugReloadLikeRediSearch(t *testing.T) {
 	for range 200 {
 		words = append(words, word(r, 6))
 	}
+	pay := newSugPayloadTracker()
 	for range 1500 {
 		w := words[r.IntN(len(words))]
-		switch x := r.IntN(10); {
+		x := r.IntN(10)
+		if pay.mustPay(w) && x < 7 {
+			x = 6
+		}
+		switch {
 		case x < 4:
 			p.DoArgs("FT.SUGADD", "k", w, scores[r.IntN(len(scores))])
 		case x < 6:
 			p.DoArgs("FT.SUGADD", "k", w, scores[r.IntN(len(scores))], "INCR")
 		case x < 7:
 			p.DoArgs("FT.SUGADD", "k", w, scores[r.IntN(len(scores))], "PAYLOAD", "p"+w)
+			pay.added(w, true)
 		default:
 			p.DoArgs("FT.SUGDEL", "k", w)
+			pay.deleted(w)
 		}
 	}
 	p.Do("DEBUG RELOAD")
 	p.Do("FT.SUGLEN k")
 	for range 300 {
-		args := []string{"FT.SUGGET", "k", word(r, 3), "WITHSCORES", "WITHPAYLOADS", "MAX", strconv.Itoa(1 + r.IntN(30))}
+		max := 1 + r.IntN(30)
+		args := []string{"FT.SUGGET", "k", word(r, 3), "WITHSCORES", "WITHPAYLOADS", "MAX", strconv.Itoa(max)}
 		if r.IntN(3) == 0 {
 			args = append(args, "FUZZY")
 		}
-		p.DoArgs(args...)
+		sugCompareGet(t, p, max, args...)
 		if t.Failed() {
 			t.Fatal("stopped at the first difference")
 		}
