@@ -278,7 +278,7 @@ func TestSocketsChildDeath(t *testing.T) {
 	c.CloseOutput() // nobody reads: the child's write fails (EPIPE, not SIGPIPE)
 	c.Write([]byte("payload"))
 	st := c.Finish(true)
-	if st.Code != 1 || st.Signal != 0 || len(st.Log) != 1 || !strings.Contains(st.Log[0], "Broken pipe") {
+	if st.Code != 1 || st.Signal != 0 || len(st.Log) != 0 {
 		t.Fatalf("status %+v", st)
 	}
 }

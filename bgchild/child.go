@@ -46,10 +46,9 @@ func runPipe(in io.Reader, out *os.File, log io.Writer) int {
 		err = cerr
 	}
 	switch {
-	case errors.Is(err, errAborted):
-		return 1 // the parent gave up: nothing to report
+	case errors.Is(err, errAborted), errors.Is(err, syscall.EPIPE):
+		return 1 // the parent gave up, or closed the pipe: nothing to report
 	case err != nil:
-		// The parent closed its end (no replica left) or failed.
 		logLine(log, levelWarning, "Write error sending DB to replicas: %s", errnoText(err))
 		return 1
 	}

@@ -113,6 +113,13 @@ type rdbPipe struct {
 	st   *bgchild.Status
 }
 
+// kill kills the child before the pipe is closed: a child that sees the
+// pipe close first and fails is reported killed all the same.
+func (p *rdbPipe) kill() {
+	p.job.stop()
+	p.job.child.Kill()
+}
+
 // status returns the child's status once it has exited, else nil.
 func (p *rdbPipe) status() *bgchild.Status {
 	if p.st == nil {
@@ -172,7 +179,7 @@ func (s *Server) pipePayload(job *syncJob, snap *snapshot, opts rdb.EncodeOption
 			}
 			if up == 0 {
 				s.warnf("Diskless rdb transfer, last replica dropped, killing fork child.")
-				job.stop()
+				p.kill()
 				break
 			}
 		}
@@ -185,7 +192,7 @@ func (s *Server) pipePayload(job *syncJob, snap *snapshot, opts rdb.EncodeOption
 			for _, pr := range reps {
 				pr.c.kill()
 			}
-			job.stop()
+			p.kill()
 			break
 		}
 	}
