@@ -27,6 +27,12 @@
 // callers must not do while a job runs (the job would be killed, logged
 // as terminated by signal 10).
 //
+// A Sockets job (a diskless replication payload) writes no file: the
+// child copies the frames' payload to a second pipe, its fd 3, whose read
+// end the parent reads (Output) and writes to the replicas, as Redis's
+// child writes the RDB to the rdb pipe. Its end of file is the end of the
+// payload, or the child's death.
+//
 // Child mode is selected by the environment variable EnvMode and entered
 // by this package's init function, before main or TestMain runs: every
 // binary that links the package (hotkv, and the test binaries of the
@@ -60,6 +66,11 @@ const (
 	// temp-rewriteaof-bg-<pid>.aof and leaves it for the parent to
 	// install.
 	AOFRewrite
+	// Sockets is a diskless replication payload, Redis's "rdb pipe": the
+	// child writes no file but sends the bytes back to the parent through
+	// a second pipe (Output), which the parent reads and writes to the
+	// replicas' sockets, as Redis's rdbSaveToSlavesSockets.
+	Sockets
 )
 
 // The environment of a child: EnvMode selects child mode and the job's
@@ -73,22 +84,42 @@ const (
 
 // Title returns the process title of a child of kind k: Redis's.
 func (k Kind) Title() string {
-	if k == AOFRewrite {
+	switch k {
+	case AOFRewrite:
 		return "redis-aof-rewrite"
+	case Sockets:
+		return "redis-rdb-to-slaves"
 	}
 	return "redis-rdb-bgsave"
 }
 
 func (k Kind) mode() string {
-	if k == AOFRewrite {
+	switch k {
+	case AOFRewrite:
 		return "aof"
+	case Sockets:
+		return "sockets"
 	}
 	return "rdb"
 }
 
+// kindOf is the kind whose mode is mode.
+func kindOf(mode string) Kind {
+	switch mode {
+	case "aof":
+		return AOFRewrite
+	case "sockets":
+		return Sockets
+	}
+	return RDB
+}
+
 // TempName is the name of the temporary file the child with pid writes:
-// Redis's names.
+// Redis's names ("" for Sockets, which writes none).
 func (k Kind) TempName(pid int) string {
+	if k == Sockets {
+		return ""
+	}
 	if k == AOFRewrite {
 		return "temp-rewriteaof-bg-" + strconv.Itoa(pid) + ".aof"
 	}
@@ -148,6 +179,7 @@ type Child struct {
 	dir  string
 	cmd  *exec.Cmd
 	w    *os.File // the pipe's write end
+	out  *os.File // Sockets: the output pipe's read end (Output)
 	buf  []byte   // the frame being filled: header, then payload
 	err  error    // the first write error
 
@@ -182,6 +214,14 @@ func Start(j Job) (*Child, error) {
 	}
 	c := &Child{kind: j.Kind, dir: j.Dir, w: w, done: make(chan struct{}),
 		buf: make([]byte, 4, 4+chunk)}
+	var ow *os.File // Sockets: the output pipe's write end, the child's fd 3
+	if j.Kind == Sockets {
+		if c.out, ow, err = os.Pipe(); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+	}
 	c.cmd = &exec.Cmd{
 		Path:   exe,
 		Args:   []string{j.Kind.Title()},
@@ -193,10 +233,24 @@ func Start(j Job) (*Child, error) {
 		// installed, the pipe's end of file stops it all the same.
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGUSR1},
 	}
+	if ow != nil {
+		// Not its standard output: a Go program that writes to fd 1 or 2
+		// after the reader went away dies of SIGPIPE; on fd 3 it gets
+		// EPIPE.
+		c.cmd.ExtraFiles = []*os.File{ow}
+	}
 	err = c.cmd.Start()
 	r.Close()
+	if ow != nil {
+		// The child's copy is the only write end left: its exit is the
+		// output's end of file.
+		ow.Close()
+	}
 	if err != nil {
 		w.Close()
+		if c.out != nil {
+			c.out.Close()
+		}
 		return nil, err
 	}
 	go func() {
@@ -213,8 +267,28 @@ func (c *Child) Kind() Kind { return c.kind }
 // Pid is the child's process id.
 func (c *Child) Pid() int { return c.cmd.Process.Pid }
 
-// TempPath is the temporary file the child writes.
-func (c *Child) TempPath() string { return filepath.Join(c.dir, c.kind.TempName(c.Pid())) }
+// TempPath is the temporary file the child writes ("" for Sockets).
+func (c *Child) TempPath() string {
+	if c.kind == Sockets {
+		return ""
+	}
+	return filepath.Join(c.dir, c.kind.TempName(c.Pid()))
+}
+
+// Output is the read end of a Sockets child's output pipe, nil for the
+// other kinds: the payload's bytes as the child sends them, then end of
+// file once the child has sent them all or has died. The caller reads it
+// while it writes the job (the child stops when its output pipe is full)
+// and closes it with CloseOutput.
+func (c *Child) Output() *os.File { return c.out }
+
+// CloseOutput closes the output pipe's read end (Redis closes
+// rdb_pipe_read): a child still writing to it gets EPIPE and fails.
+func (c *Child) CloseOutput() {
+	if c.out != nil {
+		c.out.Close()
+	}
+}
 
 // Done is closed once the child has exited.
 func (c *Child) Done() <-chan struct{} { return c.done }

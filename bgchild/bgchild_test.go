@@ -3,6 +3,7 @@ package bgchild
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -203,5 +204,81 @@ func TestKillStoppedChild(t *testing.T) {
 	}
 	if d := time.Since(start); d > killGrace+3*time.Second {
 		t.Errorf("killed after %v", d)
+	}
+}
+
+// A Sockets child sends the job's bytes back through its output pipe (the
+// rdb pipe) and ends it with end of file; it writes no file.
+func TestSocketsPipesBack(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Start(Job{Kind: Sockets, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TempPath() != "" {
+		t.Fatalf("temp path %q", c.TempPath())
+	}
+	want := bytes.Repeat([]byte("0123456789abcdef"), 300000) // several frames
+	got := make(chan []byte)
+	go func() { b, _ := io.ReadAll(c.Output()); got <- b }()
+	for p := want; len(p) > 0; {
+		n := min(len(p), 70000)
+		if _, err := c.Write(p[:n]); err != nil {
+			t.Fatal(err)
+		}
+		p = p[n:]
+	}
+	st := c.Finish(true)
+	if !st.OK() || len(st.Log) != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("read back %d bytes of %d", len(b), len(want))
+	}
+	c.CloseOutput()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left %v", ents)
+	}
+}
+
+// A Sockets child killed with kill -9 ends its output (end of file), and
+// the job fails with the signal; one whose reader closed the pipe fails.
+func TestSocketsChildDeath(t *testing.T) {
+	c, err := Start(Job{Kind: Sockets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan struct{})
+	go func() {
+		c.Write(make([]byte, 3*chunk/2)) // the output pipe fills: the child waits
+		close(wrote)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	syscall.Kill(c.Pid(), syscall.SIGKILL)
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, c.Output()); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no end of file after the child's death")
+	}
+	<-wrote
+	if st := c.Finish(true); st.Signal != syscall.SIGKILL {
+		t.Fatalf("status %+v", st)
+	}
+	c.CloseOutput()
+
+	c, err = Start(Job{Kind: Sockets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CloseOutput() // nobody reads: the child's write fails (EPIPE, not SIGPIPE)
+	c.Write([]byte("payload"))
+	st := c.Finish(true)
+	if st.Code != 1 || st.Signal != 0 || len(st.Log) != 0 {
+		t.Fatalf("status %+v", st)
 	}
 }

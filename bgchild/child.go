@@ -18,10 +18,7 @@ func init() {
 	if mode == "" {
 		return
 	}
-	k := RDB
-	if mode == "aof" {
-		k = AOFRewrite
-	}
+	k := kindOf(mode)
 	// SIGUSR1 stops the job without an error (Redis's sigKillChildHandler):
 	// the parent's Kill, or the parent's death (Pdeathsig). The file goes
 	// too: a dead parent cannot remove it.
@@ -29,10 +26,33 @@ func init() {
 	signal.Notify(usr1, syscall.SIGUSR1)
 	go func() {
 		<-usr1
-		os.Remove(filepath.Join(os.Getenv(envDir), k.TempName(os.Getpid())))
+		if k != Sockets {
+			os.Remove(filepath.Join(os.Getenv(envDir), k.TempName(os.Getpid())))
+		}
 		os.Exit(ExitKilled)
 	}()
+	if k == Sockets {
+		os.Exit(runPipe(os.Stdin, os.NewFile(3, "rdb-pipe"), os.Stderr))
+	}
 	os.Exit(runChild(k, os.Stdin, os.Stderr))
+}
+
+// runPipe is a Sockets child: the job's frames from in to out, the
+// parent's rdb pipe; it returns the exit status (0: every byte was sent,
+// and out is closed).
+func runPipe(in io.Reader, out *os.File, log io.Writer) int {
+	_, err := copyFrames(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case errors.Is(err, errAborted), errors.Is(err, syscall.EPIPE):
+		return 1 // the parent gave up, or closed the pipe: nothing to report
+	case err != nil:
+		logLine(log, levelWarning, "Write error sending DB to replicas: %s", errnoText(err))
+		return 1
+	}
+	return 0
 }
 
 // The lines a child logs go to its standard error, each starting with

@@ -762,6 +762,7 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	// snapshot would be of the data flushed. (It stops at its next key;
 	// waiting for it here, under the global lock, could wait forever.)
 	s.persist.bgKill.kill()
+	s.killSyncChildren() // a synchronization's too: its replicas sync again
 	all := make([]int, len(s.dbs))
 	removed := 0
 	for i, db := range s.dbs {

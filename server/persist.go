@@ -572,7 +572,7 @@ func (s *Server) bgsaveDone(snap *snapshot, st bgchild.Status) {
 // A running BGSAVE is killed first, as Redis's prepareForShutdown kills
 // its child.
 func (s *Server) saveForShutdown(c *Client, save, nosave bool) error {
-	if s.persist.bgKill.kill() {
+	if s.persist.bgKill.kill() || len(s.killSyncChildren()) > 0 {
 		s.warnf("There is a child saving an .rdb. Killing it!")
 	}
 	if a := &s.aof; a.child.Load() != nil && a.rwKill.kill() {

@@ -1,19 +1,20 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/bgchild"
 	"github.com/hotkv/hotkv/rdb"
 	"github.com/hotkv/hotkv/replication"
 )
@@ -297,152 +298,152 @@ func (s *Server) startFullSync(ws []syncWaiter, eof bool) {
 	s.logf("Starting BGSAVE for SYNC with target: %s", target)
 	opts := rs[0].w.c.encodeOptions()
 	go func() {
-		// A save in progress for INFO (rdb_bgsave_in_progress), as
-		// Redis's fork for the replicas is.
-		s.persist.replPayloads.Add(1)
-		s.persist.replStarted.Store(time.Now().Unix())
-		defer s.persist.replPayloads.Add(-1)
 		defer snap.release() // encoded once (filterNone) or by nobody
-		full := snap.snap
-		s.logf("Background RDB transfer started")
-		if eof {
-			// Diskless: streamed to the replicas as it is encoded, one
-			// encoding per filter asked for.
-			groups := map[rdbFilter][]*replication.Replica{}
-			clients := map[*replication.Replica]*Client{}
-			var order []rdbFilter
-			for _, x := range rs {
-				f := x.w.c.replicaFilter
-				if groups[f] == nil {
-					order = append(order, f)
-				}
-				groups[f] = append(groups[f], x.r)
-				clients[x.r] = x.w.c
+		if !eof {
+			reps := make([]*pipeReplica, len(rs))
+			for i, x := range rs {
+				reps[i] = &pipeReplica{r: x.r, c: x.w.c, name: x.w.name}
 			}
-			for _, f := range order {
-				s.streamPayload(full.filtered(f), opts, groups[f], clients)
-			}
+			s.diskPayload(snap, opts, reps)
+			return
 		}
-		payloads := map[rdbFilter][]byte{} // one encoding per filter asked for
+		// Diskless: one child per filter asked for, one after the other,
+		// each streaming its payload to its replicas (rdbpipe.go).
+		groups := map[rdbFilter][]*pipeReplica{}
+		var order []rdbFilter
 		for _, x := range rs {
-			c := x.w.c
-			if eof {
-				if c.killed.Load() {
-					continue
-				}
-			} else {
-				rdb, ok := payloads[c.replicaFilter]
-				if !ok {
-					var buf bytes.Buffer
-					f := c.replicaFilter
-					alive := func() bool { // a replica still waits for it
-						for _, y := range rs {
-							if y.w.c.replicaFilter == f && !y.w.c.killed.Load() {
-								return true
-							}
-						}
-						return false
-					}
-					if err := s.encodeSnapshot(&whileWriter{&buf, alive}, full.filtered(f), opts, false); err != nil {
-						if !errors.Is(err, errNoReplicaLeft) {
-							s.warnf("Can't produce the RDB for replica %s: %v", x.w.name, err)
-						}
-						c.kill()
-						continue
-					}
-					rdb = buf.Bytes()
-					payloads[c.replicaFilter] = rdb
-				}
-				s.repl.Start(x.r, rdb, eof)
+			f := x.w.c.replicaFilter
+			if groups[f] == nil {
+				order = append(order, f)
 			}
-			if c.replicaRDBOnly {
-				s.repl.Detach(x.r) // the payload only: no stream follows
-				s.logf("Diskless payload sent to replica %s (rdb-only): no replication stream", x.w.name)
+			groups[f] = append(groups[f], &pipeReplica{r: x.r, c: x.w.c, name: x.w.name})
+		}
+		var full *snapshot
+		for _, f := range order {
+			job, err := s.startSyncChild(bgchild.Sockets, "", "")
+			if err != nil {
+				s.warnf("Can't save in background: fork: %s", errnoText(err))
+				for _, pr := range groups[f] {
+					pr.c.kill()
+				}
 				continue
 			}
-			c.replicaOnline.Store(true)
-			s.logf("Synchronization with replica %s succeeded", x.w.name)
+			if full == nil {
+				// A save in progress for INFO (rdb_bgsave_in_progress),
+				// as Redis's fork for the replicas is, from the moment
+				// its child exists.
+				s.persist.replPayloads.Add(1)
+				s.persist.replStarted.Store(time.Now().Unix())
+				defer s.persist.replPayloads.Add(-1)
+			}
+			s.logf("Background RDB transfer started by pid %d", job.child.Pid())
+			if full == nil {
+				full = snap.snap
+			}
+			s.pipePayload(job, full.filtered(f), opts, groups[f])
 		}
 	}()
 }
 
-// streamPayload encodes snap and streams it to the replicas rs in the
-// diskless form, as Redis pipes its child's output to them: the bytes go
-// out as they are encoded (a replica starts loading at once), paced by
-// the slowest replica's queue. A replica whose payload could not be
-// produced is disconnected; once every one is gone the encoding stops
-// (Redis kills the child when the last replica drops).
-func (s *Server) streamPayload(snap *snapshot, opts rdb.EncodeOptions, rs []*replication.Replica, clients map[*replication.Replica]*Client) {
-	marks := make([][]byte, len(rs))
-	for i, r := range rs {
-		marks[i] = s.repl.StartStream(r)
+// replicaSynced puts c, a replica whose payload was sent, online: its
+// connection takes the stream from now on, unless it asked for the
+// payload only.
+func (s *Server) replicaSynced(c *Client, r *replication.Replica, name string) {
+	if c.replicaRDBOnly {
+		s.repl.Detach(r) // the payload only: no stream follows
+		s.logf("Diskless payload sent to replica %s (rdb-only): no replication stream", name)
+		return
 	}
-	w := &payloadWriter{rs: rs, clients: clients}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	err := s.encodeSnapshot(bw, snap, opts, false)
-	if err == nil {
-		err = bw.Flush()
+	c.replicaOnline.Store(true)
+	s.logf("Synchronization with replica %s succeeded", name)
+}
+
+// diskPayload is a disk-based full synchronization, as Redis's: a child
+// (bgchild.RDB) saves snap to the snapshot file, a background save like
+// BGSAVE's, and the file is then sent to the replicas reps still there as
+// a sized bulk. Once none waits for it, the child is killed unless save
+// points are configured (the file is of use then), as Redis's
+// unlinkClient does.
+func (s *Server) diskPayload(cs *cowSnap, opts rdb.EncodeOptions, reps []*pipeReplica) {
+	path := s.rdbPath()
+	job, err := s.startSyncChild(bgchild.RDB, filepath.Dir(path), path)
+	if err != nil {
+		s.warnf("Can't save in background: fork: %s", errnoText(err))
+		for _, pr := range reps {
+			pr.c.kill()
+		}
+		cs.release()
+		return
 	}
-	for i, r := range rs {
-		c := clients[r]
+	defer s.endSyncChild(job)
+	ps := &s.persist
+	ps.replPayloads.Add(1)
+	ps.replStarted.Store(time.Now().Unix())
+	defer ps.replPayloads.Add(-1)
+	s.logf("Background saving started by pid %d", job.child.Pid())
+	snap := cs.snap
+	go func() {
+		for {
+			select {
+			case <-job.child.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			left := 0
+			for _, pr := range reps {
+				if pr.alive() {
+					left++
+				}
+			}
+			if left == 0 && s.cfg.Lookup("save").String() == "" {
+				job.stop()
+				return
+			}
+		}
+	}()
+	locked := false
+	st := s.feedChild(job.child, job.kill, func(w io.Writer, stop <-chan struct{}) error {
+		// One save at a time writes the file; a job killed meanwhile
+		// stops waiting.
+		for !ps.mu.TryLock() {
+			select {
+			case <-stop:
+				return errSaveKilled
+			case <-time.After(time.Millisecond):
+			}
+		}
+		locked = true
+		sn := *snap
+		sn.kill = stop
+		return s.encodeSnapshot(w, &sn, opts, false)
+	})
+	s.bgsaveDone(snap, st)
+	var payload []byte
+	if st.OK() {
+		// Read before another save may replace it.
+		payload, err = os.ReadFile(path)
 		if err != nil {
-			if !errors.Is(err, errNoReplicaLeft) {
-				s.warnf("Can't produce the RDB for replica %s: %v", replicaName(c), err)
-			}
-			c.kill()
+			s.warnf("SYNC failed. Can't open/stat DB after BGSAVE: %s", errnoText(err))
+		}
+	}
+	if locked {
+		ps.mu.Unlock()
+	}
+	for _, pr := range reps {
+		if !pr.alive() {
 			continue
 		}
-		s.repl.FinishStream(r, marks[i])
-	}
-}
-
-// whileWriter writes to w while alive says so, and fails with
-// errNoReplicaLeft after: a payload nobody waits for stops being encoded,
-// as Redis kills the child whose RDB is not useful any more.
-type whileWriter struct {
-	w     io.Writer
-	alive func() bool
-}
-
-func (w *whileWriter) Write(p []byte) (int, error) {
-	if !w.alive() {
-		return 0, errNoReplicaLeft
-	}
-	return w.w.Write(p)
-}
-
-// errNoReplicaLeft stops a payload's encoding: its replicas are gone.
-var errNoReplicaLeft = errors.New("no replica left to send the payload to")
-
-// payloadWriter sends a streamed payload's bytes to its replicas, waiting
-// while one of them has more than payloadQueueMax bytes queued.
-type payloadWriter struct {
-	rs      []*replication.Replica
-	clients map[*replication.Replica]*Client
-}
-
-const payloadQueueMax = 8 << 20
-
-func (w *payloadWriter) Write(p []byte) (int, error) {
-	left := 0
-	for _, r := range w.rs {
-		c := w.clients[r]
-		if c.killed.Load() {
-			continue
+		switch {
+		case !st.OK():
+			s.warnf("SYNC failed. BGSAVE child returned an error")
+			pr.c.kill()
+		case err != nil:
+			pr.c.kill()
+		default:
+			s.repl.Start(pr.r, payload, false)
+			s.replicaSynced(pr.c, pr.r, pr.name)
 		}
-		left++
-		for !c.killed.Load() {
-			if mem, _ := c.ownOutput(); mem < payloadQueueMax {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
-		r.Send(p)
 	}
-	if left == 0 {
-		return 0, errNoReplicaLeft
-	}
-	return len(p), nil
 }
 
 // disklessState holds the replicas waiting for a diskless transfer.

@@ -121,6 +121,7 @@ type Server struct {
 	replica        replicaState            // the replica role (replica.go)
 	replStats      replStats               // INFO's sync_* counters
 	diskless       disklessState           // replicas waiting for a diskless transfer
+	syncJobs       syncJobs                // the full synchronizations' children (rdbpipe.go)
 	replicaExpires replicaExpires          // a writable replica's own expiring keys
 	frozenTime     atomic.Int64            // the time a global-lock script sees (scripting.go)
 	aof            aofState                // a subscriber of the journal
@@ -455,7 +456,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// A child still saving or rewriting is killed and its file removed,
 	// as Redis's prepareForShutdown kills it: the process that outlives
 	// its server writes nothing more.
-	for _, ch := range []*bgchild.Child{s.persist.child.Load(), s.aof.child.Load()} {
+	for _, ch := range append([]*bgchild.Child{s.persist.child.Load(), s.aof.child.Load()}, s.killSyncChildren()...) {
 		if ch != nil {
 			ch.Kill()
 			select {

@@ -94,6 +94,12 @@ func (s *Server) RemoveTempRDB() {
 		ch.Kill()
 		os.Remove(ch.TempPath())
 	}
+	for _, ch := range s.killSyncChildren() {
+		ch.Kill()
+		if p := ch.TempPath(); p != "" {
+			os.Remove(p)
+		}
+	}
 }
 
 // A shutdown that waits for its replicas (Redis 7.0's prepareForShutdown,
