@@ -29,8 +29,11 @@ type Client struct {
 	srv  *Server
 	conn transport
 	id   uint64
-	rd   *resp.Reader
-	w    resp.Writer
+	// running is when its current command's handler started (monoNow),
+	// 0 between commands; kept only while the software watchdog is on.
+	running atomic.Int64
+	rd      *resp.Reader
+	w       resp.Writer
 
 	rbuf replyBuf // replybuf.go: the reply buffer CLIENT LIST reports
 

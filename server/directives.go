@@ -44,7 +44,6 @@ var unreadParams = map[string]string{
 	"aof-rewrite-incremental-fsync":    "no counterpart: as rdb-save-incremental-fsync, for the rewrite",
 	"crash-memcheck-enabled":           "no counterpart: the crash report runs no memory test (Go's heap is not C's malloc)",
 	"use-exit-on-panic":                "no counterpart: HotKV never aborts on a recovered panic",
-	"watchdog-period":                  "no counterpart: the event loops' own watchdog hands long commands off (docs/architecture.md)",
 	"ignore-warnings":                  "no counterpart: HotKV logs none of the kernel warnings (ARM64-COW-BUG) it lists",
 	"lua-enable-deprecated-api":        "no counterpart: gopher-lua has no deprecated API to enable",
 	"sanitize-dump-payload":            "no counterpart: RESTORE and RDB loading always validate the whole payload (Redis's 'yes')",

@@ -43,7 +43,15 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 		return 0, false
 	}
 	errs := c.errors
+	// The watchdog's view (swatchdog.go): the outermost handler's start.
+	watched := s.swd.on.Load() && c.running.Load() == 0
+	if watched {
+		c.running.Store(int64(monoNow()))
+	}
 	s.runHandler(c, cmd, args)
+	if watched {
+		c.running.Store(0)
+	}
 	if c.parked != nil {
 		return 0, false // EXEC or a script parked for its locks
 	}

@@ -64,6 +64,7 @@ func (s *Server) startLoading(total int64, async bool) {
 	if async {
 		phase = loadAsync
 	}
+	s.watchLoad()
 	l.phase.Store(phase)
 	s.cfg.SetLoading(true) // CONFIG SET of appendonly, dir, repl-diskless-load: LOADING
 }

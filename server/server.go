@@ -104,7 +104,8 @@ type Server struct {
 	watch           watchState
 	scripting       scripting
 	persist         persistState
-	load            loadState // the load clients see (loading.go)
+	load            loadState    // the load clients see (loading.go)
+	swd             softWatchdog // watchdog-period (swatchdog.go)
 	failover        failoverState
 	// loadingAtStart: LoadAndServe loads while Serve starts; the
 	// replication link waits for the load.
@@ -294,6 +295,7 @@ func New(cfg *config.Config) *Server {
 	s.scripting.defaultFlags = cfg.Lookup("script-default-flags")
 	cfg.OnChange("tracking-table-max-keys", func(*config.Param) error { s.trackingLimit(); return nil })
 	cfg.OnChange("busy-poll-usec", func(*config.Param) error { s.applyBusyPoll(); return nil })
+	s.watchdogHooks(cfg)
 	s.listenHooks(cfg)
 	s.tlsHooks(cfg)
 	s.oomHooks(cfg)
