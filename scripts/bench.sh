@@ -249,6 +249,17 @@ if [ "${MEM:-1}" != 0 ]; then
     "$(mem_row "$HPORT")" "$(mem_row "$RPORT")"
 fi
 
+# Memory per data type (also skipped by MEM=0): internal/membench starts a
+# fresh HotKV and redis-server for each dataset (a million elements: small
+# lists, hashes, intsets, sorted sets, and streams; MEMSETS=all for every
+# one it has), and prints RSS and used_memory growth and HotKV / Redis.
+if [ "${MEM:-1}" != 0 ]; then
+  MEMBENCH=bin/membench
+  go build -o "$MEMBENCH" ./internal/membench
+  printf '\n'
+  "$MEMBENCH" -bin "$BIN" -sets "${MEMSETS:-list_small,hash_small,set_int,zset_small,stream}"
+fi
+
 # Full synchronization of a million small strings (REPL=0 skips it): the
 # seconds from REPLICAOF until a fresh replica's link is up.
 full_sync_row() {

@@ -91,7 +91,7 @@ func Load(d Dump) (*Stream, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n.entries[0].id != n.master || len(s.nodes) > 0 && s.nodes[len(s.nodes)-1].last().Compare(n.master) >= 0 {
+		if n.id(0) != n.master || len(s.nodes) > 0 && s.nodes[len(s.nodes)-1].last().Compare(n.master) >= 0 {
 			return nil, ErrCorrupt
 		}
 		s.nodes = append(s.nodes, n)

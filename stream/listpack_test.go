@@ -140,7 +140,7 @@ func TestNodeListpack(t *testing.T) {
 			for _, n := range s.nodes {
 				lp := n.listpack()
 				if len(lp) != n.size() {
-					t.Fatalf("node of %d entries: size %d, listpack %d bytes", len(n.entries), n.size(), len(lp))
+					t.Fatalf("node of %d entries: size %d, listpack %d bytes", n.count(), n.size(), len(lp))
 				}
 				m, err := decodeNode(n.master, lp)
 				if err != nil {

@@ -19,7 +19,7 @@ func (s *Stream) Clone() any {
 // nodes, listpack headers, consumer and NACK structs).
 const (
 	nodeOverhead     = 64
-	entryOverhead    = 48
+	entryOverhead    = 4 // its offset in the node (the entry itself is in body)
 	groupOverhead    = 128
 	consumerOverhead = 96
 	pendingOverhead  = 64
@@ -33,7 +33,7 @@ func (s *Stream) MemSize() int64 {
 	n := int64(64) + int64(len(s.nodes))*nodeOverhead
 	if k := len(s.nodes); k > 0 {
 		last := s.nodes[k-1]
-		perEntry := int64(last.body)/int64(max(len(last.entries), 1)) + entryOverhead
+		perEntry := int64(last.body)/int64(max(last.count(), 1)) + entryOverhead
 		n += perEntry * int64(s.length)
 	}
 	for name, g := range s.groups {

@@ -87,14 +87,6 @@ func (s *Stream) Add(a AddID, now int64, fv [][]byte, lim Limits) (ID, error) {
 		return ID{}, ErrTooLarge
 	}
 
-	// One allocation for the data and one for the slices.
-	buf := make([]byte, 0, total)
-	own := make([][]byte, len(fv))
-	for i, b := range fv {
-		buf = append(buf, b...)
-		own[i] = buf[len(buf)-len(b) : len(buf) : len(buf)]
-	}
-
 	var n *node
 	if k := len(s.nodes); k > 0 {
 		n = s.nodes[k-1]
@@ -104,14 +96,15 @@ func (s *Stream) Add(a AddID, now int64, fv [][]byte, lim Limits) (ID, error) {
 		}
 		if int64(n.size()+total) >= maxBytes ||
 			lim.MaxEntries > 0 && int64(n.live+n.deleted) >= lim.MaxEntries {
+			n.clip()
 			n = nil
 		}
 	}
 	if n == nil {
-		n = newNode(id, own)
+		n = newNode(id, fv)
 		s.nodes = append(s.nodes, n)
 	}
-	n.append(id, own)
+	n.append(id, fv)
 	s.length++
 	s.entriesAdded++
 	s.lastID = id
@@ -130,7 +123,7 @@ func (s *Stream) find(id ID) (*node, int, bool) {
 	}
 	n := s.nodes[k]
 	i := n.search(id)
-	if i == len(n.entries) || n.entries[i].id != id {
+	if i == n.count() || n.id(i) != id {
 		return nil, 0, false
 	}
 	return n, i, true
@@ -149,17 +142,21 @@ func (s *Stream) nodeFor(id ID) int {
 // Get returns the entry with the given ID, if the stream has it.
 func (s *Stream) Get(id ID) (Entry, bool) {
 	n, i, ok := s.find(id)
-	if !ok || n.entries[i].flags&flagDeleted != 0 {
+	if !ok {
 		return Entry{}, false
 	}
-	return Entry{id, n.entries[i].fv}, true
+	_, flags, p := n.head(i)
+	if flags&flagDeleted != 0 {
+		return Entry{}, false
+	}
+	return Entry{id, n.fvAt(flags, p, make([][]byte, 0, 2*n.pairs(flags, p)))}, true
 }
 
 // Exists reports whether the stream has an entry with the given ID
 // (streamEntryExists).
 func (s *Stream) Exists(id ID) bool {
-	_, ok := s.Get(id)
-	return ok
+	n, i, ok := s.find(id)
+	return ok && n.flags(i)&flagDeleted == 0
 }
 
 // Scan calls fn for each entry with start <= ID <= end, in ID order or,
@@ -168,15 +165,26 @@ func (s *Stream) Scan(start, end ID, rev bool, fn func(Entry) bool) {
 	if start.Compare(end) > 0 || len(s.nodes) == 0 {
 		return
 	}
+	// The entries' field/value slices are cut from slabs, a few
+	// allocations for a range rather than one an entry.
+	var slab [][]byte
+	entry := func(n *node, id ID, flags uint8, p int) Entry {
+		if m := 2 * n.pairs(flags, p); len(slab)+m > cap(slab) {
+			slab = make([][]byte, 0, max(m, min(2*cap(slab), 1024), 8))
+		}
+		k := len(slab)
+		slab = n.fvAt(flags, p, slab)
+		return Entry{id, slab[k:len(slab):len(slab)]}
+	}
 	if !rev {
 		for k := max(s.nodeFor(start), 0); k < len(s.nodes); k++ {
 			n := s.nodes[k]
-			for i := n.search(start); i < len(n.entries); i++ {
-				e := &n.entries[i]
-				if e.id.Compare(end) > 0 {
+			for i := n.search(start); i < n.count(); i++ {
+				id, flags, p := n.head(i)
+				if id.Compare(end) > 0 {
 					return
 				}
-				if e.flags&flagDeleted == 0 && !fn(Entry{e.id, e.fv}) {
+				if flags&flagDeleted == 0 && !fn(entry(n, id, flags, p)) {
 					return
 				}
 			}
@@ -185,19 +193,19 @@ func (s *Stream) Scan(start, end ID, rev bool, fn func(Entry) bool) {
 	}
 	for k := s.nodeFor(end); k >= 0; k-- {
 		n := s.nodes[k]
-		i := len(n.entries) - 1
+		i := n.count() - 1
 		if n.last().Compare(end) > 0 {
 			i = n.search(end)
-			if i == len(n.entries) || n.entries[i].id != end {
+			if i == n.count() || n.id(i) != end {
 				i--
 			}
 		}
 		for ; i >= 0; i-- {
-			e := &n.entries[i]
-			if e.id.Compare(start) < 0 {
+			id, flags, p := n.head(i)
+			if id.Compare(start) < 0 {
 				return
 			}
-			if e.flags&flagDeleted == 0 && !fn(Entry{e.id, e.fv}) {
+			if flags&flagDeleted == 0 && !fn(entry(n, id, flags, p)) {
 				return
 			}
 		}
@@ -209,6 +217,9 @@ func (s *Stream) Scan(start, end ID, rev bool, fn func(Entry) bool) {
 // XREVRANGE).
 func (s *Stream) Range(start, end ID, count int, rev bool) []Entry {
 	var out []Entry
+	if count > 0 {
+		out = make([]Entry, 0, min(count, 1024))
+	}
 	s.Scan(start, end, rev, func(e Entry) bool {
 		out = append(out, e)
 		return count <= 0 || len(out) < count
@@ -235,7 +246,7 @@ func (s *Stream) HeadID() ID {
 	if len(s.nodes) == 0 {
 		return MaxID
 	}
-	return s.nodes[0].entries[0].id
+	return s.nodes[0].id(0)
 }
 
 // LastValidID returns the ID of the last entry, and false when the stream
@@ -276,7 +287,7 @@ func (s *Stream) Delete(ids ...ID) int {
 // deleteItem is streamDeleteItem.
 func (s *Stream) deleteItem(id ID) bool {
 	n, i, ok := s.find(id)
-	if !ok || n.entries[i].flags&flagDeleted != 0 {
+	if !ok || n.flags(i)&flagDeleted != 0 {
 		return false
 	}
 	if n.live == 1 {
@@ -356,17 +367,17 @@ func (s *Stream) Trim(t Trim) int64 {
 		if t.Approx {
 			break
 		}
-		for i := range n.entries {
+		for i := range n.count() {
 			var stop bool
 			if t.Strategy == TrimMaxLen {
 				stop = s.length <= t.MaxLen
 			} else {
-				stop = n.entries[i].id.Compare(t.MinID) >= 0
+				stop = n.id(i).Compare(t.MinID) >= 0
 			}
 			if stop {
 				break
 			}
-			if n.entries[i].flags&flagDeleted == 0 {
+			if n.flags(i)&flagDeleted == 0 {
 				n.markDeleted(i)
 				s.length--
 				deleted++

@@ -64,17 +64,20 @@ func checkInvariants(t *testing.T, s *Stream) {
 	var live uint64
 	var prev ID
 	for k, n := range s.nodes {
-		if len(n.entries) == 0 || n.entries[0].id != n.master || k > 0 && n.master.Compare(prev) <= 0 {
+		if n.count() == 0 || n.id(0) != n.master || k > 0 && n.master.Compare(prev) <= 0 {
 			t.Fatalf("node %d: bad order", k)
 		}
 		l, d := 0, 0
-		for _, e := range n.entries {
-			if e.flags&flagDeleted != 0 {
+		for i := range n.count() {
+			if n.flags(i)&flagDeleted != 0 {
 				d++
 			} else {
 				l++
 			}
-			prev = e.id
+			if id := n.id(i); i > 0 && id.Compare(prev) <= 0 {
+				t.Fatalf("node %d: entry %d out of order", k, i)
+			}
+			prev = n.id(i)
 		}
 		if l != n.live || d != n.deleted {
 			t.Fatalf("node %d: counters %d/%d, entries %d/%d", k, n.live, n.deleted, l, d)

@@ -56,7 +56,7 @@ func NewFromSorted(elems []Elem, small bool) *ZSet {
 	if small {
 		size := 0
 		for _, e := range elems {
-			size += entrySize(len(e.Member))
+			size += entrySize(len(e.Member), e.Score)
 		}
 		z.buf = make([]byte, 0, size)
 		for _, e := range elems {
@@ -478,42 +478,80 @@ func allocSize(n int) int64 {
 // The small form, like Redis's listpack, is one flat byte slice holding
 // the elements in (score, member) order, each encoded as
 //
-//	uvarint(len(member)) | member | score (IEEE 754 bits, little endian)
+//	uvarint(len(member)<<1 | 1) | member | zigzag varint(score)
+//	uvarint(len(member)<<1)     | member | score (IEEE 754 bits, little endian)
+//
+// the first for a score that is an integer of at most 2^53 in magnitude
+// (a listpack stores those as integers too: a score of 0..127 takes one
+// byte), the second for any other.
 //
 // Every operation is a linear scan, which for the few elements and short
-// members the thresholds allow is faster than any pointer structure and
-// costs 10 bytes per element beyond the member itself.
+// members the thresholds allow is faster than any pointer structure.
+
+// scoreInt returns score as an integer when the small form stores it so.
+func scoreInt(score float64) (int64, bool) {
+	if score >= -(1<<53) && score <= 1<<53 && score == math.Trunc(score) {
+		return int64(score), true
+	}
+	return 0, false
+}
 
 // smallEntry decodes the entry at off and returns it with the offset of
 // the next one. member aliases buf.
 func smallEntry(buf []byte, off int) (member []byte, score float64, next int) {
-	l, k := binary.Uvarint(buf[off:])
+	h, k := binary.Uvarint(buf[off:])
 	off += k
-	end := off + int(l)
+	end := off + int(h>>1)
 	member = buf[off:end:end]
+	if h&1 != 0 {
+		v, k := binary.Varint(buf[end:])
+		return member, float64(v), end + k
+	}
 	score = math.Float64frombits(binary.LittleEndian.Uint64(buf[end:]))
 	return member, score, end + 8
 }
 
 // smallScore returns the score of the entry at off.
 func smallScore(buf []byte, off int) float64 {
-	l, k := binary.Uvarint(buf[off:])
-	return math.Float64frombits(binary.LittleEndian.Uint64(buf[off+k+int(l):]))
+	_, s, _ := smallEntry(buf, off)
+	return s
 }
 
-func entrySize(memberLen int) int {
-	var tmp [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(tmp[:], uint64(memberLen)) + memberLen + 8
+func entrySize(memberLen int, score float64) int {
+	h := uint64(memberLen) << 1
+	if v, ok := scoreInt(score); ok {
+		return uvarintLen(h|1) + memberLen + uvarintLen(uint64(v<<1)^uint64(v>>63))
+	}
+	return uvarintLen(h) + memberLen + 8
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }
 
 // smallFind returns the offset and score of member, or ok == false.
 func smallFind(buf []byte, member []byte) (off int, score float64, ok bool) {
 	for off < len(buf) {
-		m, s, next := smallEntry(buf, off)
-		if bytes.Equal(m, member) {
+		h, k := binary.Uvarint(buf[off:])
+		start := off + k
+		end := start + int(h>>1)
+		if bytes.Equal(buf[start:end], member) {
+			_, s, _ := smallEntry(buf, off)
 			return off, s, true
 		}
-		off = next
+		if h&1 == 0 {
+			off = end + 8
+			continue
+		}
+		for buf[end] >= 0x80 {
+			end++
+		}
+		off = end + 1
 	}
 	return 0, 0, false
 }
@@ -538,12 +576,22 @@ func smallInsertAt[T string | []byte](buf []byte, off int, member T, score float
 	if score == 0 {
 		score = 0
 	}
-	size := entrySize(len(member))
+	size := entrySize(len(member), score)
 	buf = growBytes(buf, size)
 	copy(buf[off+size:], buf[off:len(buf)-size])
-	k := binary.PutUvarint(buf[off:], uint64(len(member)))
-	copy(buf[off+k:], member)
-	binary.LittleEndian.PutUint64(buf[off+k+len(member):], math.Float64bits(score))
+	p := off
+	h := uint64(len(member)) << 1
+	v, isInt := scoreInt(score)
+	if isInt {
+		h |= 1
+	}
+	p += binary.PutUvarint(buf[p:], h)
+	p += copy(buf[p:], member)
+	if isInt {
+		binary.PutVarint(buf[p:], v)
+	} else {
+		binary.LittleEndian.PutUint64(buf[p:], math.Float64bits(score))
+	}
 	return buf
 }
 
@@ -585,8 +633,7 @@ func smallOffsets(buf []byte, offs []int) []int {
 func smallOffset(buf []byte, r int) int {
 	off := 0
 	for ; r > 0 && off < len(buf); r-- {
-		l, k := binary.Uvarint(buf[off:])
-		off += k + int(l) + 8
+		_, _, off = smallEntry(buf, off)
 	}
 	return off
 }
