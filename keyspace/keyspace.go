@@ -504,11 +504,18 @@ func (db *DB) changeString(e *Entry, fn func()) {
 }
 
 // Delete removes key and reports whether a live entry was there.
-func (db *DB) Delete(key []byte) bool { return db.remove(key, false) }
+func (db *DB) Delete(key []byte) bool { return db.remove(key, false, false) }
+
+// Evict is Delete for a key evicted under maxmemory: a string's buffer
+// is recycled for the next value of its size class (bufpool.go). The
+// caller holds key's tag lock exclusively and reads nothing of the value
+// afterwards.
+func (db *DB) Evict(key []byte) bool { return db.remove(key, false, true) }
 
 // remove is Delete, or Detach when detach: a cold entry then keeps its
-// tier record, which moves with the entry.
-func (db *DB) remove(key []byte, detach bool) bool {
+// tier record, which moves with the entry. With recycle, the removed
+// entry's string buffer goes to the free lists.
+func (db *DB) remove(key []byte, detach, recycle bool) bool {
 	db.captureKey(key)
 	h, s := db.locate(key)
 	s.mu.Lock()
@@ -529,6 +536,9 @@ func (db *DB) remove(key []byte, detach bool) bool {
 		db.modified(e.Key())
 	case db.OnExpire != nil:
 		db.OnExpire(e.Key())
+	}
+	if recycle {
+		e.recycleStr()
 	}
 	return live
 }

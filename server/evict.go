@@ -328,7 +328,8 @@ func (s *Server) evictKey(dbi int, key string, lazy bool) int64 {
 	if lazy {
 		s.freeAsync(e)
 	}
-	db.Delete(k)
+	// Nothing reads the value past this point: its buffer is recycled.
+	db.Evict(k)
 	s.stats.evicted.Add(1)
 	s.notifyDB(dbi, evEvicted, "evicted", k)
 	if s.propagating() {
