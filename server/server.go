@@ -141,6 +141,7 @@ type Server struct {
 		dbs   []atomic.Int64 // each database's share of bytes
 	}
 	evict       evictState       // evict.go
+	gcTune      gcTune           // gctune.go
 	cev         clientEvictState // cevict.go
 	access      *keyspace.Access // the databases' access tracking (LRU or LFU)
 	tier        tierState        // the disk tier (tier.go)
@@ -314,6 +315,7 @@ func (s *Server) applyMaxmemory() {
 	} else {
 		debug.SetMemoryLimit(-1 >> 1)
 	}
+	s.tuneGC() // gctune.go
 }
 
 // gcHeadroom is the memory the Go runtime may use beyond maxmemory's
@@ -564,6 +566,7 @@ func (s *Server) cron() {
 			}
 			s.clientsMemory()
 			s.returnMemory(s.usedMemory(start.UnixMilli())) // keeps used_memory_peak current
+			s.tuneGC()
 			s.sampleInstantaneous(start)
 			everySecond := start.Sub(lastClientsCheck) >= time.Second
 			if everySecond {
