@@ -741,6 +741,9 @@ type Sampled struct {
 	Key    string
 	Expire int64  // unix ms; 0: none
 	Access uint32 // the access field (access.go), for IdleOf and Access.Freq
+	// Hash is 42 bits of Key's hash (never 0): keys of different Hash
+	// differ, so that a pool of candidates compares numbers, not keys.
+	Hash uint64
 }
 
 // Sample appends to out up to n keys picked at random (consecutive slots
@@ -762,7 +765,7 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 				if got == n {
 					break
 				}
-				out = append(out, Sampled{e.Key(), e.expire, e.lru.Load()})
+				out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, fragHash(entryHash(e)))})
 				got++
 			}
 		} else if s.m.n > 0 {
@@ -770,7 +773,7 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 			r := rand(size)
 			for i := 0; i < size && got < n; i++ {
 				if e := s.m.at((r + i) % size); e != nil {
-					out = append(out, Sampled{e.Key(), e.expire, e.lru.Load()})
+					out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, s.m.hs[(r+i)%size])})
 					got++
 				}
 			}
@@ -779,6 +782,9 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 	}
 	return out
 }
+
+// sampleHash is Sampled.Hash of a key in shard si with table fragment f.
+func sampleHash(si int, f uint32) uint64 { return uint64(si)<<32 | uint64(f) }
 
 // randomEntry picks a random entry (with its expiry, read under the shard
 // lock): a random element of the first non-empty shard from a random start.

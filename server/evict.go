@@ -288,7 +288,7 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, n int, ok 
 				if p.LFU() {
 					freq = s.access.Freq(c.Access)
 				}
-				ev.pool.Add(evict.Candidate{DB: i, Key: c.Key,
+				ev.pool.Add(evict.Candidate{DB: i, Key: c.Key, Hash: c.Hash,
 					Score: p.Score(keyspace.IdleOf(c.Access), freq, c.Expire)})
 			}
 			seen += len(ev.sample)
