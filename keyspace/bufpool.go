@@ -52,10 +52,11 @@ var (
 )
 
 type bufList struct {
-	mu   sync.Mutex
-	free []*byte
-	max  int
-	_    [24]byte
+	mu     sync.Mutex
+	free   []*byte
+	max    int
+	reused int64 // buffers taken from free (under mu)
+	_      [16]byte
 }
 
 func init() {
@@ -90,6 +91,7 @@ func newStrBuf(v []byte) (b []byte, pooled bool) {
 		p := l.free[k-1]
 		l.free[k-1] = nil
 		l.free = l.free[:k-1]
+		l.reused++
 		l.mu.Unlock()
 		b = unsafe.Slice(p, n)
 		copy(b, v)
@@ -134,14 +136,15 @@ func FreeBuffers() {
 	}
 }
 
-// FreeBufferBytes returns the bytes the free lists hold.
-func FreeBufferBytes() int64 {
-	var n int64
+// BufferStats returns the bytes the free lists hold and how many buffers
+// were taken from them since the start.
+func BufferStats() (free, reused int64) {
 	for i := range bufPool {
 		l := &bufPool[i]
 		l.mu.Lock()
-		n += int64(len(l.free) * bufClasses[i])
+		free += int64(len(l.free) * bufClasses[i])
+		reused += l.reused
 		l.mu.Unlock()
 	}
-	return n
+	return free, reused
 }
