@@ -188,7 +188,7 @@ func (s *Server) performEvictions(fresh int) evictResult {
 	}
 	limit := evict.TimeLimit(int(ev.tenacity.Load()))
 	start := time.Now()
-	lazy := s.cfg.Lookup("lazyfree-lazy-eviction").Bool()
+	lazy := s.lazyEviction.Bool()
 	var freed int64
 	evicted, busy := 0, false
 	for freed < tofree {

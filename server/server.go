@@ -53,8 +53,10 @@ type Server struct {
 	// Hot configuration, read with one atomic load per use (Config.Lookup
 	// is a map lookup by name): what the gate and the connections read,
 	// and the parameters commands read as they run.
-	maxmemory, protoMaxBulk, queryBufLimit, requirepass                                                   *config.Param
-	minReplicas, minReplicasLag                                                                           *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
+	maxmemory, protoMaxBulk, queryBufLimit, requirepass *config.Param
+	minReplicas, minReplicasLag                         *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
+	// repl-backlog-size and lazyfree-lazy-eviction: read by every eviction check and pass
+	replBacklogSize, lazyEviction                                                                         *config.Param
 	outputBufferLimit, rdbCompression, hllSparseMaxBytes                                                  *config.Param
 	listMaxListpackSize, listCompressDepth, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries *config.Param
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue            *config.Param
@@ -220,6 +222,8 @@ func New(cfg *config.Config) *Server {
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
 	s.minReplicas = cfg.Lookup("min-replicas-to-write")
+	s.replBacklogSize = cfg.Lookup("repl-backlog-size")
+	s.lazyEviction = cfg.Lookup("lazyfree-lazy-eviction")
 	s.minReplicasLag = cfg.Lookup("min-replicas-max-lag")
 	s.trackingMaxKeys = cfg.Lookup("tracking-table-max-keys")
 	s.latencyThreshold = cfg.Lookup("latency-monitor-threshold")
