@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -26,9 +27,11 @@ import (
 //     reader of the removed entry would see an empty string, never
 //     another key's bytes.
 //
-// The lists are short (bufPoolBytes a class): enough for one eviction
-// pass's worth of values; the rest is left to the collector. They are
-// emptied when memory is returned to the operating system (FreeBuffers).
+// The lists are short (bufPoolBytes a class, bufPoolTotal in all, which
+// used_memory does not count, as it does not count an allocator's free
+// chunks): enough for one eviction pass's worth of values (its slack is
+// 64 KB at most); the rest is left to the collector. They are emptied
+// when memory is returned to the operating system (FreeBuffers).
 
 // bufPoolMax is the largest buffer recycled: the allocator's small size
 // classes end at 32 KB (larger objects take whole pages).
@@ -39,7 +42,11 @@ const bufPoolMax = 32 << 10
 const (
 	bufPoolBytes    = 128 << 10
 	bufPoolMinCount = 4
+	bufPoolTotal    = 1 << 20
 )
+
+// bufPooled is the bytes the free lists hold.
+var bufPooled atomic.Int64
 
 // bufClasses are the allocator's size classes up to bufPoolMax, as the
 // runtime rounds a []byte allocation (growslice's rounding, which is
@@ -85,7 +92,8 @@ func newStrBuf(v []byte) (b []byte, pooled bool) {
 		copy(b, v)
 		return b, false
 	}
-	l := &bufPool[bufClassOf[(n+7)/8]]
+	c := bufClassOf[(n+7)/8]
+	l := &bufPool[c]
 	l.mu.Lock()
 	if k := len(l.free); k > 0 {
 		p := l.free[k-1]
@@ -93,6 +101,7 @@ func newStrBuf(v []byte) (b []byte, pooled bool) {
 		l.free = l.free[:k-1]
 		l.reused++
 		l.mu.Unlock()
+		bufPooled.Add(-int64(bufClasses[c]))
 		b = unsafe.Slice(p, n)
 		copy(b, v)
 		return b, true
@@ -116,12 +125,21 @@ func (e *Entry) recycleStr() {
 	if n == 0 || n > bufPoolMax {
 		return
 	}
-	l := &bufPool[bufClassOf[(n+7)/8]]
+	c := bufClassOf[(n+7)/8]
+	if bufPooled.Add(int64(bufClasses[c])) > bufPoolTotal {
+		bufPooled.Add(-int64(bufClasses[c]))
+		return
+	}
+	l := &bufPool[c]
 	l.mu.Lock()
 	if len(l.free) < l.max {
 		l.free = append(l.free, p)
+		p = nil
 	}
 	l.mu.Unlock()
+	if p != nil {
+		bufPooled.Add(-int64(bufClasses[c]))
+	}
 }
 
 // FreeBuffers empties the free lists (before memory is returned to the
@@ -130,6 +148,7 @@ func FreeBuffers() {
 	for i := range bufPool {
 		l := &bufPool[i]
 		l.mu.Lock()
+		bufPooled.Add(-int64(len(l.free) * bufClasses[i]))
 		clear(l.free)
 		l.free = l.free[:0]
 		l.mu.Unlock()

@@ -192,3 +192,30 @@ func TestEvictRecycleConcurrent(t *testing.T) {
 		t.Error("no buffer was reused")
 	}
 }
+
+// TestBufPoolBounded: the free lists keep at most bufPoolBytes a class
+// and bufPoolTotal in all, whatever is evicted.
+func TestBufPoolBounded(t *testing.T) {
+	FreeBuffers()
+	db := New()
+	for _, size := range []int{1000, 2000, 3000, 5000, 9000, 17000, 30000} {
+		for i := range 300 {
+			db.SetString([]byte(fmt.Sprintf("k%d-%d", size, i)), bytes.Repeat([]byte("x"), size), false)
+		}
+		for i := range 300 {
+			db.Evict([]byte(fmt.Sprintf("k%d-%d", size, i)))
+		}
+		for i := range bufPool {
+			if n := len(bufPool[i].free) * bufClasses[i]; n > max(bufPoolBytes, bufPoolMinCount*bufClasses[i]) {
+				t.Fatalf("class %d holds %d bytes", bufClasses[i], n)
+			}
+		}
+	}
+	if free, _ := BufferStats(); free > bufPoolTotal || free != bufPooled.Load() || free < bufPoolTotal/2 {
+		t.Fatalf("the lists hold %d bytes (counted %d), at most %d", free, bufPooled.Load(), bufPoolTotal)
+	}
+	FreeBuffers()
+	if free, _ := BufferStats(); free != 0 || bufPooled.Load() != 0 {
+		t.Fatalf("after FreeBuffers: %d bytes (counted %d)", free, bufPooled.Load())
+	}
+}
