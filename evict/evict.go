@@ -73,6 +73,18 @@ type Candidate struct {
 	DB    int
 	Key   string
 	Score uint64
+	// Hash, when not 0, is a hash of Key: candidates of different
+	// non-zero hashes are different keys, told apart without comparing
+	// the keys (a sample's pool compares each key with all 16).
+	Hash uint64
+}
+
+// same reports whether a and b are the same key of the same database.
+func same(a, b *Candidate) bool {
+	if a.DB != b.DB || a.Hash != b.Hash && a.Hash != 0 && b.Hash != 0 {
+		return false
+	}
+	return a.Key == b.Key
 }
 
 // Pool keeps the best candidates seen across samples, in ascending score,
@@ -87,7 +99,7 @@ type Pool struct {
 // and name) is re-ranked with its new score.
 func (p *Pool) Add(c Candidate) {
 	for i := range p.c {
-		if p.c[i].DB == c.DB && p.c[i].Key == c.Key {
+		if same(&p.c[i], &c) {
 			p.c = append(p.c[:i], p.c[i+1:]...)
 			break
 		}

@@ -162,7 +162,7 @@ func (db *DB) Demote(e *Entry, id uint64, size, effort int64) {
 	before := e.memParts()
 	r := &coldRef{id: id, size: size, mem: e.ValueMem(), effort: effort}
 	e.Obj = r
-	e.flags = e.flags&^(flagExt|flagBoxed) | flagCold
+	e.flags = e.flags&^(flagExt|flagBoxed|flagPooled) | flagCold
 	if e.Kind == KindString {
 		e.slen, e.aux = 0, 0
 	} else {
@@ -297,7 +297,7 @@ func (db *DB) dropColdLocked(e *Entry) {
 // Detach is Delete for an entry the caller stores again, under another
 // key or in another database (RENAME, MOVE): a cold entry's record is
 // not freed, it moves with the entry.
-func (db *DB) Detach(key []byte) bool { return db.remove(key, true) }
+func (db *DB) Detach(key []byte) bool { return db.remove(key, true, false) }
 
 // flagDetached marks a cold entry Detach removed: its record belongs to
 // whoever stores it again.

@@ -41,6 +41,12 @@ const (
 	flagBoxed             // ... and Obj is a *[]byte (4 GB or more)
 )
 
+// flagPooled marks an external buffer that setStr made (or took from the
+// free lists) for the entry: a whole allocation of its size class that
+// nothing else references, which DB.Evict may recycle (bufpool.go).
+// (Bits 4 and 5 are cold.go's.)
+const flagPooled = 1 << 6
+
 const headerSize = unsafe.Sizeof(Entry{})
 
 // The entry types, by the Go allocator's size classes from 48 to 256
@@ -213,7 +219,7 @@ func (e *Entry) Str() []byte {
 func (e *Entry) dropExt() {
 	if e.flags&flagExt != 0 {
 		e.Obj, e.aux = nil, 0
-		e.flags &^= flagExt | flagBoxed
+		e.flags &^= flagExt | flagBoxed | flagPooled
 	}
 }
 
@@ -228,7 +234,11 @@ func (e *Entry) setStr(v []byte) {
 		e.slen = uint32(len(v))
 		copy(e.Str(), v)
 	default:
-		e.setExt(append(make([]byte, 0, len(v)), v...))
+		b, pooled := newStrBuf(v)
+		e.setExt(b)
+		if pooled {
+			e.flags |= flagPooled
+		}
 	}
 }
 
@@ -253,7 +263,7 @@ func (e *Entry) setStrBuf(b []byte) {
 
 // setExt makes b, which it keeps, the external string buffer.
 func (e *Entry) setExt(b []byte) {
-	e.flags |= flagExt
+	e.flags = e.flags&^flagPooled | flagExt
 	if uint64(cap(b)) > 1<<32-1 {
 		e.flags |= flagBoxed
 		e.Obj, e.slen, e.aux = &b, 0, 0
@@ -386,7 +396,7 @@ func (e *Entry) rekeyed(key []byte) *Entry {
 		d = newEntry(key, KindString, len(v))
 		if e.flags&flagExt != 0 && len(v) > d.inlineRoom() {
 			d.Obj, d.slen, d.aux = e.Obj, e.slen, e.aux // the buffer moves
-			d.flags |= e.flags & (flagExt | flagBoxed)
+			d.flags |= e.flags & (flagExt | flagBoxed | flagPooled)
 		} else {
 			d.setInline(v)
 		}

@@ -504,11 +504,18 @@ func (db *DB) changeString(e *Entry, fn func()) {
 }
 
 // Delete removes key and reports whether a live entry was there.
-func (db *DB) Delete(key []byte) bool { return db.remove(key, false) }
+func (db *DB) Delete(key []byte) bool { return db.remove(key, false, false) }
+
+// Evict is Delete for a key evicted under maxmemory: a string's buffer
+// is recycled for the next value of its size class (bufpool.go). The
+// caller holds key's tag lock exclusively and reads nothing of the value
+// afterwards.
+func (db *DB) Evict(key []byte) bool { return db.remove(key, false, true) }
 
 // remove is Delete, or Detach when detach: a cold entry then keeps its
-// tier record, which moves with the entry.
-func (db *DB) remove(key []byte, detach bool) bool {
+// tier record, which moves with the entry. With recycle, the removed
+// entry's string buffer goes to the free lists.
+func (db *DB) remove(key []byte, detach, recycle bool) bool {
 	db.captureKey(key)
 	h, s := db.locate(key)
 	s.mu.Lock()
@@ -529,6 +536,9 @@ func (db *DB) remove(key []byte, detach bool) bool {
 		db.modified(e.Key())
 	case db.OnExpire != nil:
 		db.OnExpire(e.Key())
+	}
+	if recycle {
+		e.recycleStr()
 	}
 	return live
 }
@@ -748,6 +758,9 @@ type Sampled struct {
 	Key    string
 	Expire int64  // unix ms; 0: none
 	Access uint32 // the access field (access.go), for IdleOf and Access.Freq
+	// Hash is 42 bits of Key's hash (never 0): keys of different Hash
+	// differ, so that a pool of candidates compares numbers, not keys.
+	Hash uint64
 }
 
 // Sample appends to out up to n keys picked at random (consecutive slots
@@ -769,7 +782,7 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 				if got == n {
 					break
 				}
-				out = append(out, Sampled{e.Key(), e.expire, e.lru.Load()})
+				out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, fragHash(entryHash(e)))})
 				got++
 			}
 		} else if s.m.n > 0 {
@@ -777,7 +790,7 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 			r := rand(size)
 			for i := 0; i < size && got < n; i++ {
 				if e := s.m.at((r + i) % size); e != nil {
-					out = append(out, Sampled{e.Key(), e.expire, e.lru.Load()})
+					out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, s.m.hs[(r+i)%size])})
 					got++
 				}
 			}
@@ -786,6 +799,9 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 	}
 	return out
 }
+
+// sampleHash is Sampled.Hash of a key in shard si with table fragment f.
+func sampleHash(si int, f uint32) uint64 { return uint64(si)<<32 | uint64(f) }
 
 // randomEntry picks a random entry (with its expiry, read under the shard
 // lock): a random element of the first non-empty shard from a random start.

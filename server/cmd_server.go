@@ -754,6 +754,7 @@ func cmdMemoryMallocStats(c *Client, args [][]byte) {
 
 // MEMORY PURGE
 func cmdMemoryPurge(c *Client, args [][]byte) {
+	keyspace.FreeBuffers()
 	debug.FreeOSMemory()
 	c.w.OK()
 }

@@ -188,16 +188,16 @@ func (s *Server) performEvictions(fresh int) evictResult {
 	}
 	limit := evict.TimeLimit(int(ev.tenacity.Load()))
 	start := time.Now()
-	lazy := s.cfg.Lookup("lazyfree-lazy-eviction").Bool()
+	lazy := s.lazyEviction.Bool()
 	var freed int64
 	evicted, busy := 0, false
 	for freed < tofree {
-		dbi, key, n, got := s.evictionVictim(p)
+		dbi, key, e, n, got := s.evictionVictim(p)
 		if !got {
 			busy = n > 0 // keys there, every one locked by a command
 			break
 		}
-		freed += s.evictKey(dbi, key, lazy)
+		freed += s.evictKey(dbi, key, e, lazy)
 		s.searchSync(ev.guard)
 		ev.guard.Unlock()
 		evicted++
@@ -252,9 +252,10 @@ func (ev *evictState) exceeded() (current, total int64) {
 }
 
 // evictionVictim picks the next key to evict under policy p and locks it
-// with ev.guard: its database and key, and true; or false, with n the
-// keys it saw (0: nothing to evict). The caller holds ev.mu.
-func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, n int, ok bool) {
+// with ev.guard: its database, key and entry (nil: look it up), and true;
+// or false, with n the keys it saw (0: nothing to evict). The caller holds
+// ev.mu.
+func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, e *keyspace.Entry, n int, ok bool) {
 	ev := &s.evict
 	rnd := rand.IntN
 	if p.Random() {
@@ -267,10 +268,10 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, n int, ok 
 			}
 			n++
 			if k := ev.sample[0].Key; ev.guard.TryLockKey([]byte(k)) {
-				return ev.nextDB, k, n, true
+				return ev.nextDB, k, nil, n, true
 			}
 		}
-		return 0, "", n, false
+		return 0, "", nil, n, false
 	}
 	// Sample every database into the pool, then take the best candidate
 	// that is still there and not busy; a few rounds at most, so that a
@@ -288,14 +289,14 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, n int, ok 
 				if p.LFU() {
 					freq = s.access.Freq(c.Access)
 				}
-				ev.pool.Add(evict.Candidate{DB: i, Key: c.Key,
+				ev.pool.Add(evict.Candidate{DB: i, Key: c.Key, Hash: c.Hash,
 					Score: p.Score(keyspace.IdleOf(c.Access), freq, c.Expire)})
 			}
 			seen += len(ev.sample)
 		}
 		n += seen
 		if seen == 0 {
-			return 0, "", n, false
+			return 0, "", nil, n, false
 		}
 		for {
 			c, more := ev.pool.Pop()
@@ -305,30 +306,33 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, n int, ok 
 			if !ev.guard.TryLockKey([]byte(c.Key)) {
 				continue // busy: sampled again later
 			}
-			if e := s.dbs[c.DB].StoredEntry([]byte(c.Key)); e == nil || p.Volatile() && e.Expire() == 0 {
+			if e = s.dbs[c.DB].StoredEntry([]byte(c.Key)); e == nil || p.Volatile() && e.Expire() == 0 {
 				ev.guard.Unlock() // gone (or persisted) since it was sampled
 				continue
 			}
-			return c.DB, c.Key, n, true
+			return c.DB, c.Key, e, n, true
 		}
 	}
-	return 0, "", n, false
+	return 0, "", nil, n, false
 }
 
 // evictKey deletes key of database dbi, whose tag ev.guard holds, as an
-// eviction, and returns the memory it held.
-func (s *Server) evictKey(dbi int, key string, lazy bool) int64 {
+// eviction, and returns the memory it held; e is its entry, or nil to
+// look it up.
+func (s *Server) evictKey(dbi int, key string, e *keyspace.Entry, lazy bool) int64 {
 	db := s.dbs[dbi]
 	k := []byte(key)
-	e := db.StoredEntry(k)
 	if e == nil {
-		return 0
+		if e = db.StoredEntry(k); e == nil {
+			return 0
+		}
 	}
 	size := e.MemSize()
 	if lazy {
 		s.freeAsync(e)
 	}
-	db.Delete(k)
+	// Nothing reads the value past this point: its buffer is recycled.
+	db.Evict(k)
 	s.stats.evicted.Add(1)
 	s.notifyDB(dbi, evEvicted, "evicted", k)
 	if s.propagating() {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hotkv/hotkv/config"
 	"github.com/hotkv/hotkv/internal/difftest"
+	"github.com/hotkv/hotkv/keyspace"
 )
 
 // memInfo returns an integer field of c's INFO memory, or of INFO stats
@@ -488,4 +489,184 @@ func TestLoadReturnsMemory(t *testing.T) {
 	if extra := left - rssBytes(); extra > loaded/5 {
 		t.Fatalf("3 s after a load that grew RSS by %d MB, a forced return still gave back %d MB", loaded>>20, extra>>20)
 	}
+}
+
+// TestEvictionRecycledValuesIntact: under a write flood at maxmemory the
+// evicted strings' buffers are recycled for new values (keyspace's
+// bufpool.go), while pipelined readers (GET, MGET, GETRANGE, GETDEL, a
+// script's GET) and a BGSAVE read values of every key. Every value read,
+// and every value of the snapshot once loaded by a second server, must
+// be its key's own: a buffer recycled while something still read it
+// would show another key's bytes (-race reports the unordered accesses
+// too).
+func TestEvictionRecycledValuesIntact(t *testing.T) {
+	dir := t.TempDir()
+	_, addr := startServer(t, "--dir", dir, "--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru")
+	_, reusedBefore := keyspace.BufferStats()
+	value := func(k string) string { return strings.Repeat("<"+k+">", 1000/(len(k)+2)+1)[:1000] }
+	bulk := func(k string) string { return fmt.Sprintf("$1000\r\n%s\r\n", value(k)) }
+	key := func(r *rand.Rand) string { return fmt.Sprintf("{t%d}k%d", r.IntN(8), r.IntN(20000)) }
+	var wg sync.WaitGroup
+	errs := make(chan string, 32)
+	fail := func(format string, a ...any) {
+		select {
+		case errs <- fmt.Sprintf(format, a...):
+		default:
+		}
+	}
+	const batch = 16
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := difftest.Dial(t, addr)
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for range 300 {
+				var out []byte
+				for range batch {
+					k := key(r)
+					out = append(out, difftest.Encode("SET", k, value(k))...)
+				}
+				c.Send(out)
+				for range batch {
+					if rep := c.Read(); rep != "+OK\r\n" {
+						fail("SET: %q", rep)
+						return
+					}
+				}
+			}
+		}()
+	}
+	check := func(what, k, rep string) bool {
+		if rep != "$-1\r\n" && rep != bulk(k) {
+			fail("%s %s: %.60q", what, k, rep)
+			return false
+		}
+		return true
+	}
+	for rd := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := difftest.Dial(t, addr)
+			r := rand.New(rand.NewPCG(uint64(rd), 11))
+			for range 300 {
+				keys := make([]string, batch)
+				var out []byte
+				for i := range keys {
+					keys[i] = key(r)
+					switch i % 4 {
+					case 0, 1:
+						out = append(out, difftest.Encode("GET", keys[i])...)
+					case 2:
+						out = append(out, difftest.Encode("EVAL", "return redis.call('GET', KEYS[1])", "1", keys[i])...)
+					default:
+						out = append(out, difftest.Encode("GETRANGE", keys[i], "0", "-1")...)
+					}
+				}
+				c.Send(out)
+				for i, k := range keys {
+					rep := c.Read()
+					if i%4 == 3 && rep == "$0\r\n\r\n" {
+						continue // GETRANGE of a missing key
+					}
+					if !check("read", k, rep) {
+						return
+					}
+				}
+				// Several keys of one tag at once, and a GETDEL.
+				tag := fmt.Sprintf("{t%d}", r.IntN(8))
+				mk := []string{tag + "k" + strconv.Itoa(r.IntN(20000)), tag + "k" + strconv.Itoa(r.IntN(20000))}
+				rep := c.Do("MGET", mk[0], mk[1])
+				if want0, want1 := []string{"$-1\r\n", bulk(mk[0])}, []string{"$-1\r\n", bulk(mk[1])}; !strings.HasPrefix(rep, "*2\r\n") ||
+					!oneOfPair(rep[4:], want0, want1) {
+					fail("MGET %v: %.80q", mk, rep)
+					return
+				}
+				if k := key(r); !check("GETDEL", k, c.Do("GETDEL", k)) {
+					return
+				}
+			}
+		}()
+	}
+	// A snapshot taken while the flood recycles buffers.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c := difftest.Dial(t, addr)
+		deadline := time.Now().Add(20 * time.Second)
+		for memInfo(t, c, "evicted_keys") < 500 && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if rep := c.Do("BGSAVE"); !strings.HasPrefix(rep, "+") {
+			fail("BGSAVE: %q", rep)
+			return
+		}
+		for !strings.Contains(c.Do("INFO", "persistence"), "rdb_bgsave_in_progress:0") {
+			if time.Now().After(deadline) {
+				fail("BGSAVE did not end")
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	c := difftest.Dial(t, addr)
+	if memInfo(t, c, "evicted_keys") == 0 {
+		t.Fatal("nothing evicted")
+	}
+	if _, reused := keyspace.BufferStats(); reused == reusedBefore && !tieringTests {
+		t.Error("no buffer was recycled")
+	}
+	// The snapshot, loaded by another server: every value its key's.
+	_, addr2 := startServer(t, "--dir", dir)
+	c2 := difftest.Dial(t, addr2)
+	n := 0
+	for _, k := range bulkArray(t, c2.Do("KEYS", "*")) {
+		n++
+		if rep := c2.Do("GET", k); rep != bulk(k) {
+			t.Fatalf("the snapshot's %s: %.60q", k, rep)
+		}
+	}
+	if n == 0 {
+		t.Error("the snapshot holds no key")
+	}
+}
+
+// oneOfPair reports whether s is one of a's replies followed by one of
+// b's.
+func oneOfPair(s string, a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if s == x+y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bulkArray returns the strings of a raw array-of-bulks reply.
+func bulkArray(t *testing.T, rep string) []string {
+	t.Helper()
+	line, rest, _ := strings.Cut(rep, "\r\n")
+	n, err := strconv.Atoi(strings.TrimPrefix(line, "*"))
+	if err != nil || !strings.HasPrefix(line, "*") {
+		t.Fatalf("not an array: %.40q", rep)
+	}
+	out := make([]string, 0, n)
+	for range n {
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		l, err := strconv.Atoi(strings.TrimPrefix(line, "$"))
+		if err != nil || len(rest) < l+2 {
+			t.Fatalf("bad bulk in %.40q", rep)
+		}
+		out = append(out, rest[:l])
+		rest = rest[l+2:]
+	}
+	return out
 }

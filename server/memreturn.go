@@ -4,6 +4,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+
+	"github.com/hotkv/hotkv/keyspace"
 )
 
 // Returning memory to the operating system. Go's scavenger gives freed
@@ -56,6 +58,7 @@ func (s *Server) returnMemorySoon() {
 			case <-time.After(wait):
 			}
 		}
+		keyspace.FreeBuffers() // the recycled string buffers go too
 		debug.FreeOSMemory()
 		r.last = time.Now()
 	}()

@@ -702,7 +702,10 @@ func (s *Server) replicationMemory() (backlog, total, replicas int64) {
 // passes repl-backlog-size and its blocks' overhead.
 func (s *Server) replBufferNotCounted() int64 {
 	total := s.repl.BufferMem()
-	size := s.cfg.Lookup("repl-backlog-size").Int()
+	if total == 0 {
+		return 0 // no replication buffer (every eviction check asks)
+	}
+	size := s.replBacklogSize.Int()
 	counted := size + (size/(16<<10)+1)*64
 	return max(total-counted, 0)
 }

@@ -53,8 +53,10 @@ type Server struct {
 	// Hot configuration, read with one atomic load per use (Config.Lookup
 	// is a map lookup by name): what the gate and the connections read,
 	// and the parameters commands read as they run.
-	maxmemory, protoMaxBulk, queryBufLimit, requirepass                                                   *config.Param
-	minReplicas, minReplicasLag                                                                           *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
+	maxmemory, protoMaxBulk, queryBufLimit, requirepass *config.Param
+	minReplicas, minReplicasLag                         *config.Param // min-replicas-to-write, min-replicas-max-lag: read by every write
+	// repl-backlog-size and lazyfree-lazy-eviction: read by every eviction check and pass
+	replBacklogSize, lazyEviction                                                                         *config.Param
 	outputBufferLimit, rdbCompression, hllSparseMaxBytes                                                  *config.Param
 	listMaxListpackSize, listCompressDepth, setMaxIntsetEntries, streamNodeMaxBytes, streamNodeMaxEntries *config.Param
 	hashMaxListpackEntries, hashMaxListpackValue, zsetMaxListpackEntries, zsetMaxListpackValue            *config.Param
@@ -143,6 +145,7 @@ type Server struct {
 		dbs   []atomic.Int64 // each database's share of bytes
 	}
 	evict       evictState       // evict.go
+	gcTune      gcTune           // gctune.go
 	cev         clientEvictState // cevict.go
 	access      *keyspace.Access // the databases' access tracking (LRU or LFU)
 	tier        tierState        // the disk tier (tier.go)
@@ -221,6 +224,8 @@ func New(cfg *config.Config) *Server {
 	}
 	s.maxmemory = cfg.Lookup("maxmemory")
 	s.minReplicas = cfg.Lookup("min-replicas-to-write")
+	s.replBacklogSize = cfg.Lookup("repl-backlog-size")
+	s.lazyEviction = cfg.Lookup("lazyfree-lazy-eviction")
 	s.minReplicasLag = cfg.Lookup("min-replicas-max-lag")
 	s.trackingMaxKeys = cfg.Lookup("tracking-table-max-keys")
 	s.latencyThreshold = cfg.Lookup("latency-monitor-threshold")
@@ -319,6 +324,7 @@ func (s *Server) applyMaxmemory() {
 	} else {
 		debug.SetMemoryLimit(-1 >> 1)
 	}
+	s.tuneGC() // gctune.go
 }
 
 // gcHeadroom is the memory the Go runtime may use beyond maxmemory's
@@ -569,6 +575,7 @@ func (s *Server) cron() {
 			}
 			s.clientsMemory()
 			s.returnMemory(s.usedMemory(start.UnixMilli())) // keeps used_memory_peak current
+			s.tuneGC()
 			s.sampleInstantaneous(start)
 			everySecond := start.Sub(lastClientsCheck) >= time.Second
 			if everySecond {

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/difftest"
+)
+
+// gcPercentNow returns GOGC as the runtime has it.
+func gcPercentNow() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestTuneGC: with maxmemory set, GOGC leaves about a tenth of maxmemory
+// (at least 4 MB) over the live heap, within 5-100; without maxmemory it
+// is 100 again.
+func TestTuneGC(t *testing.T) {
+	if gcUserPercent {
+		t.Skip("GOGC set in the environment")
+	}
+	s, addr := startServer(t)
+	c := difftest.Dial(t, addr)
+	ballast := make([]*[1 << 20]byte, 16) // at least 16 MB live
+	for i := range ballast {
+		ballast[i] = new([1 << 20]byte)
+	}
+	defer runtime.KeepAlive(ballast)
+	runtime.GC()
+	c.Do("CONFIG", "SET", "maxmemory", "1mb") // 4 MB of headroom
+	if p := gcPercentNow(); p >= 100 || p < gcPercentMin {
+		t.Errorf("GOGC %d under maxmemory 1mb", p)
+	}
+	c.Do("CONFIG", "SET", "maxmemory", "100gb") // far above the live heap
+	if p := gcPercentNow(); p != 100 {
+		t.Errorf("GOGC %d under maxmemory 100gb", p)
+	}
+	c.Do("CONFIG", "SET", "maxmemory", "1mb")
+	c.Do("CONFIG", "SET", "maxmemory", "0")
+	if p := gcPercentNow(); p != 100 {
+		t.Errorf("GOGC %d without maxmemory", p)
+	}
+	s.tuneGC()
+	if p := gcPercentNow(); p != 100 {
+		t.Errorf("GOGC %d after a tick without maxmemory", p)
+	}
+}
