@@ -17,9 +17,16 @@ type Writer struct {
 func (w *Writer) Reset() { w.Buf = w.Buf[:0] }
 
 func (w *Writer) line(prefix byte, n int64) {
-	w.Buf = append(w.Buf, prefix)
-	w.Buf = strconv.AppendInt(w.Buf, n, 10)
-	w.Buf = append(w.Buf, '\r', '\n')
+	switch {
+	case uint64(n) < 10: // most lengths of small replies: no conversion
+		w.Buf = append(w.Buf, prefix, byte('0'+n), '\r', '\n')
+	case uint64(n) < 100:
+		w.Buf = append(w.Buf, prefix, byte('0'+n/10), byte('0'+n%10), '\r', '\n')
+	default:
+		w.Buf = append(w.Buf, prefix)
+		w.Buf = strconv.AppendInt(w.Buf, n, 10)
+		w.Buf = append(w.Buf, '\r', '\n')
+	}
 }
 
 // Simple writes a status reply (+OK). s must not contain CR or LF.

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -77,5 +78,28 @@ func TestWriterAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Fatalf("%v allocs", n)
+	}
+}
+
+// TestLineLengths: the short forms of a length line agree with the
+// general one around their bounds.
+func TestLineLengths(t *testing.T) {
+	for _, n := range []int64{-1, 0, 1, 9, 10, 11, 42, 99, 100, 101, 12345, -12} {
+		var w Writer
+		w.line('$', n)
+		if want := "$" + strconv.FormatInt(n, 10) + "\r\n"; string(w.Buf) != want {
+			t.Errorf("line(%d) = %q, want %q", n, w.Buf, want)
+		}
+	}
+}
+
+func BenchmarkBulkSmall(b *testing.B) {
+	var w Writer
+	v := []byte("value")
+	for b.Loop() {
+		w.Reset()
+		w.line('*', 2)
+		w.Bulk(v)
+		w.Bulk(v)
 	}
 }
