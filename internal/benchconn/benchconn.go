@@ -1,5 +1,5 @@
 // Package benchconn is the client connection of HotKV's benchmark commands
-// (internal/holbench, searchbench, tierbench): one request and its reply
+// (internal/holbench, membench, searchbench, tierbench): one request and its reply
 // at a time, raw RESP, and any failure ends the run through the command's
 // own fail function.
 package benchconn
@@ -26,6 +26,17 @@ func Dial(addr string, fail func(error)) *Conn {
 		fail(err)
 	}
 	return &Conn{C: c, R: bufio.NewReaderSize(c, 64<<10), fail: fail}
+}
+
+// FreePort returns a TCP port free on 127.0.0.1 now, for a server to
+// listen on; fail is called if there is none.
+func FreePort(fail func(error)) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // Do sends a command and returns its raw reply.

@@ -26,7 +26,6 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/benchconn"
 	"github.com/hotkv/hotkv/internal/difftest"
 )
 
@@ -112,37 +112,9 @@ func stop() {
 	started = nil
 }
 
-func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fail(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// conn is a pipelining client.
-type conn struct {
-	c net.Conn
-	r *bufio.Reader
-	w *bufio.Writer
-}
-
-func (c *conn) do(args ...string) string {
-	c.w.Write(difftest.Encode(args...))
-	if err := c.w.Flush(); err != nil {
-		fail(err)
-	}
-	rep, err := difftest.ReadReply(c.r)
-	if err != nil {
-		fail(err)
-	}
-	return rep
-}
-
 // server starts binary (hotkv or redis-server) on a free port.
-func server(binary string, redis bool) (*exec.Cmd, *conn) {
-	port := freePort()
+func server(binary string, redis bool) (*exec.Cmd, *benchconn.Conn) {
+	port := benchconn.FreePort(fail)
 	dir, err := os.MkdirTemp(tmp, "srv")
 	if err != nil {
 		fail(err)
@@ -165,11 +137,7 @@ func server(binary string, redis bool) (*exec.Cmd, *conn) {
 	if err := difftest.WaitReady(addr, 10*time.Second); err != nil {
 		fail(err)
 	}
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		fail(err)
-	}
-	return cmd, &conn{c, bufio.NewReaderSize(c, 64<<10), bufio.NewWriterSize(c, 64<<10)}
+	return cmd, benchconn.Dial(addr, fail)
 }
 
 func rss(pid int) int64 {
@@ -186,8 +154,8 @@ func rss(pid int) int64 {
 	return 0
 }
 
-func usedMemory(c *conn) int64 {
-	for _, line := range strings.Split(c.do("INFO", "memory"), "\r\n") {
+func usedMemory(c *benchconn.Conn) int64 {
+	for _, line := range strings.Split(c.Do("INFO", "memory"), "\r\n") {
 		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			return n
@@ -197,8 +165,8 @@ func usedMemory(c *conn) int64 {
 }
 
 // settle returns the server's RSS and used_memory once it has purged.
-func settle(cmd *exec.Cmd, c *conn) (int64, int64) {
-	c.do("MEMORY", "PURGE")
+func settle(cmd *exec.Cmd, c *benchconn.Conn) (int64, int64) {
+	c.Do("MEMORY", "PURGE")
 	time.Sleep(time.Second)
 	return rss(cmd.Process.Pid), usedMemory(c)
 }
@@ -210,27 +178,29 @@ func measure(d dataset, binary string, redis bool) (int64, int64) {
 	defer stop()
 	rss0, used0 := settle(cmd, c)
 	const pipeline = 1000
+	w := bufio.NewWriterSize(c.C, 64<<10)
 	n := 0
 	for k := 0; k < d.keys; k++ {
 		for from := 0; from < d.elems; from += d.batch {
-			c.w.Write(difftest.Encode(d.cmd(k, from, min(from+d.batch, d.elems))...))
+			w.Write(difftest.Encode(d.cmd(k, from, min(from+d.batch, d.elems))...))
 			if n++; n == pipeline {
-				drain(c, n)
+				drain(c, w, n)
 				n = 0
 			}
 		}
 	}
-	drain(c, n)
+	drain(c, w, n)
 	rss1, used1 := settle(cmd, c)
 	return rss1 - rss0, used1 - used0
 }
 
-func drain(c *conn, n int) {
-	if err := c.w.Flush(); err != nil {
+// drain sends what w holds and reads n replies, failing on an error.
+func drain(c *benchconn.Conn, w *bufio.Writer, n int) {
+	if err := w.Flush(); err != nil {
 		fail(err)
 	}
 	for range n {
-		rep, err := difftest.ReadReply(c.r)
+		rep, err := difftest.ReadReply(c.R)
 		if err != nil {
 			fail(err)
 		}

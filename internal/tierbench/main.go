@@ -82,7 +82,7 @@ type server struct {
 }
 
 func start(dir string, args ...string) *server {
-	port := freePort()
+	port := benchconn.FreePort(fail)
 	args = append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir}, args...)
 	cmd := exec.Command(*bin, args...)
 	log, err := os.Create(filepath.Join(dir, "hotkv.log"))
@@ -110,15 +110,6 @@ func start(dir string, args ...string) *server {
 func (s *server) stop() {
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
-}
-
-func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fail(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // load writes the dataset: first the script tests' {t} keys (so that they
