@@ -14,7 +14,7 @@ import (
 // synchronizations) are copy-on-write, Go's stand-in for Redis's fork:
 // starting one takes the global lock only for a moment. From then on an
 // entry is copied only if a command reaches it (keyspace/snapshot.go)
-// before the snapshot's encoder does: the encoder's walk (snapWalk) reads
+// before the snapshot's encoder does: the encoder's walk (eachSnapKey) reads
 // every other entry where it is, under its key lock, as Redis's child
 // reads its copy of the parent's pages. What the copies hold is INFO's
 // current_cow_size (Redis's: the pages the parent changed meanwhile).
@@ -42,8 +42,10 @@ type cowSnap struct {
 	copied atomic.Int64
 	// walking is set by the first walk: the encoder's, or the release's.
 	walking atomic.Bool
-	done    atomic.Bool
+	done    atomic.Bool   // every entry is captured or claimed
 	ready   chan struct{} // closed when done
+	// released: the starter is done with it (its copies are garbage).
+	released atomic.Bool
 }
 
 // startSnapshot starts a snapshot of the dataset; the caller holds the
@@ -92,7 +94,7 @@ func (cs *cowSnap) capture(db int, e *keyspace.Entry) {
 	}
 	cs.mu.Lock()
 	k.key = cs.arena.copy(k.key)
-	if k.str != nil {
+	if k.v == nil && k.sug == nil && k.cold == 0 {
 		k.str = cs.arena.copy(k.str) // strings change in place
 		size += len(k.str)
 	}
@@ -120,9 +122,6 @@ func (s *Server) snapKeyOf(db int, e *keyspace.Entry) (k snapKey, ok bool) {
 		k.sug = sugOf(e)
 	case e.Kind == keyspace.KindString:
 		k.str = e.Str()
-		if k.str == nil {
-			k.str = []byte{}
-		}
 	default:
 		if k.v = entryValue(e); k.v == nil {
 			return k, false
@@ -134,7 +133,7 @@ func (s *Server) snapKeyOf(db int, e *keyspace.Entry) (k snapKey, ok bool) {
 // cowSize is what the running snapshot's copies hold (current_cow_size),
 // 0 without one.
 func (s *Server) cowSize() int64 {
-	if cs := s.cow.Load(); cs != nil && !cs.done.Load() {
+	if cs := s.cow.Load(); cs != nil && !cs.released.Load() {
 		return cs.copied.Load()
 	}
 	return 0
@@ -200,6 +199,7 @@ func (cs *cowSnap) walk(visit func(db int, e *keyspace.Entry) error, after func(
 // walked is walked in the background, claiming without reading. It may
 // be called more than once, and after an encoding.
 func (cs *cowSnap) release() {
+	cs.released.Store(true)
 	if cs.walking.CompareAndSwap(false, true) {
 		go cs.walk(nil, nil)
 	}
