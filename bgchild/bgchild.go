@@ -180,8 +180,10 @@ type Child struct {
 	cmd  *exec.Cmd
 	w    *os.File // the pipe's write end
 	out  *os.File // Sockets: the output pipe's read end (Output)
-	buf  []byte   // the frame being filled: header, then payload
-	err  error    // the first write error
+	// outClosed is set once CloseOutput has closed out.
+	outClosed atomic.Bool
+	buf       []byte // the frame being filled: header, then payload
+	err       error  // the first write error
 
 	stderr bytes.Buffer // what the child wrote to its standard error
 	done   chan struct{}
@@ -287,8 +289,12 @@ func (c *Child) Output() *os.File { return c.out }
 func (c *Child) CloseOutput() {
 	if c.out != nil {
 		c.out.Close()
+		c.outClosed.Store(true)
 	}
 }
+
+// OutputClosed reports whether CloseOutput has closed the output pipe.
+func (c *Child) OutputClosed() bool { return c.outClosed.Load() }
 
 // Done is closed once the child has exited.
 func (c *Child) Done() <-chan struct{} { return c.done }

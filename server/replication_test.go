@@ -526,7 +526,7 @@ func TestChainedReplicas(t *testing.T) {
 // sized bulk comes at once.
 func TestDisklessSync(t *testing.T) {
 	for _, diskless := range []string{"yes", "no"} {
-		_, master := startServer(t, "--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "1")
+		_, master := startServer(t, "--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "3")
 		m := difftest.Dial(t, master)
 		m.Do("SET", "k", "v")
 		conn, err := net.Dial("tcp", master)
@@ -557,9 +557,11 @@ func TestDisklessSync(t *testing.T) {
 			t.Fatalf("repl-diskless-sync %s: %q", diskless, lines)
 		}
 		switch {
-		case diskless == "yes" && (!strings.HasPrefix(lines[2], "$EOF:") || len(lines[2]) != 45 || took < 900*time.Millisecond):
+		case diskless == "yes" && (!strings.HasPrefix(lines[2], "$EOF:") || len(lines[2]) != 45 || took < 2900*time.Millisecond):
 			t.Errorf("diskless: %q after %v", lines[2], took)
-		case diskless == "no" && (!strings.HasPrefix(lines[2], "$") || strings.HasPrefix(lines[2], "$EOF:") || took > 500*time.Millisecond):
+		case diskless == "no" && (!strings.HasPrefix(lines[2], "$") || strings.HasPrefix(lines[2], "$EOF:") || took > 2500*time.Millisecond):
+			// (No delay: the time of a BGSAVE child's start and save,
+			// seconds at most on a loaded machine under -race.)
 			t.Errorf("disk: %q after %v", lines[2], took)
 		}
 	}
