@@ -804,26 +804,34 @@ func TestLongBatchOfShortCalls(t *testing.T) {
 	h := sg.h
 	_, _, ea, sa := sg.dial()
 	sg.sync()
-	time.Sleep(20 * time.Millisecond) // the watchdog has gone to sleep
-	handoffs := sg.g.handoffs.Load()
 	const calls = 2000
-	var ran atomic.Int64
-	sg.g.loops[0].Invoke(func() { // one batch
-		for i := 0; i < calls; i++ {
-			ea.Invoke(func() {
-				h.enter(sa)
-				defer h.leave(sa)
-				for t0 := time.Now(); time.Since(t0) < 10*time.Microsecond; {
-				}
-				ran.Add(1)
-			})
+	// The fewest handoffs over three batches: a loaded machine (the race
+	// detector, other packages' tests) takes the processor from the loop
+	// now and then, but the bug this guards against hands off about 25 in
+	// every batch.
+	fewest := int64(calls)
+	for batch := 0; batch < 3 && fewest > 5; batch++ {
+		time.Sleep(20 * time.Millisecond) // the watchdog has gone to sleep
+		handoffs := sg.g.handoffs.Load()
+		var ran atomic.Int64
+		sg.g.loops[0].Invoke(func() { // one batch
+			for i := 0; i < calls; i++ {
+				ea.Invoke(func() {
+					h.enter(sa)
+					defer h.leave(sa)
+					for t0 := time.Now(); time.Since(t0) < 10*time.Microsecond; {
+					}
+					ran.Add(1)
+				})
+			}
+		})
+		if !settle(func() bool { return ran.Load() == calls }) {
+			t.Fatalf("%d of %d calls ran", ran.Load(), calls)
 		}
-	})
-	if !settle(func() bool { return ran.Load() == calls }) {
-		t.Fatalf("%d of %d calls ran", ran.Load(), calls)
+		fewest = min(fewest, sg.g.handoffs.Load()-handoffs)
 	}
-	if n := sg.g.handoffs.Load() - handoffs; n > 5 {
-		t.Errorf("a batch of %d calls of 10 µs handed off %d of them", calls, n)
+	if fewest > 5 {
+		t.Errorf("every batch of %d calls of 10 µs handed off some; the fewest, %d", calls, fewest)
 	}
 }
 
