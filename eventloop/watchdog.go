@@ -32,6 +32,9 @@ func (g *Group) SetHandoffAfter(d time.Duration) {
 	}
 }
 
+// Handoffs returns how many calls were handed off since the group started.
+func (g *Group) Handoffs() int64 { return g.handoffs.Load() }
+
 // HandoffAfter returns what SetHandoffAfter set.
 func (g *Group) HandoffAfter() time.Duration { return time.Duration(g.handoffAfter.Load()) }
 

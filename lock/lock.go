@@ -190,6 +190,13 @@ func (l *tagLock) grantableLocked(excl bool, domain uint32) bool {
 	return h == nil || domain != 0 && h.woken && h.domain == domain
 }
 
+// wakeable reports whether a release that could grant w its lock wakes it
+// instead (see Guard.SetDomain): an exclusive asynchronous request of a
+// domain that has not found the lock taken once already.
+func (w *Guard) wakeable() bool {
+	return w.domain != 0 && w.excl && !w.strict && w.granted != nil
+}
+
 // takeLocked takes l in mode excl. The caller holds the shard's mu.
 func (l *tagLock) takeLocked(excl bool) {
 	if excl {
@@ -209,7 +216,7 @@ func (l *tagLock) grantLocked(s *shard, list *waitQueue) {
 		if l.writer || w.excl && l.readers != 0 || w.woken {
 			return // a woken request takes the lock itself (Resume)
 		}
-		if w.domain != 0 && w.excl && !w.strict && w.granted != nil {
+		if w.wakeable() {
 			// Wake it instead (see Guard.SetDomain): it stays first in
 			// line, and the lock stays free for its domain meanwhile.
 			w.woken = true
@@ -361,6 +368,14 @@ func (m *Manager) slotsIdleLocked() bool {
 	return true
 }
 
+// openLocked reports whether the global queue lets an exclusive request
+// from domain take the lock now: it is empty, or its head is a woken
+// request of domain (see Guard.SetDomain). The caller holds m.mu.
+func (m *Manager) openLocked(domain uint32) bool {
+	h := m.mu.queue.head
+	return h == nil || domain != 0 && h.woken && h.domain == domain
+}
+
 // advanceGlobalLocked grants the global requests at the head of the queue
 // that can now be granted: the shared ones before the first exclusive one
 // and, once no one holds the global lock, that exclusive one. It adds them
@@ -370,8 +385,19 @@ func (m *Manager) advanceGlobalLocked(list *waitQueue) {
 	q := &m.mu.queue
 	for !m.mu.held && q.head != nil {
 		w := q.head
+		if w.woken {
+			break // a woken request takes the lock itself (Resume)
+		}
 		if w.want == globalExclusive {
 			if !m.slotsIdleLocked() { // blocked is set: w is queued
+				break
+			}
+			if w.wakeable() {
+				// Wake it instead (see Guard.SetDomain): it stays
+				// first in line, and the lock stays free for its
+				// domain meanwhile.
+				w.woken = true
+				list.wakes = append(list.wakes, w.granted)
 				break
 			}
 			m.mu.held = true
@@ -545,13 +571,14 @@ func (m *Manager) NewGuard(hint uint64) *Guard {
 	return &Guard{m: m, slot: int(hint % uint64(m.slots))}
 }
 
-// SetDomain puts the guard's asynchronous exclusive tag requests in
-// domain d (0, the default: none): the owners of a domain's guards run one
+// SetDomain puts the guard's asynchronous exclusive requests (for tags or
+// for the global lock) in domain d (0, the default: none): the owners of a domain's guards run one
 // at a time on one goroutine, as the clients of an event loop do, so
 // handing a lock from one of them to the next, in the order they queued,
 // serves no fairness and builds convoys. A loop's clients that pipeline
 // writes to one tag behind a handed-off holder would take turns forever,
-// one command each, every turn a park and a task.
+// one command each, every turn a park and a task; so would a loop's
+// clients that pipeline scripts (the global lock) behind a handed-off one.
 //
 // So a release whose next request is such a guard's wakes it instead of
 // granting it the lock: its granted function is called, the guard stays
@@ -574,6 +601,9 @@ func (g *Guard) Resume() bool {
 	st := g.state.Load()
 	if st == stateIdle {
 		return true
+	}
+	if st == stateQueuedGlobal {
+		return g.resumeGlobal()
 	}
 	if st < stateQueuedTag {
 		return false // cannot be woken: not for the owner to look at
@@ -605,6 +635,32 @@ func (g *Guard) Resume() bool {
 	}
 	g.granted = nil
 	g.state.Store(stateIdle)
+	return true
+}
+
+// resumeGlobal is Resume for a guard in the global queue.
+func (g *Guard) resumeGlobal() bool {
+	m := g.m
+	m.mu.Lock()
+	if g.state.Load() != stateQueuedGlobal || !g.woken || m.mu.queue.head != g {
+		m.mu.Unlock() // a stale call: granted will be called again
+		return false
+	}
+	g.woken = false
+	if m.mu.held || !m.slotsIdleLocked() {
+		// Another of its domain (a handed-off call) holds it: the
+		// next release grants it.
+		g.strict = true
+		m.mu.Unlock()
+		return false
+	}
+	m.mu.queue.pop() // blocked stays set: g holds the lock exclusively
+	m.mu.held = true
+	m.globalExclusive.Add(1)
+	g.global = globalExclusive
+	g.granted = nil
+	g.state.Store(stateIdle)
+	m.mu.Unlock()
 	return true
 }
 
@@ -645,7 +701,7 @@ func (g *Guard) lockGlobal(granted func()) bool {
 	m := g.m
 	m.mu.Lock()
 	m.blocked.Store(1) // keeps new shared acquisitions out from here on
-	if !m.mu.held && m.mu.queue.head == nil && m.slotsIdleLocked() {
+	if !m.mu.held && m.openLocked(g.domain) && m.slotsIdleLocked() {
 		m.mu.held = true
 		m.mu.Unlock()
 		m.globalExclusive.Add(1)
@@ -655,6 +711,7 @@ func (g *Guard) lockGlobal(granted func()) bool {
 	// The last shared holder to leave, or the exclusive holder's Unlock,
 	// grants g.
 	g.want = globalExclusive
+	g.excl = true
 	g.granted = granted
 	g.enqueueLocked(&m.mu.queue, stateQueuedGlobal)
 	m.mu.Unlock()
@@ -882,15 +939,18 @@ func compareBytes(a, b []byte) int {
 func (g *Guard) TryLockGlobal() bool {
 	m := g.m
 	m.mu.Lock()
-	if m.mu.held || m.mu.queue.head != nil {
+	if m.mu.held || !m.openLocked(g.domain) {
 		m.mu.Unlock()
 		return false
 	}
 	m.blocked.Store(1)
 	if !m.slotsIdleLocked() {
 		// Shared acquirers that saw blocked meanwhile back off and wait
-		// for mu; none could queue, since queueing takes mu.
-		m.blocked.Store(0)
+		// for mu; none could queue, since queueing takes mu. (With a
+		// woken request in the queue, blocked was set before.)
+		if m.mu.queue.head == nil {
+			m.blocked.Store(0)
+		}
 		m.mu.Unlock()
 		return false
 	}

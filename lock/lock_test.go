@@ -828,10 +828,6 @@ func TestCancelRace(t *testing.T) {
 	checkIdle(t, m)
 }
 
-// TestMutualExclusionStress mixes every kind of acquisition over a few
-// tags, checking that an exclusive holder of a tag never coexists with
-// another holder of it, that the exclusive global holder coexists with no
-// one, and that everything finishes.
 // TestDomainWake: a release wakes a request of a domain rather than
 // granting it (SetDomain): the lock stays free for that domain's guards,
 // which may take it past the woken one, and not for others'; the woken
@@ -907,6 +903,84 @@ func TestDomainWake(t *testing.T) {
 	checkIdle(t, m)
 }
 
+// TestDomainWakeGlobal: the same for the global lock, which a loop's
+// clients take for every script without allow-key-locking.
+func TestDomainWakeGlobal(t *testing.T) {
+	m := NewManager()
+	h, w, same, other := m.NewGuard(1), m.NewGuard(2), m.NewGuard(3), m.NewGuard(4)
+	for _, g := range []*Guard{h, w, same} {
+		g.SetDomain(1)
+	}
+	other.SetDomain(2)
+	h.LockGlobal()
+	r := newGranter()
+	if w.LockGlobalAsync(r.granted) {
+		t.Fatal("granted a held global lock")
+	}
+	h.Unlock()
+	if !r.wait(time.Second) {
+		t.Fatal("the release did not wake the request")
+	}
+	if !w.Pending() || w.Held() {
+		t.Fatal("a woken request holds the lock before Resume")
+	}
+	if other.TryLockGlobal() || other.TryLockKeys(keys("{t}o"), false) {
+		t.Fatal("another domain took the lock past the woken request")
+	}
+	if !same.TryLockGlobal() {
+		t.Fatal("the woken request's domain cannot take the free lock")
+	}
+	if w.Resume() {
+		t.Fatal("Resume took a lock held by another")
+	}
+	s2 := m.NewGuard(5)
+	s2.SetDomain(1)
+	if s2.TryLockGlobal() {
+		t.Fatal("the lock was free twice")
+	}
+	same.Unlock() // w failed to take it once: this release grants it
+	if !r.wait(time.Second) || !w.Resume() || !w.GlobalExclusive() {
+		t.Fatal("the release after a failed Resume did not grant the lock")
+	}
+	// Woken, then Resume at once; a shared request of another domain
+	// queued behind it is granted after it.
+	q, o := newGranter(), newGranter()
+	if same.LockGlobalAsync(q.granted) || other.LockKeysAsync(keys("{t}o"), true, o.granted) {
+		t.Fatal("granted a held lock")
+	}
+	w.Unlock()
+	if !q.wait(time.Second) || !same.Resume() || !same.GlobalExclusive() {
+		t.Fatal("a woken request did not take the free lock with Resume")
+	}
+	if o.wait(10 * time.Millisecond) {
+		t.Fatal("a shared request was granted beside the exclusive holder")
+	}
+	same.Unlock()
+	if !o.wait(time.Second) || !other.Resume() || !other.Covers([]byte("{t}o"), true) {
+		t.Fatal("the shared request behind the exclusive one was not granted")
+	}
+	other.Unlock()
+	// A woken request withdrawn: the next in line goes on.
+	h.LockGlobal()
+	a, b := newGranter(), newGranter()
+	if w.LockGlobalAsync(a.granted) || other.LockGlobalAsync(b.granted) {
+		t.Fatal("granted a held lock")
+	}
+	h.Unlock()
+	if !a.wait(time.Second) || !w.Cancel() {
+		t.Fatal("the woken request could not be withdrawn")
+	}
+	if !b.wait(time.Second) || !other.Resume() || !other.GlobalExclusive() {
+		t.Fatal("the request behind a withdrawn woken one was not granted")
+	}
+	other.Unlock()
+	checkIdle(t, m)
+}
+
+// TestMutualExclusionStress mixes every kind of acquisition over a few
+// tags, checking that an exclusive holder of a tag never coexists with
+// another holder of it, that the exclusive global holder coexists with no
+// one, and that everything finishes.
 func TestMutualExclusionStress(t *testing.T) {
 	m := NewManager()
 	const (
@@ -947,11 +1021,13 @@ func TestMutualExclusionStress(t *testing.T) {
 						g.LockGlobal()
 						ok = true
 					case op < 6:
+						r := newGranter() // as for tags below
 						if ok = g.LockGlobalAsync(r.granted); !ok {
 							if rnd.IntN(2) == 0 && g.Cancel() {
 								continue
 							}
-							<-r.ch
+							for <-r.ch; !g.Resume(); <-r.ch {
+							}
 							ok = true
 						}
 					default:

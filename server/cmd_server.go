@@ -1335,6 +1335,10 @@ func (s *Server) infoKeylocks(b []byte) []byte {
 	b = fmt.Appendf(b, "keylock_wait_usec:%d\r\n", waitMicros)
 	b = fmt.Appendf(b, "global_lock_exclusive_acquisitions:%d\r\n", global)
 	b = fmt.Appendf(b, "keylock_tags_held:%d\r\n", held)
+	// Commands that waited for their locks without holding their loop,
+	// and commands whose loop went on without them (they ran long).
+	b = fmt.Appendf(b, "parked_commands:%d\r\n", s.parking.parks.Load())
+	b = fmt.Appendf(b, "loop_handoffs:%d\r\n", s.loopHandoffs())
 	// Disk reads of cold values made while a command held its locks
 	// (a script's dynamic keys, values not loaded before the locks).
 	b = fmt.Appendf(b, "keylock_disk_reads:%d\r\n", s.tier.loadsUnderLock.Load())

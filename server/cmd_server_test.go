@@ -271,7 +271,7 @@ func TestInfoFields(t *testing.T) {
 	}
 	for _, k := range []string{"used_memory", "used_memory_rss", "used_memory_peak", "uptime_in_seconds",
 		"process_id", "tcp_port", "keylock_acquisitions", "keylock_waits", "keylock_wait_usec",
-		"global_lock_exclusive_acquisitions", "keylock_tags_held", "total_connections_received",
+		"global_lock_exclusive_acquisitions", "keylock_tags_held", "parked_commands", "loop_handoffs", "total_connections_received",
 		"rdb_last_save_time", "server_time_usec", "lru_clock"} {
 		if _, err := strconv.ParseInt(f[k], 10, 64); err != nil {
 			t.Errorf("INFO %s = %q, want an integer", k, f[k])

@@ -2,6 +2,7 @@ package server
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/hotkv/hotkv/lock"
 )
@@ -40,6 +41,7 @@ import (
 type parkState struct {
 	mu      sync.Mutex
 	clients map[*parking]struct{}
+	parks   atomic.Int64 // commands parked since start (INFO keylocks)
 }
 
 // parking is one parked command.
@@ -182,6 +184,7 @@ func (s *Server) resumeParked(p *parking) {
 
 // add registers a parked command (for busy scripts to find).
 func (ps *parkState) add(p *parking) {
+	ps.parks.Add(1)
 	ps.mu.Lock()
 	if ps.clients == nil {
 		ps.clients = make(map[*parking]struct{})

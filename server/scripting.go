@@ -97,6 +97,11 @@ func (c *Client) scriptClient() *Client {
 	if c.engine == nil {
 		s := c.srv
 		c.engine = s.newInternalClient(engineClient, c.id, 0)
+		if c.conn != nil {
+			// Its scripts ask for their locks on c's loop, with the
+			// loop's other clients: in c's domain (lock.Guard.SetDomain).
+			c.engine.guard.SetDomain(c.conn.Loop())
+		}
 	}
 	ec := c.engine
 	ec.selectDB(int(c.dbIndex.Load()))

@@ -41,6 +41,14 @@ func (s *Server) applyBusyPoll() {
 	}
 }
 
+// loopHandoffs is how many commands' loops went on without them.
+func (s *Server) loopHandoffs() int64 {
+	if s.loops == nil {
+		return 0
+	}
+	return s.loops.Handoffs()
+}
+
 func (s *Server) loopCount() int {
 	if n := int(s.cfg.Lookup("io-threads").Int()); n > 1 {
 		return n

@@ -25,6 +25,8 @@ func (s *Server) stopTransport() {}
 
 func (s *Server) applyBusyPoll() {}
 
+func (s *Server) loopHandoffs() int64 { return 0 }
+
 // peerClosed cannot tell here: a waiting command ends on its own terms.
 func peerClosed(fd int) bool { return false }
 
