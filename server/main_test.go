@@ -21,6 +21,7 @@ var shared struct {
 	redisErr     error
 	stopRedis    func()
 	srv          *Server
+	dir          string // the shared HotKV's directory, removed at the end
 }
 
 // TestMain. The test binary is also the server's background child (a
@@ -35,6 +36,9 @@ func TestMain(m *testing.M) {
 	stopSearchOracle()
 	if shared.stopRedis != nil {
 		shared.stopRedis()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
 	}
 	os.Exit(code)
 }
@@ -110,6 +114,7 @@ func sharedHotKV(tb testing.TB) string {
 		if err != nil {
 			panic(err)
 		}
+		shared.dir = dir
 		cfg, err := config.Load("", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--io-threads", "4",
 			"--dir", dir, "--save", ""}, tieringArgs()...))
 		if err != nil {
