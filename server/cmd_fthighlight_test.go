@@ -14,9 +14,10 @@ func TestFTSearchSlopInorderLikeRediSearch(t *testing.T) {
 	queries := []string{"alpha beta", "beta alpha", "alpha beta gamma", "running house", "run house",
 		"alpha alpha", "alpha (beta|gamma)", "(alpha|delta) (beta|gamma)", "quick apple*", "@a:alpha @b:beta",
 		"alpha @b:beta", "alpha -beta gamma", `"alpha beta"`, `"alpha beta" gamma`, `"alpha alpha"`, `"beta alpha beta"`, "alpha @t:{x}",
-		"zeta eta alpha", "houses quick", "jump* alpha"}
+		"zeta eta alpha", "houses quick", "jump* alpha", "alpha @t:{x|y} beta", "beta beta alpha"}
 	opts := [][]string{{"SLOP", "0"}, {"SLOP", "1"}, {"SLOP", "2"}, {"SLOP", "4"}, {"INORDER"},
-		{"SLOP", "0", "INORDER"}, {"SLOP", "1", "INORDER"}, {"SLOP", "3", "INORDER"}, {"SLOP", "-1"}, {"SLOP", "-1", "INORDER"}}
+		{"SLOP", "0", "INORDER"}, {"SLOP", "1", "INORDER"}, {"SLOP", "3", "INORDER"}, {"SLOP", "-1"}, {"SLOP", "-1", "INORDER"},
+		{"SLOP", "-2"}, {"SLOP", "-2", "INORDER"}}
 	for _, d := range []string{"1", "2"} {
 		for _, q := range queries {
 			for _, o := range opts {
