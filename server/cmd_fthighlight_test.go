@@ -67,7 +67,8 @@ HSET h:5 title "Jumped! jumping; JUMPS (jump) - hello-world, hello_world" body "
 HSET h:6 title "nothing matches here at all, really nothing" body "lorem ipsum dolor sit amet consectetur adipiscing elit sed"
 `)
 	queries := []string{"hello", "world", "hello world", "light god", "darkness|face", "run*", "running", "jump",
-		`"hello world"`, "@title:hello", "@body:world", "hello -nothing", "nothing", "*", "god light darkness day night"}
+		`"hello world"`, "@title:hello", "@body:world", "hello -nothing", "nothing", "*", "god light darkness day night",
+		"hello|hell*", "(hello world)|hello", "world world", "the|and|light"}
 	opts := [][]string{{"HIGHLIGHT"}, {"SUMMARIZE"}, {"HIGHLIGHT", "SUMMARIZE"}, {"SUMMARIZE", "FRAGS", "1", "LEN", "3"},
 		{"SUMMARIZE", "FRAGS", "2", "LEN", "5", "SEPARATOR", " | "}, {"SUMMARIZE", "LEN", "0"}, {"SUMMARIZE", "FRAGS", "0"},
 		{"HIGHLIGHT", "TAGS", "[", "]"}, {"HIGHLIGHT", "FIELDS", "1", "title"}, {"SUMMARIZE", "FIELDS", "1", "body", "LEN", "8"},
@@ -75,7 +76,8 @@ HSET h:6 title "nothing matches here at all, really nothing" body "lorem ipsum d
 		{"HIGHLIGHT", "FIELDS", "1", "title", "SUMMARIZE"}, {"SUMMARIZE", "FIELDS", "1", "title", "HIGHLIGHT"},
 		{"SUMMARIZE", "FIELDS", "1", "n"}, {"HIGHLIGHT", "RETURN", "2", "title", "body"},
 		{"SUMMARIZE", "FIELDS", "1", "body", "RETURN", "2", "title", "body"}, {"RETURN", "1", "body", "SUMMARIZE", "LEN", "4"},
-		{"HIGHLIGHT", "SORTBY", "n"}, {"SUMMARIZE", "FRAGS", "5", "LEN", "2", "WITHSCORES", "LIMIT", "0", "3"}}
+		{"HIGHLIGHT", "SORTBY", "n"}, {"SUMMARIZE", "FRAGS", "5", "LEN", "2", "WITHSCORES", "LIMIT", "0", "3"},
+		{"SUMMARIZE", "LEN", "1"}, {"SUMMARIZE", "FRAGS", "1", "LEN", "30"}, {"SUMMARIZE", "FRAGS", "4", "LEN", "7", "HIGHLIGHT", "TAGS", "", ""}}
 	for _, q := range queries {
 		for _, o := range opts {
 			p.DoArgs(append([]string{"FT.SEARCH", "h", q}, o...)...)
