@@ -34,18 +34,19 @@ type iterator interface {
 	skipTo(id uint32) (readRC, *result)
 	// current is the iterator's record (where it stands).
 	current() *result
-	// lastID is the last document it read (RediSearch's LastDocId).
+	// lastID is the last document it read.
 	lastID() uint32
 	// atEnd reports that it has no more documents.
 	atEnd() bool
-	// est is RediSearch's NumEstimated.
+	// est is its estimated number of documents (FT.PROFILE and the
+	// order of an intersection's children show it).
 	est() int
 	// state gives the bookkeeping a union keeps per child.
 	state() *iterState
 }
 
 type iterState struct {
-	minID uint32 // RediSearch's IndexIterator.minId, kept by a parent union
+	minID uint32 // the document it stands on, kept by a parent union
 }
 
 // listIter reads a sorted list of entries: a term's or a tag value's
@@ -107,9 +108,9 @@ func (it *listIter) read() (readRC, *result) {
 	for it.n < it.size() {
 		i := it.n
 		it.n++
-		// RediSearch decodes an entry into its record, and counts it as
-		// the last read, before its field mask filters it out: a
-		// negation sees it (NI_SkipTo's anti-match).
+		// An entry counts as the last read before its field mask
+		// filters it out: a negation above sees it (RediSearch's
+		// negations of field-restricted terms match so).
 		it.rec.doc = it.id(i)
 		it.last = it.id(i)
 		if it.keep != nil && !it.keep(i) {
@@ -126,8 +127,7 @@ func (it *listIter) skipTo(id uint32) (readRC, *result) {
 		return rcEOF, nil
 	}
 	if c := &it.term; c.tl != nil {
-		// A term's reader skips as RediSearch's "seeker" does (whole
-		// blocks first): running off the end, it reports the end
+		// A term's reader skips whole blocks first; running off the end, it reports the end
 		// without marking the reader done, and leaves the last entry
 		// it decoded — even one of another field — as its last read.
 		if id > c.end {
@@ -308,17 +308,18 @@ type unionIter struct {
 	eof       bool
 	rec       result
 	expected  int
-	// heap, for more than minUnionHeap children (RediSearch's "high"
-	// union): the children not exhausted, a heap of their minID kept
-	// with the same moves as RediSearch's (util/heap.c), so that ties
-	// fall the same way.
+	// heap, for more than minUnionHeap children: the children not
+	// exhausted, a binary heap of their minID; how its ties fall
+	// decides the order of a record's children, which RediSearch's
+	// scores show.
 	heap []int
 	// profType is FT.PROFILE's "Query type" of it ("" for none).
 	profType string
 }
 
-// minUnionHeap is RediSearch's MIN_UNION_ITERATOR_HEAP: a union of more
-// children steps with a heap.
+// minUnionHeap: a union of more children steps with a heap (which
+// changes the order of a record's children, and so RediSearch's
+// scores, from that many children on).
 const minUnionHeap = 20
 
 func newUnion(kids []iterator, quickExit bool) *unionIter {
@@ -464,11 +465,11 @@ func (u *unionIter) skipTo(id uint32) (readRC, *result) {
 	return rcNotFound, hit
 }
 
-// The heap union (RediSearch's UI_ReadSortedHigh and UI_SkipToHigh): only
-// the children at the top of the heap move, to the id asked for.
+// The heap union: only the children at the top of the heap move, to the
+// id asked for.
 
-// cmp is RediSearch's cmpMinId: the child with the smaller minID is the
-// greater, the one the heap puts on top.
+// cmp orders two children for the heap: the child with the smaller
+// minID is the greater, the one the heap puts on top.
 func (u *unionIter) cmp(a, b int) int {
 	ma, mb := u.orig[a].state().minID, u.orig[b].state().minID
 	switch {
@@ -622,8 +623,8 @@ func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
 }
 
 // intersectIter reads the documents every child has; with a slop (a
-// phrase's is 0, in order) their positions must also be that close, as
-// RediSearch's IndexResult_IsWithinRange checks. Its children are ordered
+// phrase's is 0, in order) their positions must also be that close
+// (withinRange). Its children are ordered
 // by their estimates, smallest first (unless in order).
 type intersectIter struct {
 	st        iterState

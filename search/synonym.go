@@ -112,8 +112,10 @@ func (ix *Index) synExpand(word string) []string {
 	return nil
 }
 
-// synDict is Redis's dict (dict.c) as RediSearch 2.10 has it, for the
-// order of its entries.
+// synDict is a chained hash table with incremental rehashing (Redis's
+// dict's observable behaviour: power-of-two tables from 4, doubled when
+// full, one bucket moved per lookup or insertion while rehashing), kept
+// for the order FT.SYNDUMP lists its entries in.
 type synDict struct {
 	ht        [2]synTable
 	rehashIdx int
@@ -162,7 +164,7 @@ func (d *synDict) rehash(n int) {
 	}
 }
 
-// find is dictFind: a rehash step, then the lookup.
+// find is a lookup that first moves one bucket of a rehash under way.
 func (d *synDict) find(key string) *synTerm {
 	if d.ht[0].used+d.ht[1].used == 0 {
 		return nil
@@ -201,7 +203,7 @@ func (d *synDict) add(key string, v *synTerm) {
 	if d.rehashing() {
 		d.rehash(1)
 	}
-	// _dictExpandIfNeeded
+	// Grow when full (the first table has 4 buckets).
 	if !d.rehashing() {
 		if len(d.ht[0].table) == 0 {
 			d.expand(4)
