@@ -624,25 +624,33 @@ func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
 
 // intersectIter reads the documents every child has; with a slop (a
 // phrase's is 0, in order) their positions must also be that close
-// (withinRange). Its children are ordered
-// by their estimates, smallest first (unless in order).
+// (withinRange). Its children are ordered by their estimates, smallest
+// first (unless in order).
+//
+// How it steps decides the records the scorer sees and FT.PROFILE's
+// counters, so it follows the steps RediSearch's replies show. It keeps
+// the document each child last reported and a candidate: the least
+// document the next match can be. A read makes passes over the children
+// (align) until one finds every child on the candidate; a skip makes one
+// pass toward the id asked for (seek) and, failing, reads on.
 type intersectIter struct {
-	st        iterState
-	its       []iterator
-	docIDs    []uint32
-	lastDoc   uint32
-	lastFound uint32
-	slop      int // -1: not checked
-	inOrder   bool
-	eof       bool
-	dead      bool // a child matches nothing: no documents
-	rec       result
+	st    iterState
+	its   []iterator
+	at    []uint32 // the document each child last reported
+	want  uint32   // the candidate (0: nothing read yet)
+	found uint32   // the last document matched
+	slop  int      // -1: not checked
+	// inOrder is INORDER (or a phrase's order).
+	inOrder bool
+	eof     bool
+	dead    bool // a child matches nothing: no documents
+	rec     result
 	// profKids are a dead intersection's children, for FT.PROFILE.
 	profKids []iterator
 }
 
 func newIntersect(kids []iterator, slop int, inOrder bool) *intersectIter {
-	ii := &intersectIter{its: kids, docIDs: make([]uint32, len(kids)), slop: slop, inOrder: inOrder}
+	ii := &intersectIter{its: kids, at: make([]uint32, len(kids)), slop: slop, inOrder: inOrder}
 	ii.rec.kind = resIntersect
 	if !inOrder {
 		sortByEstimate(ii.its)
@@ -650,9 +658,10 @@ func newIntersect(kids []iterator, slop int, inOrder bool) *intersectIter {
 	return ii
 }
 
-// sortByEstimate orders an intersection's children as RediSearch's qsort
-// of them by estimate does (an intersection of several children counts
-// as 0), keeping ties in query order.
+// sortByEstimate orders an intersection's children by their estimates,
+// smallest first, ties in query order; an intersection of several
+// children (or a dead one) counts as 0 (the order RediSearch's profiles
+// list them in).
 func sortByEstimate(its []iterator) {
 	key := func(it iterator) int {
 		if ii, ok := it.(*intersectIter); ok && (len(ii.its) > 1 || ii.dead) {
@@ -669,12 +678,12 @@ func sortByEstimate(its []iterator) {
 
 func (ii *intersectIter) state() *iterState { return &ii.st }
 func (ii *intersectIter) current() *result  { return &ii.rec }
-func (ii *intersectIter) lastID() uint32    { return ii.lastFound }
+func (ii *intersectIter) lastID() uint32    { return ii.found }
 func (ii *intersectIter) atEnd() bool       { return ii.eof }
 
 func (ii *intersectIter) est() int {
 	if ii.dead {
-		return math.MaxInt32 // RediSearch's "invalid" estimate
+		return math.MaxInt32 // what RediSearch's profiles show for it
 	}
 	n := math.MaxInt
 	for _, it := range ii.its {
@@ -683,89 +692,128 @@ func (ii *intersectIter) est() int {
 	return n
 }
 
+// passResult is how a pass over the children ended.
+type passResult uint8
+
+const (
+	passMatched passResult = iota // every child found on the candidate
+	passMissed                    // try again with the new candidate
+	passEnded                     // a child has no more documents
+)
+
+// align is one pass of a read. Each child in turn, unless it already
+// reports the candidate, moves: the first child reads its next document
+// when it is not behind the candidate, any other child (or a first one
+// behind) skips to the candidate. A child that reports a document past
+// the candidate makes that the candidate and ends the pass; one found
+// on it joins the record; one that reports "not found" at or before it
+// moves the candidate one on, and the pass goes on.
+func (ii *intersectIter) align() passResult {
+	ii.rec.reset(resIntersect)
+	outcome := passMatched
+	for i, it := range ii.its {
+		rc, r := rcOK, it.current()
+		if moved := ii.want == 0 || ii.at[i] != ii.want; moved {
+			if i == 0 && ii.at[i] >= ii.want {
+				rc, r = it.read()
+			} else {
+				rc, r = it.skipTo(ii.want)
+			}
+			if rc == rcEOF {
+				return passEnded
+			}
+			ii.at[i] = r.doc
+		}
+		switch {
+		case ii.at[i] > ii.want:
+			ii.want = ii.at[i]
+			return passMissed
+		case rc == rcOK:
+			ii.rec.add(r)
+		default:
+			ii.want++
+			outcome = passMissed
+		}
+	}
+	return outcome
+}
+
 func (ii *intersectIter) read() (readRC, *result) {
 	if len(ii.its) == 0 {
 		ii.eof = true
 		return rcEOF, nil
 	}
 	for {
-		nh := 0
-		ii.rec.reset(resIntersect)
-		for i, it := range ii.its {
-			h := it.current()
-			rc := rcOK
-			if ii.docIDs[i] != ii.lastDoc || ii.lastDoc == 0 {
-				if i == 0 && ii.docIDs[i] >= ii.lastDoc {
-					rc, h = it.read()
-				} else {
-					rc, h = it.skipTo(ii.lastDoc)
-				}
-				if rc == rcEOF {
-					ii.eof = true
-					return rcEOF, nil
-				}
-				ii.docIDs[i] = h.doc
+		switch ii.align() {
+		case passEnded:
+			ii.eof = true
+			return rcEOF, nil
+		case passMatched:
+			ii.found = ii.rec.doc
+			ii.want++
+			if ii.slop < 0 || withinRange(&ii.rec, ii.slop, ii.inOrder) {
+				return rcOK, &ii.rec
 			}
-			if ii.docIDs[i] > ii.lastDoc {
-				ii.lastDoc = ii.docIDs[i]
-				break
-			}
-			if rc == rcOK {
-				nh++
-				ii.rec.add(h)
-			} else {
-				ii.lastDoc++
-			}
-		}
-		if nh == len(ii.its) {
-			ii.lastFound = ii.rec.doc
-			ii.lastDoc++
-			if ii.slop >= 0 && !withinRange(&ii.rec, ii.slop, ii.inOrder) {
-				continue
-			}
-			return rcOK, &ii.rec
 		}
 	}
+}
+
+// seek is the pass of a skip to id. Each child in turn, unless it
+// already reports the target, skips to it, and the document it reports
+// becomes the target of the children after it. A child found joins the
+// record (when it stands on the target) and sets the candidate to the
+// target; a child not found past the candidate makes its document the
+// candidate and ends the pass. A child already at its end ends the skip
+// but not the intersection; one that ends while skipping ends both.
+func (ii *intersectIter) seek(id uint32) passResult {
+	ii.rec.reset(resIntersect)
+	outcome := passMatched
+	for i, it := range ii.its {
+		if it.atEnd() {
+			return passEnded
+		}
+		rc, r := rcOK, it.current()
+		if ii.at[i] != id {
+			if rc, r = it.skipTo(id); rc == rcEOF {
+				ii.eof = true
+				return passEnded
+			}
+			if r != nil {
+				id = r.doc
+				ii.at[i] = id
+			}
+		}
+		switch {
+		case rc == rcOK:
+			if r != nil && r.doc == id {
+				ii.rec.add(r)
+			}
+			ii.want = id
+		case ii.at[i] > ii.want:
+			ii.want = ii.at[i]
+			return passMissed
+		default:
+			outcome = passMissed
+		}
+	}
+	return outcome
 }
 
 func (ii *intersectIter) skipTo(id uint32) (readRC, *result) {
 	if id == 0 || len(ii.its) == 0 {
 		return ii.read()
 	}
-	ii.rec.reset(resIntersect)
-	nfound := 0
-	for i, it := range ii.its {
-		if it.atEnd() {
-			return rcEOF, nil
+	switch ii.seek(id) {
+	case passEnded:
+		return rcEOF, nil
+	case passMatched:
+		// (Any slop but -1 is checked here, a negative one too, as
+		// RediSearch's results show.)
+		if ii.slop == -1 || withinRange(&ii.rec, ii.slop, ii.inOrder) {
+			ii.found = ii.rec.doc
+			ii.want++
+			return rcOK, &ii.rec
 		}
-		res := it.current()
-		rc := rcOK
-		if ii.docIDs[i] != id {
-			rc, res = it.skipTo(id)
-			if rc != rcEOF && res != nil {
-				id = res.doc
-				ii.docIDs[i] = id
-			}
-		}
-		if rc == rcEOF {
-			ii.eof = true
-			return rcEOF, nil
-		} else if rc == rcOK {
-			if res != nil && res.doc == id {
-				ii.rec.add(res)
-			}
-			ii.lastDoc = id
-			nfound++
-		} else if ii.docIDs[i] > ii.lastDoc {
-			ii.lastDoc = ii.docIDs[i]
-			break
-		}
-	}
-	// RediSearch checks any slop but -1 here, a negative one too.
-	if nfound == len(ii.its) && (ii.slop == -1 || withinRange(&ii.rec, ii.slop, ii.inOrder)) {
-		ii.lastFound = ii.rec.doc
-		ii.lastDoc++
-		return rcOK, &ii.rec
 	}
 	rc, hit := ii.read()
 	if rc == rcEOF {
