@@ -1,6 +1,7 @@
 package search
 
 import (
+	"container/heap"
 	"math"
 )
 
@@ -299,20 +300,26 @@ func isEmptyIter(it iterator) bool {
 // unionIter reads the documents any child has. Its record holds the
 // children that stand on its document — only the first found with
 // quickExit (prefix expansions).
+//
+// How it steps decides the records the scorer sees (which children, in
+// which order) and FT.PROFILE's counters, so it follows the steps
+// RediSearch's replies show. Each child's state().minID is the document
+// it stands on. Up to minUnionHeap children, every step looks at every
+// child in query order (scanRead, scanSeek); past that, the children
+// are kept in a binary heap ordered by minID, and only those at its top
+// move (heapRead, heapSeek).
 type unionIter struct {
 	st        iterState
 	orig      []iterator
 	its       []iterator // the children not exhausted, in order
 	quickExit bool
-	minDoc    uint32
+	minDoc    uint32 // the document it stands on
 	eof       bool
 	rec       result
 	expected  int
-	// heap, for more than minUnionHeap children: the children not
-	// exhausted, a binary heap of their minID; how its ties fall
-	// decides the order of a record's children, which RediSearch's
-	// scores show.
-	heap []int
+	// heap, for more than minUnionHeap children: indexes into orig of
+	// the children not exhausted, a binary heap by minID (nil: none).
+	heap unionHeap
 	// profType is FT.PROFILE's "Query type" of it ("" for none).
 	profType string
 }
@@ -329,8 +336,9 @@ func newUnion(kids []iterator, quickExit bool) *unionIter {
 		u.expected += k.est()
 	}
 	if len(kids) > minUnionHeap {
+		u.heap = unionHeap{orig: kids}
 		for i := range kids {
-			u.offer(i)
+			u.heap.insert(i)
 		}
 	}
 	return u
@@ -342,59 +350,55 @@ func (u *unionIter) lastID() uint32    { return u.minDoc }
 func (u *unionIter) atEnd() bool       { return u.eof }
 func (u *unionIter) est() int          { return u.expected }
 
-func (u *unionIter) remove(i int) int {
-	u.its = append(u.its[:i], u.its[i+1:]...)
-	return i - 1
-}
-
 func (u *unionIter) read() (readRC, *result) {
-	if u.heap != nil {
-		return u.readHigh()
+	if u.heap.orig != nil {
+		return u.heapRead()
 	}
 	if len(u.its) == 0 || u.eof {
 		u.eof = true
 		return rcEOF, nil
 	}
 	u.rec.reset(resUnion)
-	for {
-		minDoc := uint32(math.MaxUint32)
-		var minIt iterator
-		active := 0
-		for i := 0; i < len(u.its); i++ {
-			it := u.its[i]
-			res := it.current()
-			rc := rcOK
-			for it.state().minID <= u.minDoc && rc != rcEOF {
-				rc = rcNotFound
-				for rc == rcNotFound {
-					var r *result
-					rc, r = it.read()
-					if r != nil {
-						res = r
-						it.state().minID = r.doc
-					}
-				}
-			}
-			if rc == rcEOF {
-				i = u.remove(i)
-				continue
-			}
-			active++
-			if rc == rcOK && res.doc <= minDoc {
-				minDoc, minIt = res.doc, it
-			}
-		}
-		if minIt != nil {
-			u.skipTo(minIt.state().minID)
-			u.minDoc = minIt.state().minID
-			return rcOK, &u.rec
-		}
-		if active == 0 {
-			break
-		}
+	if next := u.scanRead(); next != nil {
+		id := next.state().minID
+		u.scanSeek(id)
+		u.minDoc = id
+		return rcOK, &u.rec
 	}
 	u.eof = true
 	return rcEOF, nil
+}
+
+// scanRead moves every child that stands at or before the union's
+// document on to its next document, drops those that end, and returns
+// the child whose record has the least document (the last of them on a
+// tie); nil when no child is left.
+func (u *unionIter) scanRead() iterator {
+	var next iterator
+	var least uint32
+	live := u.its[:0]
+	for _, it := range u.its {
+		doc, ok := it.current(), true
+		for ok && it.state().minID <= u.minDoc {
+			var rc readRC
+			var r *result
+			rc, r = it.read()
+			if r != nil {
+				doc, it.state().minID = r, r.doc
+			}
+			ok = rc != rcEOF
+		}
+		if !ok {
+			continue
+		}
+		live = append(live, it)
+		if next == nil || doc.doc <= least {
+			next, least = it, doc.doc
+		}
+	}
+	clear(u.its[len(live):])
+	u.its = live
+	return next
 }
 
 func (u *unionIter) skipTo(id uint32) (readRC, *result) {
@@ -404,208 +408,105 @@ func (u *unionIter) skipTo(id uint32) (readRC, *result) {
 	if u.eof {
 		return rcEOF, nil
 	}
-	if u.heap != nil {
-		return u.skipToHigh(id)
+	if u.heap.orig != nil {
+		return u.heapSeek(id)
 	}
 	u.rec.reset(resUnion)
-	active, found := 0, 0
-	minDoc := uint32(math.MaxUint32)
-	var minRes *result
-	for i := 0; i < len(u.its); i++ {
-		it := u.its[i]
-		var res *result
+	return u.scanSeek(id)
+}
+
+// scanSeek moves the children behind id to it, in order, dropping
+// those that end. Every child found on id joins the record (with
+// quickExit, the first found ends the scan) and the union stands on id.
+// With none found, the union stands on the least document a child
+// reports (a child at document 0, never read, aside), whose record joins
+// and is returned with rcNotFound.
+func (u *unionIter) scanSeek(id uint32) (readRC, *result) {
+	found := false
+	var nearest *result
+	nearestDoc := uint32(math.MaxUint32)
+	live := u.its[:0]
+	for i, it := range u.its {
+		st := it.state()
 		var rc readRC
-		if it.state().minID < id {
-			rc, res = it.skipTo(id)
-			if rc == rcEOF {
-				i = u.remove(i)
+		var r *result
+		if st.minID < id {
+			if rc, r = it.skipTo(id); rc == rcEOF {
 				continue
 			}
-			if res != nil {
-				it.state().minID = res.doc
+			if r != nil {
+				st.minID = r.doc
 			}
 		} else {
-			rc = rcNotFound
-			if it.state().minID == id {
+			rc, r = rcNotFound, it.current()
+			if st.minID == id {
 				rc = rcOK
 			}
-			res = it.current()
 		}
-		if it.state().minID != 0 {
-			if it.state().minID < minDoc || minRes == nil {
-				minRes, minDoc = res, it.state().minID
-			}
+		live = append(live, it)
+		if st.minID != 0 && (nearest == nil || st.minID < nearestDoc) {
+			nearest, nearestDoc = r, st.minID
 		}
 		if rc == rcOK {
-			if res == nil {
-				res = it.current()
+			if r == nil {
+				r = it.current()
 			}
-			u.rec.add(res)
-			u.minDoc = it.state().minID
-			found++
-		}
-		active++
-		if found > 0 && u.quickExit {
-			break
+			u.rec.add(r)
+			u.minDoc = st.minID
+			found = true
+			if u.quickExit {
+				live = append(live, u.its[i+1:]...)
+				break
+			}
 		}
 	}
-	if active == 0 {
+	clear(u.its[len(live):])
+	u.its = live
+	switch {
+	case len(live) == 0:
 		u.eof = true
 		return rcEOF, nil
-	}
-	if found > 0 {
+	case found:
 		return rcOK, &u.rec
 	}
 	hit := &u.rec
-	if minRes != nil {
-		hit = minRes
-		u.rec.add(minRes)
+	if nearest != nil {
+		hit = nearest
+		u.rec.add(nearest)
 	}
-	u.minDoc = minDoc
+	u.minDoc = nearestDoc
 	return rcNotFound, hit
 }
 
-// The heap union: only the children at the top of the heap move, to the
-// id asked for.
-
-// cmp orders two children for the heap: the child with the smaller
-// minID is the greater, the one the heap puts on top.
-func (u *unionIter) cmp(a, b int) int {
-	ma, mb := u.orig[a].state().minID, u.orig[b].state().minID
-	switch {
-	case ma < mb:
-		return 1
-	case ma > mb:
-		return -1
-	}
-	return 0
-}
-
-// offer adds child i at the bottom and moves it up past every node not
-// greater than it (ties too).
-func (u *unionIter) offer(i int) {
-	u.heap = append(u.heap, i)
-	for idx := len(u.heap) - 1; idx != 0; {
-		parent := (idx - 1) / 2
-		if u.cmp(u.heap[idx], u.heap[parent]) < 0 {
-			return
-		}
-		u.heap[idx], u.heap[parent] = u.heap[parent], u.heap[idx]
-		idx = parent
-	}
-}
-
-// down moves node idx down while a child is greater (the greater child;
-// on a tie the left one).
-func (u *unionIter) down(idx int) {
-	h := u.heap
-	for {
-		l, r := 2*idx+1, 2*idx+2
-		var child int
-		switch {
-		case r >= len(h):
-			if l >= len(h) {
-				return
-			}
-			child = l
-		case u.cmp(h[l], h[r]) < 0:
-			child = r
-		default:
-			child = l
-		}
-		if u.cmp(h[idx], h[child]) >= 0 {
-			return
-		}
-		h[idx], h[child] = h[child], h[idx]
-		idx = child
-	}
-}
-
-// pop removes the top child (exhausted).
-func (u *unionIter) pop() {
-	n := len(u.heap) - 1
-	u.heap[0] = u.heap[n]
-	u.heap = u.heap[:n]
-	if n > 1 {
-		u.down(0)
-	}
-}
-
-// collect adds to the record every child standing where the top one
-// does, the heap's nodes in preorder.
-func (u *unionIter) collect() {
-	top := u.orig[u.heap[0]].state().minID
-	var visit func(i int)
-	visit = func(i int) {
-		if i >= len(u.heap) || u.orig[u.heap[i]].state().minID != top {
-			return
-		}
-		u.rec.add(u.orig[u.heap[i]].current())
-		visit(2*i + 1)
-		visit(2*i + 2)
-	}
-	visit(0)
-}
-
-func (u *unionIter) readHigh() (readRC, *result) {
+// heapRead moves the children at the heap's top that stand before the
+// document after the union's to it (or beyond), dropping those that
+// end, until the top child stands there or beyond (with quickExit: or a
+// child moved lands right on it).
+func (u *unionIter) heapRead() (readRC, *result) {
 	if u.eof {
 		return rcEOF, nil
 	}
 	u.rec.reset(resUnion)
 	next := u.minDoc + 1
-	var it iterator
-	var res *result
-	for len(u.heap) > 0 {
-		it = u.orig[u.heap[0]]
-		res = it.current()
-		if m := it.state().minID; m >= next && m != 0 {
-			break
-		}
-		rc, r := it.skipTo(next)
-		if rc == rcEOF {
-			u.pop()
-			continue
-		}
-		res = r
-		it.state().minID = r.doc
-		u.down(0)
-		if u.quickExit && it.state().minID == next {
-			break
-		}
-	}
-	if len(u.heap) == 0 {
+	it, r, ok := u.heap.advance(next, func(m uint32) bool { return m >= next && m != 0 }, u.quickExit)
+	if !ok {
 		u.eof = true
 		return rcEOF, nil
 	}
 	u.minDoc = it.state().minID
 	if u.quickExit {
-		u.rec.add(res)
+		u.rec.add(r)
 	} else {
-		u.collect()
+		u.heap.gather(&u.rec)
 	}
 	return rcOK, &u.rec
 }
 
-func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
+// heapSeek is heapRead toward id: the children before id move to it.
+func (u *unionIter) heapSeek(id uint32) (readRC, *result) {
 	u.rec.reset(resUnion)
-	var it iterator
-	for len(u.heap) > 0 {
-		it = u.orig[u.heap[0]]
-		if it.state().minID >= id {
-			break
-		}
-		rc, r := it.skipTo(id)
-		if rc == rcEOF {
-			u.pop()
-			continue
-		}
-		it.state().minID = r.doc
-		u.down(0)
-		if u.quickExit && it.state().minID == id {
-			break
-		}
-	}
-	if len(u.heap) == 0 {
+	it, _, ok := u.heap.advance(id, func(m uint32) bool { return m >= id }, u.quickExit)
+	if !ok {
 		u.eof = true
 		return rcEOF, nil
 	}
@@ -616,10 +517,89 @@ func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
 	if u.quickExit {
 		u.rec.add(it.current())
 	} else {
-		u.collect()
+		u.heap.gather(&u.rec)
 	}
 	u.minDoc = it.state().minID
 	return rc, &u.rec
+}
+
+// unionHeap is a binary max-heap of a union's children (indexes into
+// orig) where a smaller minID ranks higher (container/heap with Less
+// reversed: the top has the least minID).
+type unionHeap struct {
+	orig []iterator
+	idx  []int
+}
+
+func (h *unionHeap) minID(i int) uint32 { return h.orig[h.idx[i]].state().minID }
+func (h *unionHeap) Len() int           { return len(h.idx) }
+func (h *unionHeap) Less(i, j int) bool { return h.minID(i) < h.minID(j) }
+func (h *unionHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *unionHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *unionHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
+}
+
+// insert adds child i, which rises above every ancestor it does not rank
+// below (its equals too: the order of ties in a new union's heap, all
+// of whose children are at 0, is the children's reversed along each
+// path).
+func (h *unionHeap) insert(i int) {
+	h.idx = append(h.idx, i)
+	for at := len(h.idx) - 1; at > 0; {
+		up := (at - 1) / 2
+		if h.minID(at) > h.minID(up) {
+			return
+		}
+		h.Swap(at, up)
+		at = up
+	}
+}
+
+// advance moves the top child to target until settled reports its minID
+// settled (or, with stopOn, a child moved lands on target), dropping
+// children that end, and returns the last child looked at and its
+// record; false when no child is left.
+func (h *unionHeap) advance(target uint32, settled func(uint32) bool, stopOn bool) (iterator, *result, bool) {
+	var it iterator
+	var r *result
+	for h.Len() > 0 {
+		it = h.orig[h.idx[0]]
+		r = it.current()
+		if settled(it.state().minID) {
+			break
+		}
+		rc, moved := it.skipTo(target)
+		if rc == rcEOF {
+			heap.Pop(h)
+			continue
+		}
+		r = moved
+		it.state().minID = moved.doc
+		heap.Fix(h, 0)
+		if stopOn && moved.doc == target {
+			break
+		}
+	}
+	return it, r, h.Len() > 0
+}
+
+// gather adds to rec the record of every child standing where the top
+// one does, visiting the heap's nodes in preorder.
+func (h *unionHeap) gather(rec *result) {
+	top := h.minID(0)
+	stack := []int{0}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i >= h.Len() || h.minID(i) != top {
+			continue
+		}
+		rec.add(h.orig[h.idx[i]].current())
+		stack = append(stack, 2*i+2, 2*i+1)
+	}
 }
 
 // intersectIter reads the documents every child has; with a slop (a
