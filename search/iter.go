@@ -214,7 +214,10 @@ func (it *wildcardIter) skipTo(id uint32) (readRC, *result) {
 }
 
 // notIter reads the ids up to the index's last that its child does not
-// have.
+// have. It walks the ids one by one, reading its child along (never
+// skipping it) to step over the ids the child has; a skip asks the child
+// whether it has the id. (These steps are the ones RediSearch's
+// FT.PROFILE counters show.)
 type notIter struct {
 	st    iterState
 	child iterator
@@ -230,26 +233,33 @@ func (it *notIter) lastID() uint32    { return it.last }
 func (it *notIter) atEnd() bool       { return it.eof }
 func (it *notIter) est() int          { return int(it.max) }
 
+// childRecord is the child's record, the child read first when it has
+// not been read yet.
+func (it *notIter) childRecord() *result {
+	if cr := it.child.current(); cr != nil && cr.doc != 0 {
+		return cr
+	}
+	if _, r := it.child.read(); r != nil {
+		return r
+	}
+	return it.child.current()
+}
+
 func (it *notIter) read() (readRC, *result) {
+	// (An empty child is read only for the ids returned, as RediSearch's
+	// counters show: past the last id the negation ends at once.)
 	if it.last > it.max || it.rec.doc >= it.max && isEmptyIter(it.child) {
-		// (RediSearch reads an empty child only for the ids it
-		// returns, as FT.PROFILE's counters show.)
 		it.eof = true
 		return rcEOF, nil
 	}
-	cr := it.child.current()
-	if cr == nil || cr.doc == 0 {
-		_, r := it.child.read()
-		if r != nil {
-			cr = r
-		} else {
-			cr = it.child.current()
-		}
-	}
-	it.rec.doc++
-	if !(cr == nil || cr.doc > it.rec.doc || it.child.atEnd()) {
-		for cr.doc == it.rec.doc {
-			it.rec.doc++
+	cr := it.childRecord()
+	next := it.rec.doc + 1
+	// While the child stands on the next id, that id is the child's:
+	// step over it, reading the child on. A child behind the next id,
+	// or ended, excludes nothing.
+	if cr != nil && cr.doc <= next && !it.child.atEnd() {
+		for cr.doc == next {
+			next++
 			rc, r := it.child.read()
 			if rc == rcEOF {
 				break
@@ -257,34 +267,43 @@ func (it *notIter) read() (readRC, *result) {
 			cr = r
 		}
 	}
-	if it.rec.doc > it.max {
+	it.rec.doc = next
+	if next > it.max {
 		it.eof = true
 		return rcEOF, nil
 	}
-	it.last = it.rec.doc
+	it.last = next
 	return rcOK, &it.rec
 }
 
+// skipTo stands on id unless the child has it: when the child's last id
+// is id (known only once the negation has returned an id), the negation
+// still stands on id but reports it not found; when the child, not past
+// id nor ended, skips to id and finds it, the negation reports the
+// child's record, not found, and does not move.
 func (it *notIter) skipTo(id uint32) (readRC, *result) {
 	if id > it.max {
 		it.eof = true
 		return rcEOF, nil
 	}
-	var childID uint32
+	var childLast uint32
 	if it.last != 0 {
-		childID = it.child.lastID()
+		childLast = it.child.lastID()
 	}
-	if !(childID > id || it.child.atEnd()) {
-		if childID == id {
-			it.rec.doc, it.last = id, id
-			return rcNotFound, &it.rec
-		}
-		rc, r := it.child.skipTo(id)
-		if rc == rcOK {
+	childHas := false
+	switch {
+	case childLast > id || it.child.atEnd():
+	case childLast == id:
+		childHas = true
+	default:
+		if rc, r := it.child.skipTo(id); rc == rcOK {
 			return rcNotFound, r
 		}
 	}
 	it.rec.doc, it.last = id, id
+	if childHas {
+		return rcNotFound, &it.rec
+	}
 	return rcOK, &it.rec
 }
 
