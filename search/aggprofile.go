@@ -9,7 +9,7 @@ import (
 // FT.PROFILE AGGREGATE: the pipeline is built as for FT.AGGREGATE, but
 // its documents come from the query's iterators as rows are pulled (each
 // wrapped by a counting iterator, profileWrap), every processor sits
-// below a counting wrapper (profProc, RediSearch's RPProfile), and the
+// below a counting wrapper (profProc), and the
 // rows are read as RediSearch's reply loop reads them: one, then more
 // while the row budget its pagers set (resultLimit) lasts. A processor's
 // counter is its calls less one, as RediSearch prints it.

@@ -324,8 +324,9 @@ type Aggregation struct {
 	out   *lookup // the last stage's keys
 
 	// When profiling: the processors' counting wrappers (Index first),
-	// the query's wrapped iterator, and RediSearch's resultLimit, the
-	// row budget its pagers set for the whole pipeline.
+	// the query's wrapped iterator, and resultLimit, the row budget
+	// LIMIT steps set for the whole pipeline (FT.PROFILE's counters
+	// show it).
 	procs       []*profProc
 	it          iterator
 	resultLimit uint32
@@ -564,7 +565,7 @@ func (a *Aggregation) fields(r *row) []AggField {
 }
 
 // lookup is the keys of a stage's rows, in the order they were made
-// (the order replies list them in): RediSearch's RLookup.
+// (the order replies list them in).
 type lookup struct {
 	ix      *Index
 	keys    []*lkKey
@@ -772,16 +773,16 @@ func (p *countProc) next() (*row, error) {
 		}
 	}
 	if n := len(p.a.procs); n > 0 {
-		// RediSearch's counter makes up for the end of the pipeline's
-		// call that its EOF saves.
+		// The last processor's counter in RediSearch's profile is one
+		// higher here: the call that meets the end counts too.
 		p.a.procs[n-1].calls++
 	}
 	return nil, nil
 }
 
 // pageProc is LIMIT. When profiling, its first call sets the row budget
-// of the pipeline's reader (resultLimit) to its offset and limit, as
-// RediSearch's pager does.
+// of the pipeline's reader (resultLimit) to its offset and limit (FT.PROFILE's
+// counters show the reader stopping there).
 type pageProc struct {
 	a             *Aggregation
 	up            processor

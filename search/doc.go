@@ -51,8 +51,8 @@
 // depend on how they stepped (a union inside an intersection may hold one
 // of its matching children, not all), and so do the scores. Intersections
 // order their children by estimated counts as RediSearch does (not with
-// INORDER), and check their children's positions with its walks
-// (withinRange: an exact phrase within 0, in order; SLOP and INORDER).
+// INORDER), and check their children's positions (withinRange,
+// proximity.go: an exact phrase within 0, in order; SLOP and INORDER).
 //
 // The two dialects' grammars differ (query.go for DIALECT 2, query1.go
 // for DIALECT 1's precedence rules), and so does what they build.

@@ -46,7 +46,7 @@ func (r *result) w() float64 {
 	return 1
 }
 
-// resultKind is RediSearch's RSResultType: bits, so that an aggregate's
+// resultKind is the kind of a record: bits, so that an aggregate's
 // children's kinds can be or-ed.
 type resultKind uint8
 
@@ -60,11 +60,11 @@ const (
 
 func (r *result) isAgg() bool { return r.kind == resUnion || r.kind == resIntersect }
 
-// hasOffsets is RediSearch's RSIndexResult_HasOffsets: a term with
-// positions, or an aggregate not made only of virtual records (a union of
-// tags or of numeric records counts, though they have no positions:
-// RediSearch's test compares the kinds with numeric-or-metric, which no
-// union's mask equals).
+// hasOffsets reports whether a record takes part in the proximity checks
+// (proximity.go): a term with positions, or an aggregate not made only
+// of virtual records. A union of tags or of numeric records takes part
+// though it has no positions, which RediSearch's SLOP matches and slop
+// scores show.
 func (r *result) hasOffsets() bool {
 	switch {
 	case r.kind == resTerm:
@@ -78,7 +78,7 @@ func (r *result) hasOffsets() bool {
 // evaluator evaluates query nodes over an index.
 type evaluator struct {
 	ix       *Index
-	n        float64 // RediSearch's doc table size (docTableSize)
+	n        float64 // the N of IDF (Index.docTableSize)
 	verbatim bool
 	lang     *language // the query's language
 	// slop and inOrder are SLOP (-1: none) and INORDER.
@@ -97,7 +97,8 @@ type evaluator struct {
 	bm25std bool
 }
 
-// idf is RediSearch's IDF: logb(1 + N/df), the binary exponent.
+// idf is TFIDF's IDF: logb(1 + N/df), the binary exponent (the IDF
+// RediSearch's TFIDF scores show).
 func (e *evaluator) idf(df int) float64 {
 	if df == 0 {
 		df = 1
@@ -105,9 +106,9 @@ func (e *evaluator) idf(df int) float64 {
 	return math.Logb(1 + e.n/float64(df))
 }
 
-// bm25IDF is RediSearch's CalculateIDF_BM25, log(1 + (N - df + 0.5) /
-// (df + 0.5)) over the number of documents, in C float arithmetic as
-// RediSearch computes it.
+// bm25IDF is BM25STD's IDF, log(1 + (N - df + 0.5) / (df + 0.5)) over
+// the number of documents, rounded as 32-bit floats at each step (which
+// RediSearch's BM25STD scores show).
 func (e *evaluator) bm25IDF(df int) float64 {
 	x := float32(1) + (float32(len(e.ix.docs)-df)+0.5)/(float32(df)+0.5)
 	return roundedLog(float64(x))
@@ -190,8 +191,8 @@ func expansions(ix *Index, lang *language, n *node, suffix string) []string {
 }
 
 // build returns the iterator of n, or nil when n matches nothing (a term
-// not in the index: RediSearch's NULL iterator, which a union drops and
-// which empties an intersection).
+// not in the index, which a union drops and which empties an
+// intersection).
 func (e *evaluator) build(n *node) iterator {
 	it := e.buildNode(n)
 	if it != nil && n != nil && n.weighted {
@@ -496,98 +497,6 @@ func (r *result) termPos() []uint32 {
 	return r.pos
 }
 
-// withinRange is RediSearch's IndexResult_IsWithinRange: whether the
-// positions of an aggregate's children (those with offsets) hold one of
-// each within maxSlop positions of unmatched words (in query order when
-// inOrder), found as its walks over them find it, in its 32-bit
-// arithmetic.
-func withinRange(r *result, maxSlop int, inOrder bool) bool {
-	if !r.isAgg() || len(r.kids) <= 1 {
-		return true
-	}
-	var lists [][]uint32
-	for _, k := range r.kids {
-		if k.hasOffsets() {
-			lists = append(lists, k.positions())
-		}
-	}
-	if len(lists) == 0 {
-		return true
-	}
-	n := len(lists)
-	next := make([]int, n) // each list's next position to read
-	read := func(i int) uint32 {
-		if next[i] < len(lists[i]) {
-			next[i]++
-			return lists[i][next[i]-1]
-		}
-		return endOfOffsets
-	}
-	positions := make([]uint32, n)
-	if inOrder {
-		for {
-			span := 0
-			for i := 0; i < n; i++ {
-				var pos, last uint32
-				if i > 0 {
-					pos, last = positions[i], positions[i-1]
-				} else {
-					pos = read(0)
-				}
-				for pos != endOfOffsets && pos < last {
-					pos = read(i)
-				}
-				if pos == endOfOffsets {
-					return false
-				}
-				positions[i] = pos
-				if i > 0 {
-					span += int(int32(pos)) - int(int32(last)) - 1
-					if span > maxSlop {
-						break
-					}
-				}
-			}
-			if span <= maxSlop {
-				return true
-			}
-		}
-	}
-	for i := range positions {
-		positions[i] = read(i)
-	}
-	// The last greatest and the first smallest, as its _arrayMax and
-	// _arrayMin pick them.
-	maxPos := 0
-	for i := 1; i < n; i++ {
-		if positions[i] >= positions[maxPos] {
-			maxPos = i
-		}
-	}
-	hi := positions[maxPos]
-	for {
-		minPos := 0
-		for i := 1; i < n; i++ {
-			if positions[i] < positions[minPos] {
-				minPos = i
-			}
-		}
-		lo := positions[minPos]
-		if lo != hi {
-			span := int(int32(hi)) - int(int32(lo)) - (n - 1)
-			if span <= maxSlop {
-				return true
-			}
-		}
-		positions[minPos] = read(minPos)
-		if p := positions[minPos]; p != endOfOffsets && p > hi {
-			hi = p
-		} else if p == endOfOffsets {
-			return false
-		}
-	}
-}
-
 // tfidf is the raw TFIDF of a record (all query weights are 1).
 func tfidf(r *result) float64 {
 	switch {
@@ -601,77 +510,6 @@ func tfidf(r *result) float64 {
 		return s * r.w()
 	}
 	return r.w() * float64(r.freq)
-}
-
-// slop is RediSearch's "minimal offset delta" of an aggregate: over
-// consecutive pairs of its children that have offsets, the square root
-// (truncated) of the sum of the squares of each pair's smallest distance,
-// as its two-cursor walk finds it; when that sum is 0, the number of
-// children less one; 1 for anything else. Its arithmetic is RediSearch's
-// 32-bit one: a child that "has offsets" but none (a union of tags) meets
-// the end-of-offsets marker, 2^32-1, whose distance wraps.
-func slop(r *result) float64 {
-	if !r.isAgg() || len(r.kids) <= 1 {
-		return 1
-	}
-	var dist int32
-	var prev []uint32
-	var prevKid *result
-	for _, k := range r.kids {
-		if !k.hasOffsets() {
-			continue
-		}
-		if prevKid != nil {
-			// (Positions decoded only where a pair is compared: a term
-			// beside a tag, a range or a negation needs none.)
-			if prev == nil {
-				prev = prevKid.positions()
-			}
-			cur := k.positions()
-			dist += pairDelta(prev, cur)
-			prev = cur
-		}
-		prevKid = k
-	}
-	if dist == 0 {
-		return float64(len(r.kids) - 1)
-	}
-	return float64(int32(math.Sqrt(float64(dist))))
-}
-
-// endOfOffsets is RediSearch's RS_OFFSETVECTOR_EOF.
-const endOfOffsets = math.MaxUint32
-
-// pairDelta is the squared smallest distance RediSearch's walk over two
-// position lists finds: it starts with the first positions' distance and,
-// while that is over 1 and neither list is done, advances the lower one.
-func pairDelta(a, b []uint32) int32 {
-	at := func(l []uint32, i int) uint32 {
-		if i < len(l) {
-			return l[i]
-		}
-		return endOfOffsets
-	}
-	absdelta := func(x, y uint32) uint32 {
-		if x > y {
-			return x - y
-		}
-		return y - x
-	}
-	i, j := 0, 0
-	p1, p2 := at(a, 0), at(b, 0)
-	cd := int32(absdelta(p2, p1))
-	for cd > 1 && p1 != endOfOffsets && p2 != endOfOffsets {
-		cd = min(int32(absdelta(p2, p1)), cd)
-		if p2 > p1 {
-			i++
-			p1 = at(a, i)
-		} else {
-			j++
-			p2 = at(b, j)
-		}
-	}
-	return cd * cd
 }
 
 // score is the TFIDF score of a document with record r.
@@ -739,9 +577,9 @@ func scorer(name string, sc scoring) func(d *document, r *result) float64 {
 	return nil
 }
 
-// bm25 is RediSearch's (pre-BM25STD) BM25 of a record: its constants are
-// C floats, and it weighs by the index's average document length, not
-// the document's.
+// bm25 is the BM25 scorer's (pre-BM25STD) score of a record: its
+// constants are 32-bit floats, and it weighs by the index's average
+// document length, not the document's (as RediSearch's BM25 scores are).
 func bm25(r *result, avgLen float64) float64 {
 	const b = float64(float32(0.5))
 	k1 := float64(float32(1.2))
@@ -761,7 +599,7 @@ func bm25(r *result, avgLen float64) float64 {
 	return 0
 }
 
-// hamming is RediSearch's HAMMING scorer and its explanation: 1 over 1
+// hamming is the HAMMING scorer and its explanation: 1 over 1
 // plus the number of bits that differ between the query's PAYLOAD and the
 // document's payload, 0 unless both are as long and not empty.
 func hamming(query, doc []byte) (float64, *ScoreExplain) {
@@ -779,15 +617,15 @@ func hamming(query, doc []byte) (float64, *ScoreExplain) {
 // bm25stdB and bm25stdK1 are BM25STD's b and k1, C floats in RediSearch.
 const bm25stdB, bm25stdK1 = float32(0.5), float32(1.2)
 
-// bm25stdTerm is RediSearch's CalculateBM25Std: Okapi BM25 of a term of
-// frequency f and IDF idf in a document of docLen tokens, its float and
-// double steps as C evaluates them.
+// bm25stdTerm is Okapi BM25 of a term of frequency f and IDF idf in a
+// document of docLen tokens, with b and k1 as 32-bit floats and the
+// steps rounded as RediSearch's BM25STD scores show.
 func bm25stdTerm(idf, f float64, docLen uint32, avgLen float64) float64 {
 	b, k1 := bm25stdB, bm25stdK1
 	return idf * f * float64(k1+1) / (f + float64(k1)*(float64(1-b)+float64(b*float32(docLen))/avgLen))
 }
 
-// bm25std is RediSearch's BM25STD of a record (without the document's
+// bm25std is the BM25STD score of a record (without the document's
 // score): a term's Okapi BM25, an aggregate's children's summed and
 // weighted, a virtual record's (wildcard) as a term of IDF and frequency 1;
 // anything else (negation, numeric, an optional operand that did not
@@ -808,7 +646,7 @@ func bm25std(r *result, docLen uint32, avgLen float64) float64 {
 	return 0
 }
 
-// dismax is RediSearch's DISMAX: a term's (or virtual record's)
+// dismax is the DISMAX score: a term's (or virtual record's)
 // frequency, the sum over an intersection, the maximum over a union.
 func dismax(r *result) float64 {
 	switch r.kind {

@@ -105,7 +105,8 @@ func (v Value) truthy() bool {
 	return false
 }
 
-// compareValues orders two values as RediSearch's RSValue_Cmp: same
+// compareValues orders two values as RediSearch's SORTBY and comparisons
+// do: same
 // types compare directly, null is less than anything, a number compares
 // with a string that converts as numbers, else both as strings.
 func compareValues(a, b Value) int {

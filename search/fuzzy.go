@@ -8,11 +8,11 @@ import (
 // Fuzzy terms, optional operands and attributes of the query language.
 //
 //   - %word% (%%word%%, %%%word%%%): the index's terms (its stems among
-//     them, as RediSearch's trie walk finds them) within 1 (2, 3) edits
+//     them, as RediSearch finds them) within 1 (2, 3) edits
 //     of word, a union as a prefix's expansions are, MAXEXPANSIONS at
 //     most.
 //   - ~x: x is optional: its documents score with it, and the others
-//     match too (RediSearch's optional iterator).
+//     match too (an optional iterator).
 //   - x=>{$weight: w; $slop: n; $inorder: true}: attributes of an
 //     operand (the last given wins): $weight multiplies its records'
 //     scores, $slop and $inorder constrain an intersection as SLOP and
@@ -147,9 +147,10 @@ func (it *weightedIter) skipTo(id uint32) (readRC, *result) {
 
 func (it *weightedIter) current() *result { return it.weigh(it.iterator.current()) }
 
-// optionalIter reads every id up to the index's last, as RediSearch's
-// optional iterator: its child's record where the child has the id, else
-// a virtual one of frequency 0 (which scores nothing).
+// optionalIter reads every id up to the index's last: its child's record
+// where the child has the id, else a virtual one of frequency 0 (which
+// scores nothing). The child follows behind: a read reads it once when
+// it stands before the id, a skip skips it to the id.
 type optionalIter struct {
 	st      iterState
 	child   iterator
@@ -166,44 +167,50 @@ func (it *optionalIter) lastID() uint32    { return it.last }
 func (it *optionalIter) atEnd() bool       { return it.last >= it.max }
 func (it *optionalIter) est() int          { return int(it.max) }
 
+// follow moves the child when it stands before id (by a skip to id, or
+// by one read) and notes where it stands.
+func (it *optionalIter) follow(id uint32, skip bool) {
+	if id <= it.childID {
+		return
+	}
+	var rc readRC
+	var r *result
+	if skip {
+		rc, r = it.child.skipTo(id)
+	} else {
+		rc, r = it.child.read()
+	}
+	if rc == rcEOF || r == nil {
+		it.childID = it.max + 1
+	} else {
+		it.childID = r.doc
+	}
+}
+
 func (it *optionalIter) read() (readRC, *result) {
 	if it.last >= it.max {
 		return rcEOF, nil
 	}
 	it.last++
-	if it.last > it.childID {
-		if rc, r := it.child.read(); rc == rcEOF || r == nil {
-			it.childID = it.max + 1
-		} else {
-			it.childID = r.doc
-		}
-	}
+	it.follow(it.last, false)
 	return rcOK, it.at(it.last)
 }
 
 func (it *optionalIter) skipTo(id uint32) (readRC, *result) {
-	if id > it.max || it.last >= it.max {
+	switch {
+	case id > it.max || it.last >= it.max:
 		return rcEOF, nil
-	}
-	if id == 0 {
+	case id == 0:
 		return it.read()
 	}
-	if id > it.childID {
-		rc, r := it.child.skipTo(id)
-		switch {
-		case rc == rcEOF || r == nil:
-			it.childID = it.max + 1
-		default:
-			it.childID = r.doc
-		}
-	}
+	it.follow(id, true)
 	it.last = id
 	return rcOK, it.at(id)
 }
 
 // at is the record for id: the child's when it stands there, with the
-// optional node's weight (1; a weight of its own comes after), which
-// replaces the child's as RediSearch's optional iterator's does.
+// optional node's weight (1; a weight of its own comes after) replacing
+// the child's (RediSearch's scores show the child's weight dropped).
 func (it *optionalIter) at(id uint32) *result {
 	if id == it.childID {
 		it.cur = it.child.current()

@@ -53,7 +53,7 @@ func (g *geoStore) del(id uint32) {
 	delete(g.vals, id)
 }
 
-// geoHash parses a GEO value as RediSearch does (parseGeo: the longitude
+// geoHash parses a GEO value as RediSearch does (the longitude
 // up to the first space or comma, the latitude after it, each read whole
 // by strtod; an empty one is 0) and returns its geohash; false for a value
 // that cannot be indexed.
@@ -110,7 +110,8 @@ func geoUnit(u string) float64 {
 	return 0
 }
 
-// validate is GeoFilter_Validate.
+// validate returns the error a radius query's unit, coordinates or radius
+// gets.
 func (gf *geoFilter) validate() error {
 	switch {
 	case gf.unit == 0:
@@ -123,7 +124,7 @@ func (gf *geoFilter) validate() error {
 	return nil
 }
 
-// geoIter is NewGeoRangeIterator: a reader per cell around the center
+// geoIter is a radius query's iterator: a reader per cell around the center
 // whose range meets the values indexed, their union (quick exit) when
 // more than one, nil when none.
 func (e *evaluator) geoIter(f *Field, gf *geoFilter) iterator {

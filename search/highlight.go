@@ -5,21 +5,20 @@ import (
 	"strings"
 )
 
-// FT.SEARCH's SUMMARIZE and HIGHLIGHT, as RediSearch 2.10's highlighter
-// (highlight_processor.c) and fragmenter (fragmenter.c) make them: the
-// positions a document's record holds (from the query's iterators moved
-// to the document afresh, as RediSearch rewinds its root iterator) are
-// mapped to the byte offsets of the field's tokens, grouped into
-// fragments, scored by their terms' IDF, and written with context words
-// and tags.
+// FT.SEARCH's SUMMARIZE and HIGHLIGHT, with RediSearch 2.10's replies:
+// the positions a document's record holds (from the query's iterators
+// built afresh and moved to the document) are mapped to the byte offsets
+// of the field's tokens (fieldMatches), grouped into passages scored by
+// their terms' IDF (passages), and written with context words and tags
+// (summarize, markAll).
 
-// Summarize modes (RediSearch's SummarizeMode).
+// Summarize modes, bits of hlField.mode.
 const (
 	hlSynopsis  = 1
 	hlHighlight = 2
 )
 
-// hlField is one field's settings (RediSearch's ReturnedField).
+// hlField is one field's SUMMARIZE and HIGHLIGHT settings.
 type hlField struct {
 	name, path  string
 	mode        uint8
@@ -31,8 +30,8 @@ type hlField struct {
 	explicit    bool // RETURN names it
 }
 
-// hlSpec is RediSearch's FieldList: the settings of every field, and
-// those listed.
+// hlSpec is a request's SUMMARIZE and HIGHLIGHT settings: those of
+// every field, and those of the fields listed.
 type hlSpec struct {
 	def    hlField
 	fields []hlField
@@ -120,8 +119,8 @@ func (s *hlSpec) parse(opts [][]byte, i int, highlight bool) (int, bool) {
 	return i - 1, true
 }
 
-// settings combines a listed field's settings with the default ones
-// (RediSearch's normalizeSettings).
+// settings combines a listed field's settings with the default ones: a
+// mode the field does not set itself takes the defaults' settings.
 func (s *hlSpec) settings(src *hlField) hlField {
 	d := s.def
 	if src == nil {
@@ -146,8 +145,8 @@ func (s *hlSpec) settings(src *hlField) hlField {
 func (r *Request) Highlights() bool { return r.hl != nil }
 
 // HighlightFieldNames are the fields SUMMARIZE and HIGHLIGHT list, in
-// order: RediSearch's lookup makes their keys first, so a document's
-// fields are replied in that order, before the others.
+// order: a document's fields are replied in that order, before the
+// others, as RediSearch replies them.
 func (r *Request) HighlightFieldNames() []string {
 	if r.hl == nil {
 		return nil
@@ -206,8 +205,9 @@ type termPos struct {
 	term *result
 }
 
-// offsets is RediSearch's RSIndexResult_IterateOffsets: a record's
-// positions, its children's merged (ties to the earlier child).
+// offsets returns a record's positions with the term found at each: a
+// term's own, an aggregate's children's merged in position order (ties
+// in child order).
 func offsets(r *result) []termPos {
 	switch {
 	case r.kind == resTerm:
@@ -232,7 +232,7 @@ func offsets(r *result) []termPos {
 }
 
 // fieldOffsets are a TEXT field's tokens' positions and byte offsets in
-// a document (RediSearch's RSByteOffsets for the field).
+// a document.
 type fieldOffsets struct {
 	first, last uint32
 	at          []int
@@ -249,8 +249,7 @@ func (ix *Index) Highlighter(r *Request, key string, load func(key, field string
 		return nil
 	}
 	// The record of the document, from the query's iterators built
-	// afresh and moved to it (RediSearch rewinds its root iterator and
-	// skips to the document; none found: the fields stay as they are).
+	// afresh and moved to it (none found: the fields stay as they are).
 	e := &evaluator{ix: ix, n: ix.docTableSize(), verbatim: r.Verbatim, slop: r.Slop, inOrder: r.InOrder}
 	it := e.build(r.hlRoot)
 	if it == nil {
@@ -300,265 +299,227 @@ func (ix *Index) Highlighter(r *Request, key string, load func(key, field string
 		if f := ix.Schema.Field(name); f != nil && f.Type == Text {
 			fo = byField[f.Name]
 		}
-		var frags *fragList
+		var ms []hlMatch
 		if fo != nil {
-			frags = fragmentize(v, fo, offs)
+			ms = fieldMatches(v, fo, offs)
 		}
-		if frags == nil || len(frags.frags) == 0 {
-			if spec.mode == hlSynopsis {
-				return trimField(v, spec)
-			}
+		switch {
+		case len(ms) == 0 && spec.mode == hlSynopsis:
+			return openingWords(v, spec)
+		case len(ms) == 0:
 			return v
+		case spec.mode == hlHighlight:
+			return markAll(v, ms, spec)
 		}
-		if spec.mode == hlHighlight {
-			return frags.wholeDoc(spec)
-		}
-		return frags.summary(spec)
+		return summarize(v, ms, spec)
 	}
 }
 
-// The fragmenter's constants: the most positions between two matches of
-// a fragment, and the estimated bytes of a word.
+// How the matches of a field are summarized (RediSearch 2.10's replies
+// show the same numbers): matches at most passageReach positions after
+// the previous one extend its passage, and a passage's context of n
+// words is estimated as n times wordBytes bytes.
 const (
-	fragMaxDistance = 8
-	fragWordSize    = 6
+	passageReach = 8
+	wordBytes    = 6
 )
 
-type termLoc struct {
-	term        *result
-	offset, len int
+// hlMatch is a query term found in a field: the token at position pos,
+// doc[start:end] (the token's bytes up to the first separator), the
+// term's record, and idle: the field's tokens without a query term since
+// the previous match (since the field's start for the first).
+type hlMatch struct {
+	term       *result
+	pos        uint32
+	start, end int
+	idle       uint32
 }
 
-type fragment struct {
-	buf, len     int // in the document
-	lastMatchPos uint32
-	totalTokens  uint32
-	numMatches   uint32
-	fragPos      int
-	score        float32
-	locs         []termLoc
-}
-
-type fragList struct {
-	doc          []byte
-	frags        []*fragment
-	sinceLastHit uint32
-}
-
-func isToksep(c byte) bool { return separators[c] }
-
-// isSpace is C's isspace.
-func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
-
-// fragmentize is RediSearch's FragmentList_FragmentizeIter over the
-// record's positions in field fo (a FragmentTermIterator).
-func fragmentize(doc []byte, fo *fieldOffsets, offs []termPos) *fragList {
-	fl := &fragList{doc: doc}
-	const eof = ^uint32(0)
-	curPos := fo.first - 1
-	byteNext := func() uint32 {
-		curPos++
-		if curPos > fo.last || int(curPos-fo.first) >= len(fo.at) {
-			return eof
-		}
-		return uint32(fo.at[curPos-fo.first])
+// fieldMatches returns the matches of the record's positions offs
+// (ascending) in the field fo of doc, in order. At a position held by
+// several terms the first listed is the match. A match whose token
+// starts inside the previous match's bytes is dropped (neither match nor
+// idle token).
+func fieldMatches(doc []byte, fo *fieldOffsets, offs []termPos) []hlMatch {
+	if len(fo.at) == 0 || fo.last < fo.first {
+		return nil
 	}
-	k := 0
-	var term *result
-	offNext := func() uint32 {
-		if k < len(offs) {
-			term = offs[k].term
-			k++
-			return offs[k-1].pos
+	lastPos := min(fo.last, fo.first+uint32(len(fo.at))-1)
+	var out []hlMatch
+	seen := fo.first - 1 // the last position met with a term
+	var idle uint32
+	prevEnd := 0
+	for _, o := range offs {
+		if o.pos < fo.first || o.pos == seen {
+			continue
 		}
-		return eof
-	}
-	curByte := byteNext()
-	var tokPos uint32
-	for {
-		tokPos = offNext()
-		if !(curPos > tokPos) {
+		if o.pos > lastPos {
 			break
 		}
-	}
-	lastTokPos, lastByteEnd := int64(-1), 0
-	for term != nil && curByte != eof && tokPos != eof {
-		if curPos < tokPos {
-			curByte = byteNext()
-			fl.sinceLastHit++
+		idle += o.pos - seen - 1
+		seen = o.pos
+		start := fo.at[o.pos-fo.first]
+		if start < prevEnd {
 			continue
 		}
-		t, p, b := term, tokPos, int(curByte)
-		next := offNext()
-		if next != tokPos {
-			curByte = byteNext()
+		end := start
+		for end < len(doc) && !separators[doc[end]] {
+			end++
 		}
-		tokPos = next
-		if int64(p) == lastTokPos || b < lastByteEnd {
+		out = append(out, hlMatch{term: o.term, pos: o.pos, start: start, end: end, idle: idle})
+		idle, prevEnd = 0, end
+	}
+	return out
+}
+
+// hlPassage is a run of matches, ms[lo:hi] of the field's, each at most
+// passageReach positions after the one before. Its score is the sum of
+// the IDFs of its distinct terms (as C floats, added in order), fillers
+// the tokens between its matches that match nothing, and rank its place
+// among the field's passages.
+type hlPassage struct {
+	lo, hi  int
+	score   float32
+	fillers uint32
+	rank    int
+}
+
+// passages groups a field's matches.
+func passages(ms []hlMatch) []hlPassage {
+	var out []hlPassage
+	for i, m := range ms {
+		if n := len(out); n > 0 && m.pos-ms[i-1].pos <= passageReach {
+			p := &out[n-1]
+			p.fillers += m.idle
+			if !slices.ContainsFunc(ms[p.lo:i], func(x hlMatch) bool { return x.term == m.term }) {
+				p.score += float32(m.term.idf)
+			}
+			p.hi = i + 1
 			continue
 		}
-		n := 0
-		for ii := b; ii < len(doc) && !isToksep(doc[ii]); ii++ {
-			n++
-		}
-		fl.add(t, p, b, n, float32(t.idf))
-		lastTokPos, lastByteEnd = int64(p), b+n
+		out = append(out, hlPassage{lo: i, hi: i + 1, score: float32(m.term.idf), rank: len(out)})
 	}
-	return fl
+	return out
 }
 
-// add is FragmentList_AddMatchingTerm.
-func (fl *fragList) add(term *result, tokPos uint32, at, n int, score float32) {
-	var cur *fragment
-	if len(fl.frags) > 0 {
-		cur = fl.frags[len(fl.frags)-1]
-		if tokPos-cur.lastMatchPos > fragMaxDistance {
-			cur = nil
-		}
-	}
-	if cur == nil {
-		cur = &fragment{buf: at, fragPos: len(fl.frags)}
-		fl.frags = append(fl.frags, cur)
-		fl.sinceLastHit = 0
-	}
-	if !slices.ContainsFunc(cur.locs, func(l termLoc) bool { return l.term == term }) {
-		cur.score += score
-	}
-	cur.len = at - cur.buf + n
-	cur.lastMatchPos = tokPos
-	cur.numMatches++
-	cur.totalTokens += fl.sinceLastHit + 1
-	fl.sinceLastHit = 0
-	cur.locs = append(cur.locs, termLoc{term, at - cur.buf, n})
-}
-
-// writeFrag is Fragment_WriteIovs: the text from *pre to each match,
-// each match between the tags.
-func (fl *fragList) writeFrag(out []byte, f *fragment, spec hlField, pre *int) []byte {
-	for _, l := range f.locs {
-		at := f.buf + l.offset
-		if at > *pre {
-			out = append(out, fl.doc[*pre:at]...)
-		}
+// appendMarked appends doc from byte from to the end of the last of ms,
+// each match between spec's tags (when it has them).
+func appendMarked(out, doc []byte, from int, ms []hlMatch, spec hlField) []byte {
+	for _, m := range ms {
+		out = append(out, doc[from:m.start]...)
 		if spec.tags {
 			out = append(out, spec.open...)
 		}
-		out = append(out, fl.doc[at:at+l.len]...)
+		out = append(out, doc[m.start:m.end]...)
 		if spec.tags {
 			out = append(out, spec.close...)
 		}
-		*pre = at + l.len
+		from = m.end
 	}
 	return out
 }
 
-// wholeDoc is FragmentList_HighlightWholeDocS.
-func (fl *fragList) wholeDoc(spec hlField) []byte {
-	var out []byte
-	pre := 0
-	for _, f := range fl.frags {
-		out = fl.writeFrag(out, f, spec, &pre)
-	}
-	return append(out, fl.doc[pre:]...)
+// markAll is HIGHLIGHT without SUMMARIZE: the whole value, its matches
+// tagged.
+func markAll(doc []byte, ms []hlMatch, spec hlField) []byte {
+	out := appendMarked(nil, doc, 0, ms, spec)
+	return append(out, doc[ms[len(ms)-1].end:]...)
 }
 
-// summary is the highlighted fragments (the best FRAGS of them by score,
-// in document order) with their context, each followed by the separator.
-func (fl *fragList) summary(spec hlField) []byte {
-	sorted := slices.Clone(fl.frags)
-	slices.SortStableFunc(sorted, func(a, b *fragment) int {
+// summarize is SUMMARIZE: the FRAGS best passages (by score, the earlier
+// on a tie), in the field's order, each with its context of about LEN
+// words less the words between its matches, its whitespace runs made
+// single spaces, and followed by the separator.
+func summarize(doc []byte, ms []hlMatch, spec hlField) []byte {
+	ps := passages(ms)
+	slices.SortStableFunc(ps, func(a, b hlPassage) int {
 		switch {
-		case a.score == b.score:
-			return a.fragPos - b.fragPos
 		case a.score > b.score:
 			return -1
+		case a.score < b.score:
+			return 1
 		}
-		return 1
+		return a.rank - b.rank
 	})
-	n := min(int(spec.frags), len(sorted))
-	pick := sorted[:n]
-	slices.SortFunc(pick, func(a, b *fragment) int { return a.fragPos - b.fragPos })
-	var out []byte
-	for i, f := range pick {
-		before, after := 0, len(fl.doc)-1
+	ps = ps[:min(int(spec.frags), len(ps))]
+	slices.SortFunc(ps, func(a, b hlPassage) int { return a.rank - b.rank })
+	out := []byte{}
+	for i, p := range ps {
+		start, end := ms[p.lo].start, ms[p.hi-1].end
+		floor, ceil := 0, len(doc)-1
 		if i > 0 {
-			before = pick[i-1].buf + pick[i-1].len
+			floor = ms[ps[i-1].hi-1].end
 		}
-		if i+1 < n {
-			after = pick[i+1].buf
+		if i+1 < len(ps) {
+			ceil = ms[ps[i+1].lo].start
 		}
-		start := len(out)
-		b0, b1, a0, a1 := fl.context(f, before, after, int(spec.ctxLen))
-		out = append(out, fl.doc[b0:b1]...)
-		pre := f.buf
-		out = fl.writeFrag(out, f, spec, &pre)
-		out = append(out, fl.doc[a0:a1]...)
-		out = append(out[:start], stripSpaces(out[start:])...)
+		from, to := start, end
+		if words := int(spec.ctxLen); words > int(p.fillers) {
+			from, to = contextBounds(doc, start, end, floor, ceil, (words-int(p.fillers))/2*wordBytes)
+		}
+		piece := append(slices.Clone(doc[from:start]), appendMarked(nil, doc, start, ms[p.lo:p.hi], spec)...)
+		piece = append(piece, doc[end:to]...)
+		out = append(out, collapseSpaces(piece)...)
 		out = append(out, spec.sep...)
 	}
-	if out == nil {
-		out = []byte{}
-	}
 	return out
 }
 
-// context is FragmentList_FindContext: the text before and after a
-// fragment, of about the words LEN leaves, cut at separators.
-func (fl *fragList) context(f *fragment, limitBefore, limitAfter, size int) (int, int, int, int) {
-	end := f.buf + f.len
-	inside := int(f.totalTokens - f.numMatches)
-	if size <= inside {
-		return f.buf, f.buf, end, end
+// contextBounds returns the bytes of context around doc[start:end], at
+// most budget bytes on each side and within floor and ceil (a byte
+// offset, inclusive): doc[from:start] begins at a word (a partial word
+// at its start is dropped, with the separators after it), doc[end:to]
+// stops after a word (a partial word at its end is dropped, with the
+// separators before it, but one byte after end is always kept).
+func contextBounds(doc []byte, start, end, floor, ceil, budget int) (from, to int) {
+	from = max(start-budget, floor)
+	for from < start && !separators[doc[from]] {
+		from++
 	}
-	size = (size - inside) / 2 * fragWordSize
-	limitBefore = max(f.buf-size, limitBefore)
-	limitAfter = min(end+size, limitAfter)
-	for limitBefore < f.buf && !isToksep(fl.doc[limitBefore]) {
-		limitBefore++
+	for from < start && separators[doc[from]] {
+		from++
 	}
-	for limitBefore < f.buf && isToksep(fl.doc[limitBefore]) {
-		limitBefore++
+	last := min(end+budget, ceil) // the last byte kept
+	for last > end && !separators[doc[last]] {
+		last--
 	}
-	for limitAfter > end && !isToksep(fl.doc[limitAfter]) {
-		limitAfter--
+	for last > end && separators[doc[last]] {
+		last--
 	}
-	for limitAfter > end && isToksep(fl.doc[limitAfter]) {
-		limitAfter--
-	}
-	a1 := max(limitAfter+1, end)
-	return limitBefore, f.buf, end, a1
+	return from, max(last+1, end)
 }
 
-// stripSpaces is stripDuplicateSpaces: each run of C spaces becomes one
-// space.
-func stripSpaces(b []byte) []byte {
-	out := b[:0]
-	last := false
+// collapseSpaces turns each run of whitespace (C's isspace: space, \t,
+// \n, \v, \f, \r) in b into one space, in place.
+func collapseSpaces(b []byte) []byte {
+	n, inRun := 0, false
 	for _, c := range b {
-		if isSpace(c) {
-			if !last {
-				out = append(out, ' ')
-			}
-			last = true
+		space := isCSpace(c)
+		if space && inRun {
 			continue
 		}
-		last = false
-		out = append(out, c)
+		if inRun = space; space {
+			c = ' '
+		}
+		b[n] = c
+		n++
 	}
-	return out
+	return b[:n]
 }
 
-// trimField is RediSearch's summary of a field without matches: its
-// first bytes (as many as the fragments' estimated words), spaces
-// collapsed, cut back to a separator, trailing spaces removed.
-func trimField(v []byte, spec hlField) []byte {
-	head := uint64(fragWordSize)*uint64(spec.ctxLen)*uint64(spec.frags) + fragWordSize
-	head = min(head, uint64(len(v)))
-	b := stripSpaces(slices.Clone(v[:head]))
-	for len(b) > 1 && !isToksep(b[len(b)-1]) {
+func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// openingWords is SUMMARIZE of a field without matches: its first
+// wordBytes*(LEN*FRAGS+1) bytes, whitespace runs made single spaces, cut
+// back to end at a separator (but never to nothing), then without
+// trailing whitespace.
+func openingWords(v []byte, spec hlField) []byte {
+	n := uint64(wordBytes) * (uint64(spec.ctxLen)*uint64(spec.frags) + 1)
+	b := collapseSpaces(slices.Clone(v[:min(n, uint64(len(v)))]))
+	for len(b) > 1 && !separators[b[len(b)-1]] {
 		b = b[:len(b)-1]
 	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
+	for len(b) > 0 && isCSpace(b[len(b)-1]) {
 		b = b[:len(b)-1]
 	}
 	return b

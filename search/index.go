@@ -176,9 +176,8 @@ func (ix *Index) docLanguage(get func(string) ([]byte, bool)) *language {
 // NumDocs is the number of documents in the index.
 func (ix *Index) NumDocs() int { return len(ix.docs) }
 
-// docTableSize is the N of RediSearch's IDF: its doc table's size, which
-// starts at 1 (document id 0 is never given), so the number of documents
-// plus one.
+// docTableSize is the N of TFIDF's IDF: the number of documents plus
+// one (RediSearch's TFIDF scores count document id 0, never given).
 func (ix *Index) docTableSize() float64 { return float64(len(ix.docs) + 1) }
 
 // NumTerms is the number of distinct terms (words and stems).

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"container/heap"
 	"math"
 )
 
@@ -34,18 +35,19 @@ type iterator interface {
 	skipTo(id uint32) (readRC, *result)
 	// current is the iterator's record (where it stands).
 	current() *result
-	// lastID is the last document it read (RediSearch's LastDocId).
+	// lastID is the last document it read.
 	lastID() uint32
 	// atEnd reports that it has no more documents.
 	atEnd() bool
-	// est is RediSearch's NumEstimated.
+	// est is its estimated number of documents (FT.PROFILE and the
+	// order of an intersection's children show it).
 	est() int
 	// state gives the bookkeeping a union keeps per child.
 	state() *iterState
 }
 
 type iterState struct {
-	minID uint32 // RediSearch's IndexIterator.minId, kept by a parent union
+	minID uint32 // the document it stands on, kept by a parent union
 }
 
 // listIter reads a sorted list of entries: a term's or a tag value's
@@ -107,9 +109,9 @@ func (it *listIter) read() (readRC, *result) {
 	for it.n < it.size() {
 		i := it.n
 		it.n++
-		// RediSearch decodes an entry into its record, and counts it as
-		// the last read, before its field mask filters it out: a
-		// negation sees it (NI_SkipTo's anti-match).
+		// An entry counts as the last read before its field mask
+		// filters it out: a negation above sees it (RediSearch's
+		// negations of field-restricted terms match so).
 		it.rec.doc = it.id(i)
 		it.last = it.id(i)
 		if it.keep != nil && !it.keep(i) {
@@ -126,8 +128,7 @@ func (it *listIter) skipTo(id uint32) (readRC, *result) {
 		return rcEOF, nil
 	}
 	if c := &it.term; c.tl != nil {
-		// A term's reader skips as RediSearch's "seeker" does (whole
-		// blocks first): running off the end, it reports the end
+		// A term's reader skips whole blocks first; running off the end, it reports the end
 		// without marking the reader done, and leaves the last entry
 		// it decoded — even one of another field — as its last read.
 		if id > c.end {
@@ -213,7 +214,10 @@ func (it *wildcardIter) skipTo(id uint32) (readRC, *result) {
 }
 
 // notIter reads the ids up to the index's last that its child does not
-// have.
+// have. It walks the ids one by one, reading its child along (never
+// skipping it) to step over the ids the child has; a skip asks the child
+// whether it has the id. (These steps are the ones RediSearch's
+// FT.PROFILE counters show.)
 type notIter struct {
 	st    iterState
 	child iterator
@@ -229,26 +233,33 @@ func (it *notIter) lastID() uint32    { return it.last }
 func (it *notIter) atEnd() bool       { return it.eof }
 func (it *notIter) est() int          { return int(it.max) }
 
+// childRecord is the child's record, the child read first when it has
+// not been read yet.
+func (it *notIter) childRecord() *result {
+	if cr := it.child.current(); cr != nil && cr.doc != 0 {
+		return cr
+	}
+	if _, r := it.child.read(); r != nil {
+		return r
+	}
+	return it.child.current()
+}
+
 func (it *notIter) read() (readRC, *result) {
+	// (An empty child is read only for the ids returned, as RediSearch's
+	// counters show: past the last id the negation ends at once.)
 	if it.last > it.max || it.rec.doc >= it.max && isEmptyIter(it.child) {
-		// (RediSearch reads an empty child only for the ids it
-		// returns, as FT.PROFILE's counters show.)
 		it.eof = true
 		return rcEOF, nil
 	}
-	cr := it.child.current()
-	if cr == nil || cr.doc == 0 {
-		_, r := it.child.read()
-		if r != nil {
-			cr = r
-		} else {
-			cr = it.child.current()
-		}
-	}
-	it.rec.doc++
-	if !(cr == nil || cr.doc > it.rec.doc || it.child.atEnd()) {
-		for cr.doc == it.rec.doc {
-			it.rec.doc++
+	cr := it.childRecord()
+	next := it.rec.doc + 1
+	// While the child stands on the next id, that id is the child's:
+	// step over it, reading the child on. A child behind the next id,
+	// or ended, excludes nothing.
+	if cr != nil && cr.doc <= next && !it.child.atEnd() {
+		for cr.doc == next {
+			next++
 			rc, r := it.child.read()
 			if rc == rcEOF {
 				break
@@ -256,34 +267,43 @@ func (it *notIter) read() (readRC, *result) {
 			cr = r
 		}
 	}
-	if it.rec.doc > it.max {
+	it.rec.doc = next
+	if next > it.max {
 		it.eof = true
 		return rcEOF, nil
 	}
-	it.last = it.rec.doc
+	it.last = next
 	return rcOK, &it.rec
 }
 
+// skipTo stands on id unless the child has it: when the child's last id
+// is id (known only once the negation has returned an id), the negation
+// still stands on id but reports it not found; when the child, not past
+// id nor ended, skips to id and finds it, the negation reports the
+// child's record, not found, and does not move.
 func (it *notIter) skipTo(id uint32) (readRC, *result) {
 	if id > it.max {
 		it.eof = true
 		return rcEOF, nil
 	}
-	var childID uint32
+	var childLast uint32
 	if it.last != 0 {
-		childID = it.child.lastID()
+		childLast = it.child.lastID()
 	}
-	if !(childID > id || it.child.atEnd()) {
-		if childID == id {
-			it.rec.doc, it.last = id, id
-			return rcNotFound, &it.rec
-		}
-		rc, r := it.child.skipTo(id)
-		if rc == rcOK {
+	childHas := false
+	switch {
+	case childLast > id || it.child.atEnd():
+	case childLast == id:
+		childHas = true
+	default:
+		if rc, r := it.child.skipTo(id); rc == rcOK {
 			return rcNotFound, r
 		}
 	}
 	it.rec.doc, it.last = id, id
+	if childHas {
+		return rcNotFound, &it.rec
+	}
 	return rcOK, &it.rec
 }
 
@@ -299,26 +319,33 @@ func isEmptyIter(it iterator) bool {
 // unionIter reads the documents any child has. Its record holds the
 // children that stand on its document — only the first found with
 // quickExit (prefix expansions).
+//
+// How it steps decides the records the scorer sees (which children, in
+// which order) and FT.PROFILE's counters, so it follows the steps
+// RediSearch's replies show. Each child's state().minID is the document
+// it stands on. Up to minUnionHeap children, every step looks at every
+// child in query order (scanRead, scanSeek); past that, the children
+// are kept in a binary heap ordered by minID, and only those at its top
+// move (heapRead, heapSeek).
 type unionIter struct {
 	st        iterState
 	orig      []iterator
 	its       []iterator // the children not exhausted, in order
 	quickExit bool
-	minDoc    uint32
+	minDoc    uint32 // the document it stands on
 	eof       bool
 	rec       result
 	expected  int
-	// heap, for more than minUnionHeap children (RediSearch's "high"
-	// union): the children not exhausted, a heap of their minID kept
-	// with the same moves as RediSearch's (util/heap.c), so that ties
-	// fall the same way.
-	heap []int
+	// heap, for more than minUnionHeap children: indexes into orig of
+	// the children not exhausted, a binary heap by minID (nil: none).
+	heap unionHeap
 	// profType is FT.PROFILE's "Query type" of it ("" for none).
 	profType string
 }
 
-// minUnionHeap is RediSearch's MIN_UNION_ITERATOR_HEAP: a union of more
-// children steps with a heap.
+// minUnionHeap: a union of more children steps with a heap (which
+// changes the order of a record's children, and so RediSearch's
+// scores, from that many children on).
 const minUnionHeap = 20
 
 func newUnion(kids []iterator, quickExit bool) *unionIter {
@@ -328,8 +355,9 @@ func newUnion(kids []iterator, quickExit bool) *unionIter {
 		u.expected += k.est()
 	}
 	if len(kids) > minUnionHeap {
+		u.heap = unionHeap{orig: kids}
 		for i := range kids {
-			u.offer(i)
+			u.heap.insert(i)
 		}
 	}
 	return u
@@ -341,59 +369,55 @@ func (u *unionIter) lastID() uint32    { return u.minDoc }
 func (u *unionIter) atEnd() bool       { return u.eof }
 func (u *unionIter) est() int          { return u.expected }
 
-func (u *unionIter) remove(i int) int {
-	u.its = append(u.its[:i], u.its[i+1:]...)
-	return i - 1
-}
-
 func (u *unionIter) read() (readRC, *result) {
-	if u.heap != nil {
-		return u.readHigh()
+	if u.heap.orig != nil {
+		return u.heapRead()
 	}
 	if len(u.its) == 0 || u.eof {
 		u.eof = true
 		return rcEOF, nil
 	}
 	u.rec.reset(resUnion)
-	for {
-		minDoc := uint32(math.MaxUint32)
-		var minIt iterator
-		active := 0
-		for i := 0; i < len(u.its); i++ {
-			it := u.its[i]
-			res := it.current()
-			rc := rcOK
-			for it.state().minID <= u.minDoc && rc != rcEOF {
-				rc = rcNotFound
-				for rc == rcNotFound {
-					var r *result
-					rc, r = it.read()
-					if r != nil {
-						res = r
-						it.state().minID = r.doc
-					}
-				}
-			}
-			if rc == rcEOF {
-				i = u.remove(i)
-				continue
-			}
-			active++
-			if rc == rcOK && res.doc <= minDoc {
-				minDoc, minIt = res.doc, it
-			}
-		}
-		if minIt != nil {
-			u.skipTo(minIt.state().minID)
-			u.minDoc = minIt.state().minID
-			return rcOK, &u.rec
-		}
-		if active == 0 {
-			break
-		}
+	if next := u.scanRead(); next != nil {
+		id := next.state().minID
+		u.scanSeek(id)
+		u.minDoc = id
+		return rcOK, &u.rec
 	}
 	u.eof = true
 	return rcEOF, nil
+}
+
+// scanRead moves every child that stands at or before the union's
+// document on to its next document, drops those that end, and returns
+// the child whose record has the least document (the last of them on a
+// tie); nil when no child is left.
+func (u *unionIter) scanRead() iterator {
+	var next iterator
+	var least uint32
+	live := u.its[:0]
+	for _, it := range u.its {
+		doc, ok := it.current(), true
+		for ok && it.state().minID <= u.minDoc {
+			var rc readRC
+			var r *result
+			rc, r = it.read()
+			if r != nil {
+				doc, it.state().minID = r, r.doc
+			}
+			ok = rc != rcEOF
+		}
+		if !ok {
+			continue
+		}
+		live = append(live, it)
+		if next == nil || doc.doc <= least {
+			next, least = it, doc.doc
+		}
+	}
+	clear(u.its[len(live):])
+	u.its = live
+	return next
 }
 
 func (u *unionIter) skipTo(id uint32) (readRC, *result) {
@@ -403,208 +427,105 @@ func (u *unionIter) skipTo(id uint32) (readRC, *result) {
 	if u.eof {
 		return rcEOF, nil
 	}
-	if u.heap != nil {
-		return u.skipToHigh(id)
+	if u.heap.orig != nil {
+		return u.heapSeek(id)
 	}
 	u.rec.reset(resUnion)
-	active, found := 0, 0
-	minDoc := uint32(math.MaxUint32)
-	var minRes *result
-	for i := 0; i < len(u.its); i++ {
-		it := u.its[i]
-		var res *result
+	return u.scanSeek(id)
+}
+
+// scanSeek moves the children behind id to it, in order, dropping
+// those that end. Every child found on id joins the record (with
+// quickExit, the first found ends the scan) and the union stands on id.
+// With none found, the union stands on the least document a child
+// reports (a child at document 0, never read, aside), whose record joins
+// and is returned with rcNotFound.
+func (u *unionIter) scanSeek(id uint32) (readRC, *result) {
+	found := false
+	var nearest *result
+	nearestDoc := uint32(math.MaxUint32)
+	live := u.its[:0]
+	for i, it := range u.its {
+		st := it.state()
 		var rc readRC
-		if it.state().minID < id {
-			rc, res = it.skipTo(id)
-			if rc == rcEOF {
-				i = u.remove(i)
+		var r *result
+		if st.minID < id {
+			if rc, r = it.skipTo(id); rc == rcEOF {
 				continue
 			}
-			if res != nil {
-				it.state().minID = res.doc
+			if r != nil {
+				st.minID = r.doc
 			}
 		} else {
-			rc = rcNotFound
-			if it.state().minID == id {
+			rc, r = rcNotFound, it.current()
+			if st.minID == id {
 				rc = rcOK
 			}
-			res = it.current()
 		}
-		if it.state().minID != 0 {
-			if it.state().minID < minDoc || minRes == nil {
-				minRes, minDoc = res, it.state().minID
-			}
+		live = append(live, it)
+		if st.minID != 0 && (nearest == nil || st.minID < nearestDoc) {
+			nearest, nearestDoc = r, st.minID
 		}
 		if rc == rcOK {
-			if res == nil {
-				res = it.current()
+			if r == nil {
+				r = it.current()
 			}
-			u.rec.add(res)
-			u.minDoc = it.state().minID
-			found++
-		}
-		active++
-		if found > 0 && u.quickExit {
-			break
+			u.rec.add(r)
+			u.minDoc = st.minID
+			found = true
+			if u.quickExit {
+				live = append(live, u.its[i+1:]...)
+				break
+			}
 		}
 	}
-	if active == 0 {
+	clear(u.its[len(live):])
+	u.its = live
+	switch {
+	case len(live) == 0:
 		u.eof = true
 		return rcEOF, nil
-	}
-	if found > 0 {
+	case found:
 		return rcOK, &u.rec
 	}
 	hit := &u.rec
-	if minRes != nil {
-		hit = minRes
-		u.rec.add(minRes)
+	if nearest != nil {
+		hit = nearest
+		u.rec.add(nearest)
 	}
-	u.minDoc = minDoc
+	u.minDoc = nearestDoc
 	return rcNotFound, hit
 }
 
-// The heap union (RediSearch's UI_ReadSortedHigh and UI_SkipToHigh): only
-// the children at the top of the heap move, to the id asked for.
-
-// cmp is RediSearch's cmpMinId: the child with the smaller minID is the
-// greater, the one the heap puts on top.
-func (u *unionIter) cmp(a, b int) int {
-	ma, mb := u.orig[a].state().minID, u.orig[b].state().minID
-	switch {
-	case ma < mb:
-		return 1
-	case ma > mb:
-		return -1
-	}
-	return 0
-}
-
-// offer adds child i at the bottom and moves it up past every node not
-// greater than it (ties too).
-func (u *unionIter) offer(i int) {
-	u.heap = append(u.heap, i)
-	for idx := len(u.heap) - 1; idx != 0; {
-		parent := (idx - 1) / 2
-		if u.cmp(u.heap[idx], u.heap[parent]) < 0 {
-			return
-		}
-		u.heap[idx], u.heap[parent] = u.heap[parent], u.heap[idx]
-		idx = parent
-	}
-}
-
-// down moves node idx down while a child is greater (the greater child;
-// on a tie the left one).
-func (u *unionIter) down(idx int) {
-	h := u.heap
-	for {
-		l, r := 2*idx+1, 2*idx+2
-		var child int
-		switch {
-		case r >= len(h):
-			if l >= len(h) {
-				return
-			}
-			child = l
-		case u.cmp(h[l], h[r]) < 0:
-			child = r
-		default:
-			child = l
-		}
-		if u.cmp(h[idx], h[child]) >= 0 {
-			return
-		}
-		h[idx], h[child] = h[child], h[idx]
-		idx = child
-	}
-}
-
-// pop removes the top child (exhausted).
-func (u *unionIter) pop() {
-	n := len(u.heap) - 1
-	u.heap[0] = u.heap[n]
-	u.heap = u.heap[:n]
-	if n > 1 {
-		u.down(0)
-	}
-}
-
-// collect adds to the record every child standing where the top one
-// does, the heap's nodes in preorder.
-func (u *unionIter) collect() {
-	top := u.orig[u.heap[0]].state().minID
-	var visit func(i int)
-	visit = func(i int) {
-		if i >= len(u.heap) || u.orig[u.heap[i]].state().minID != top {
-			return
-		}
-		u.rec.add(u.orig[u.heap[i]].current())
-		visit(2*i + 1)
-		visit(2*i + 2)
-	}
-	visit(0)
-}
-
-func (u *unionIter) readHigh() (readRC, *result) {
+// heapRead moves the children at the heap's top that stand before the
+// document after the union's to it (or beyond), dropping those that
+// end, until the top child stands there or beyond (with quickExit: or a
+// child moved lands right on it).
+func (u *unionIter) heapRead() (readRC, *result) {
 	if u.eof {
 		return rcEOF, nil
 	}
 	u.rec.reset(resUnion)
 	next := u.minDoc + 1
-	var it iterator
-	var res *result
-	for len(u.heap) > 0 {
-		it = u.orig[u.heap[0]]
-		res = it.current()
-		if m := it.state().minID; m >= next && m != 0 {
-			break
-		}
-		rc, r := it.skipTo(next)
-		if rc == rcEOF {
-			u.pop()
-			continue
-		}
-		res = r
-		it.state().minID = r.doc
-		u.down(0)
-		if u.quickExit && it.state().minID == next {
-			break
-		}
-	}
-	if len(u.heap) == 0 {
+	it, r, ok := u.heap.advance(next, func(m uint32) bool { return m >= next && m != 0 }, u.quickExit)
+	if !ok {
 		u.eof = true
 		return rcEOF, nil
 	}
 	u.minDoc = it.state().minID
 	if u.quickExit {
-		u.rec.add(res)
+		u.rec.add(r)
 	} else {
-		u.collect()
+		u.heap.gather(&u.rec)
 	}
 	return rcOK, &u.rec
 }
 
-func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
+// heapSeek is heapRead toward id: the children before id move to it.
+func (u *unionIter) heapSeek(id uint32) (readRC, *result) {
 	u.rec.reset(resUnion)
-	var it iterator
-	for len(u.heap) > 0 {
-		it = u.orig[u.heap[0]]
-		if it.state().minID >= id {
-			break
-		}
-		rc, r := it.skipTo(id)
-		if rc == rcEOF {
-			u.pop()
-			continue
-		}
-		it.state().minID = r.doc
-		u.down(0)
-		if u.quickExit && it.state().minID == id {
-			break
-		}
-	}
-	if len(u.heap) == 0 {
+	it, _, ok := u.heap.advance(id, func(m uint32) bool { return m >= id }, u.quickExit)
+	if !ok {
 		u.eof = true
 		return rcEOF, nil
 	}
@@ -615,33 +536,120 @@ func (u *unionIter) skipToHigh(id uint32) (readRC, *result) {
 	if u.quickExit {
 		u.rec.add(it.current())
 	} else {
-		u.collect()
+		u.heap.gather(&u.rec)
 	}
 	u.minDoc = it.state().minID
 	return rc, &u.rec
 }
 
+// unionHeap is a binary max-heap of a union's children (indexes into
+// orig) where a smaller minID ranks higher (container/heap with Less
+// reversed: the top has the least minID).
+type unionHeap struct {
+	orig []iterator
+	idx  []int
+}
+
+func (h *unionHeap) minID(i int) uint32 { return h.orig[h.idx[i]].state().minID }
+func (h *unionHeap) Len() int           { return len(h.idx) }
+func (h *unionHeap) Less(i, j int) bool { return h.minID(i) < h.minID(j) }
+func (h *unionHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *unionHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *unionHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
+}
+
+// insert adds child i, which rises above every ancestor it does not rank
+// below (its equals too: the order of ties in a new union's heap, all
+// of whose children are at 0, is the children's reversed along each
+// path).
+func (h *unionHeap) insert(i int) {
+	h.idx = append(h.idx, i)
+	for at := len(h.idx) - 1; at > 0; {
+		up := (at - 1) / 2
+		if h.minID(at) > h.minID(up) {
+			return
+		}
+		h.Swap(at, up)
+		at = up
+	}
+}
+
+// advance moves the top child to target until settled reports its minID
+// settled (or, with stopOn, a child moved lands on target), dropping
+// children that end, and returns the last child looked at and its
+// record; false when no child is left.
+func (h *unionHeap) advance(target uint32, settled func(uint32) bool, stopOn bool) (iterator, *result, bool) {
+	var it iterator
+	var r *result
+	for h.Len() > 0 {
+		it = h.orig[h.idx[0]]
+		r = it.current()
+		if settled(it.state().minID) {
+			break
+		}
+		rc, moved := it.skipTo(target)
+		if rc == rcEOF {
+			heap.Pop(h)
+			continue
+		}
+		r = moved
+		it.state().minID = moved.doc
+		heap.Fix(h, 0)
+		if stopOn && moved.doc == target {
+			break
+		}
+	}
+	return it, r, h.Len() > 0
+}
+
+// gather adds to rec the record of every child standing where the top
+// one does, visiting the heap's nodes in preorder.
+func (h *unionHeap) gather(rec *result) {
+	top := h.minID(0)
+	stack := []int{0}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i >= h.Len() || h.minID(i) != top {
+			continue
+		}
+		rec.add(h.orig[h.idx[i]].current())
+		stack = append(stack, 2*i+2, 2*i+1)
+	}
+}
+
 // intersectIter reads the documents every child has; with a slop (a
-// phrase's is 0, in order) their positions must also be that close, as
-// RediSearch's IndexResult_IsWithinRange checks. Its children are ordered
-// by their estimates, smallest first (unless in order).
+// phrase's is 0, in order) their positions must also be that close
+// (withinRange). Its children are ordered by their estimates, smallest
+// first (unless in order).
+//
+// How it steps decides the records the scorer sees and FT.PROFILE's
+// counters, so it follows the steps RediSearch's replies show. It keeps
+// the document each child last reported and a candidate: the least
+// document the next match can be. A read makes passes over the children
+// (align) until one finds every child on the candidate; a skip makes one
+// pass toward the id asked for (seek) and, failing, reads on.
 type intersectIter struct {
-	st        iterState
-	its       []iterator
-	docIDs    []uint32
-	lastDoc   uint32
-	lastFound uint32
-	slop      int // -1: not checked
-	inOrder   bool
-	eof       bool
-	dead      bool // a child matches nothing: no documents
-	rec       result
+	st    iterState
+	its   []iterator
+	at    []uint32 // the document each child last reported
+	want  uint32   // the candidate (0: nothing read yet)
+	found uint32   // the last document matched
+	slop  int      // -1: not checked
+	// inOrder is INORDER (or a phrase's order).
+	inOrder bool
+	eof     bool
+	dead    bool // a child matches nothing: no documents
+	rec     result
 	// profKids are a dead intersection's children, for FT.PROFILE.
 	profKids []iterator
 }
 
 func newIntersect(kids []iterator, slop int, inOrder bool) *intersectIter {
-	ii := &intersectIter{its: kids, docIDs: make([]uint32, len(kids)), slop: slop, inOrder: inOrder}
+	ii := &intersectIter{its: kids, at: make([]uint32, len(kids)), slop: slop, inOrder: inOrder}
 	ii.rec.kind = resIntersect
 	if !inOrder {
 		sortByEstimate(ii.its)
@@ -649,9 +657,10 @@ func newIntersect(kids []iterator, slop int, inOrder bool) *intersectIter {
 	return ii
 }
 
-// sortByEstimate orders an intersection's children as RediSearch's qsort
-// of them by estimate does (an intersection of several children counts
-// as 0), keeping ties in query order.
+// sortByEstimate orders an intersection's children by their estimates,
+// smallest first, ties in query order; an intersection of several
+// children (or a dead one) counts as 0 (the order RediSearch's profiles
+// list them in).
 func sortByEstimate(its []iterator) {
 	key := func(it iterator) int {
 		if ii, ok := it.(*intersectIter); ok && (len(ii.its) > 1 || ii.dead) {
@@ -668,12 +677,12 @@ func sortByEstimate(its []iterator) {
 
 func (ii *intersectIter) state() *iterState { return &ii.st }
 func (ii *intersectIter) current() *result  { return &ii.rec }
-func (ii *intersectIter) lastID() uint32    { return ii.lastFound }
+func (ii *intersectIter) lastID() uint32    { return ii.found }
 func (ii *intersectIter) atEnd() bool       { return ii.eof }
 
 func (ii *intersectIter) est() int {
 	if ii.dead {
-		return math.MaxInt32 // RediSearch's "invalid" estimate
+		return math.MaxInt32 // what RediSearch's profiles show for it
 	}
 	n := math.MaxInt
 	for _, it := range ii.its {
@@ -682,89 +691,128 @@ func (ii *intersectIter) est() int {
 	return n
 }
 
+// passResult is how a pass over the children ended.
+type passResult uint8
+
+const (
+	passMatched passResult = iota // every child found on the candidate
+	passMissed                    // try again with the new candidate
+	passEnded                     // a child has no more documents
+)
+
+// align is one pass of a read. Each child in turn, unless it already
+// reports the candidate, moves: the first child reads its next document
+// when it is not behind the candidate, any other child (or a first one
+// behind) skips to the candidate. A child that reports a document past
+// the candidate makes that the candidate and ends the pass; one found
+// on it joins the record; one that reports "not found" at or before it
+// moves the candidate one on, and the pass goes on.
+func (ii *intersectIter) align() passResult {
+	ii.rec.reset(resIntersect)
+	outcome := passMatched
+	for i, it := range ii.its {
+		rc, r := rcOK, it.current()
+		if moved := ii.want == 0 || ii.at[i] != ii.want; moved {
+			if i == 0 && ii.at[i] >= ii.want {
+				rc, r = it.read()
+			} else {
+				rc, r = it.skipTo(ii.want)
+			}
+			if rc == rcEOF {
+				return passEnded
+			}
+			ii.at[i] = r.doc
+		}
+		switch {
+		case ii.at[i] > ii.want:
+			ii.want = ii.at[i]
+			return passMissed
+		case rc == rcOK:
+			ii.rec.add(r)
+		default:
+			ii.want++
+			outcome = passMissed
+		}
+	}
+	return outcome
+}
+
 func (ii *intersectIter) read() (readRC, *result) {
 	if len(ii.its) == 0 {
 		ii.eof = true
 		return rcEOF, nil
 	}
 	for {
-		nh := 0
-		ii.rec.reset(resIntersect)
-		for i, it := range ii.its {
-			h := it.current()
-			rc := rcOK
-			if ii.docIDs[i] != ii.lastDoc || ii.lastDoc == 0 {
-				if i == 0 && ii.docIDs[i] >= ii.lastDoc {
-					rc, h = it.read()
-				} else {
-					rc, h = it.skipTo(ii.lastDoc)
-				}
-				if rc == rcEOF {
-					ii.eof = true
-					return rcEOF, nil
-				}
-				ii.docIDs[i] = h.doc
+		switch ii.align() {
+		case passEnded:
+			ii.eof = true
+			return rcEOF, nil
+		case passMatched:
+			ii.found = ii.rec.doc
+			ii.want++
+			if ii.slop < 0 || withinRange(&ii.rec, ii.slop, ii.inOrder) {
+				return rcOK, &ii.rec
 			}
-			if ii.docIDs[i] > ii.lastDoc {
-				ii.lastDoc = ii.docIDs[i]
-				break
-			}
-			if rc == rcOK {
-				nh++
-				ii.rec.add(h)
-			} else {
-				ii.lastDoc++
-			}
-		}
-		if nh == len(ii.its) {
-			ii.lastFound = ii.rec.doc
-			ii.lastDoc++
-			if ii.slop >= 0 && !withinRange(&ii.rec, ii.slop, ii.inOrder) {
-				continue
-			}
-			return rcOK, &ii.rec
 		}
 	}
+}
+
+// seek is the pass of a skip to id. Each child in turn, unless it
+// already reports the target, skips to it, and the document it reports
+// becomes the target of the children after it. A child found joins the
+// record (when it stands on the target) and sets the candidate to the
+// target; a child not found past the candidate makes its document the
+// candidate and ends the pass. A child already at its end ends the skip
+// but not the intersection; one that ends while skipping ends both.
+func (ii *intersectIter) seek(id uint32) passResult {
+	ii.rec.reset(resIntersect)
+	outcome := passMatched
+	for i, it := range ii.its {
+		if it.atEnd() {
+			return passEnded
+		}
+		rc, r := rcOK, it.current()
+		if ii.at[i] != id {
+			if rc, r = it.skipTo(id); rc == rcEOF {
+				ii.eof = true
+				return passEnded
+			}
+			if r != nil {
+				id = r.doc
+				ii.at[i] = id
+			}
+		}
+		switch {
+		case rc == rcOK:
+			if r != nil && r.doc == id {
+				ii.rec.add(r)
+			}
+			ii.want = id
+		case ii.at[i] > ii.want:
+			ii.want = ii.at[i]
+			return passMissed
+		default:
+			outcome = passMissed
+		}
+	}
+	return outcome
 }
 
 func (ii *intersectIter) skipTo(id uint32) (readRC, *result) {
 	if id == 0 || len(ii.its) == 0 {
 		return ii.read()
 	}
-	ii.rec.reset(resIntersect)
-	nfound := 0
-	for i, it := range ii.its {
-		if it.atEnd() {
-			return rcEOF, nil
+	switch ii.seek(id) {
+	case passEnded:
+		return rcEOF, nil
+	case passMatched:
+		// (Any slop but -1 is checked here, a negative one too, as
+		// RediSearch's results show.)
+		if ii.slop == -1 || withinRange(&ii.rec, ii.slop, ii.inOrder) {
+			ii.found = ii.rec.doc
+			ii.want++
+			return rcOK, &ii.rec
 		}
-		res := it.current()
-		rc := rcOK
-		if ii.docIDs[i] != id {
-			rc, res = it.skipTo(id)
-			if rc != rcEOF && res != nil {
-				id = res.doc
-				ii.docIDs[i] = id
-			}
-		}
-		if rc == rcEOF {
-			ii.eof = true
-			return rcEOF, nil
-		} else if rc == rcOK {
-			if res != nil && res.doc == id {
-				ii.rec.add(res)
-			}
-			ii.lastDoc = id
-			nfound++
-		} else if ii.docIDs[i] > ii.lastDoc {
-			ii.lastDoc = ii.docIDs[i]
-			break
-		}
-	}
-	// RediSearch checks any slop but -1 here, a negative one too.
-	if nfound == len(ii.its) && (ii.slop == -1 || withinRange(&ii.rec, ii.slop, ii.inOrder)) {
-		ii.lastFound = ii.rec.doc
-		ii.lastDoc++
-		return rcOK, &ii.rec
 	}
 	rc, hit := ii.read()
 	if rc == rcEOF {

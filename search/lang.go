@@ -43,7 +43,7 @@ type language struct {
 	stem func(*snowballstem.Env) bool
 }
 
-// languages are RediSearch 2.10's, as RSLanguage_Find knows them.
+// languages are those RediSearch 2.10's LANGUAGE accepts.
 var languages = func() []*language {
 	stemmers := map[string]func(*snowballstem.Env) bool{
 		"arabic": arabic.Stem, "danish": danish.Stem, "dutch": dutch.Stem, "english": english.Stem,

@@ -12,8 +12,7 @@ import "strings"
 // phoneticPrefix marks a phonetic code in the term dictionary.
 const phoneticPrefix = "<"
 
-// minPhoneticLen is RediSearch's MIN_PHONETIC_TERM_LEN: shorter words
-// get no phonetic term when indexed.
+// minPhoneticLen: shorter words get no phonetic term when indexed.
 const minPhoneticLen = 3
 
 // phoneticTerm is word's phonetic term: its primary code, marked; ""
@@ -48,9 +47,9 @@ func (s *Schema) phoneticMask() uint64 {
 
 // phoneticExpands reports whether term node n's phonetic code is one of
 // its expansions: $phonetic's choice, or by default whether n may match a
-// PHONETIC field (any field, for a term of no field). As RediSearch's
-// IndexSpec_CheckPhoneticEnabled, the default reads the node's field mask
-// by the fields' places in the schema, not their TEXT ids: a bit names the
+// PHONETIC field (any field, for a term of no field). As in RediSearch's
+// results, the default reads the node's field mask by the fields'
+// places in the schema, not their TEXT ids: a bit names the
 // field at that place, whatever its type (so "@f:w" is not expanded when a
 // field of another type comes before TEXT field f).
 func (s *Schema) phoneticExpands(n *node) bool {

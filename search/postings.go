@@ -5,8 +5,8 @@ import (
 	"slices"
 )
 
-// A term's inverted index is stored as RediSearch stores its own: its
-// postings, by ascending document id, encoded in blocks of at most
+// A term's inverted index: its postings, by ascending document id,
+// encoded in blocks of at most
 // blockEntries entries, each block headed by its first and last document
 // ids so that a reader skipping to an id passes whole blocks, and a
 // removal splices its entry out of one block. An entry is a run of
@@ -26,8 +26,7 @@ import (
 // average in TestIndexMemory's load), where a struct of its fields and
 // its positions took 28.
 
-// blockEntries is the most entries a block holds (RediSearch's
-// INDEX_BLOCK_SIZE is 100).
+// blockEntries is the most entries a block holds.
 const blockEntries = 128
 
 // termList is a term's inverted index.

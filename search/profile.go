@@ -46,7 +46,7 @@ type ProcProfile struct {
 	Counter int
 }
 
-// profIter is RediSearch's profile iterator: it counts the reads and
+// profIter is a profiling wrapper: it counts the reads and
 // moves of the iterator it wraps, and times them.
 type profIter struct {
 	child iterator
@@ -73,8 +73,8 @@ func (p *profIter) skipTo(id uint32) (readRC, *result) {
 	return rc, r
 }
 
-// align keeps whether the child ended (RediSearch's isValid, which its
-// empty iterator never clears).
+// align keeps whether the child ended (never for an empty iterator, as
+// RediSearch's counters show).
 func (p *profIter) align() {
 	if _, empty := p.child.(*emptyIter); !empty {
 		p.eof = p.child.atEnd()
@@ -96,8 +96,8 @@ func (p *profIter) counter() int {
 }
 
 // profileWrap puts a profile iterator above every iterator of the tree,
-// as RediSearch's Profile_AddIters does once the tree is built (and its
-// intersections ordered).
+// once the tree is built (and its intersections ordered), as
+// RediSearch's profiles show them.
 func profileWrap(it iterator) iterator {
 	switch x := it.(type) {
 	case *unionIter:

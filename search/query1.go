@@ -201,8 +201,8 @@ func or1(b, c *node) *node {
 	return &node{op: opOr, kids: []*node{b, c}}
 }
 
-// andMask restricts the text terms under n to mask too (RediSearch's
-// QueryNode_SetFieldMask: masks of nested modifiers intersect).
+// andMask restricts the text terms under n to mask too (masks of nested
+// modifiers intersect).
 func andMask(n *node, mask uint64) {
 	switch n.op {
 	case opTerm, opPrefix, opSuffix, opFuzzy:

@@ -56,7 +56,7 @@ type Request struct {
 
 	// Slop is SLOP (-1 when not given: no check) and InOrder INORDER:
 	// an intersection matches only when its terms are that close (and
-	// in query order), as RediSearch's IndexResult_IsWithinRange has it.
+	// in query order; withinRange).
 	Slop    int
 	InOrder bool
 

@@ -39,7 +39,7 @@ type synMap struct {
 // SynUpdate adds terms (lowercased: ASCII letters only) to the group id.
 func (ix *Index) SynUpdate(id string, terms []string) {
 	if ix.syn == nil {
-		ix.syn = &synMap{d: synDict{rehashIdx: -1}}
+		ix.syn = &synMap{}
 	}
 	s := ix.syn
 	s.mu.Lock()
@@ -50,7 +50,7 @@ func (ix *Index) SynUpdate(id string, terms []string) {
 		e := s.d.find(t)
 		if e == nil {
 			e = &synTerm{term: t}
-			s.d.add(t, e)
+			s.d.add(e)
 		}
 		if !slicesContains(e.groups, g) {
 			e.groups = append(e.groups, g)
@@ -67,20 +67,13 @@ func (ix *Index) SynDump() []SynEntry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []SynEntry
-	for t := range 2 {
-		for _, e := range s.d.ht[t].table {
-			for ; e != nil; e = e.next {
-				g := make([]string, len(e.val.groups))
-				for i, id := range e.val.groups {
-					g[i] = id[1:]
-				}
-				out = append(out, SynEntry{Term: e.val.term, Groups: g})
-			}
+	s.d.each(func(e *synTerm) {
+		g := make([]string, len(e.groups))
+		for i, id := range e.groups {
+			g[i] = id[1:]
 		}
-		if s.d.rehashIdx == -1 {
-			break
-		}
-	}
+		out = append(out, SynEntry{Term: e.term, Groups: g})
+	})
 	return out
 }
 
@@ -93,7 +86,7 @@ func (ix *Index) synGroups(word string) []string {
 	ix.syn.mu.Lock()
 	defer ix.syn.mu.Unlock()
 	if e := ix.syn.d.lookup(word); e != nil {
-		return e.val.groups
+		return e.groups
 	}
 	return nil
 }
@@ -112,126 +105,133 @@ func (ix *Index) synExpand(word string) []string {
 	return nil
 }
 
-// synDict is Redis's dict (dict.c) as RediSearch 2.10 has it, for the
-// order of its entries.
+// synDict holds the synonym terms in the order FT.SYNDUMP lists them,
+// RediSearch's: that of a chained hash table (Redis's dict, whose order
+// is observable) keyed by sipHash12, whose buckets are listed in order,
+// each chain newest entry first. It has 4 buckets at first and grows to
+// the power of two at least twice its entries when an insertion finds it
+// full. Growing is incremental: while it lasts, new entries go to the
+// new table, and every insertion or find (a query's expansion too) first
+// moves one chain of the old table (its entries, newest first, each to
+// the head of its chain in the new table), skipping at most 9 empty
+// buckets (after a 10th the step stops). A dump lists the old table then
+// the new one.
 type synDict struct {
-	ht        [2]synTable
-	rehashIdx int
+	cur     synTable
+	next    synTable // the table being grown into (growing)
+	growing bool
+	moved   int // cur's buckets before it have been moved to next
 }
 
+// synTable is one table: each bucket's chain, oldest entry first.
 type synTable struct {
-	table []*synEntry
-	used  int
+	buckets [][]*synTerm
+	n       int
 }
 
-type synEntry struct {
-	key  string
-	val  *synTerm
-	next *synEntry
+func newSynTable(size int) synTable { return synTable{buckets: make([][]*synTerm, size)} }
+
+// put adds t at the head of its chain.
+func (t *synTable) put(e *synTerm) {
+	h := sipHash12([]byte(e.term)) & uint64(len(t.buckets)-1)
+	t.buckets[h] = append(t.buckets[h], e)
+	t.n++
 }
 
-func (d *synDict) rehashing() bool { return d.rehashIdx != -1 }
-
-func (d *synDict) rehash(n int) {
-	empty := n * 10
-	if !d.rehashing() {
-		return
-	}
-	for ; n > 0 && d.ht[0].used != 0; n-- {
-		for d.ht[0].table[d.rehashIdx] == nil {
-			d.rehashIdx++
-			if empty--; empty == 0 {
-				return
-			}
+// get finds key in its chain.
+func (t *synTable) get(key string, h uint64) *synTerm {
+	chain := t.buckets[h&uint64(len(t.buckets)-1)]
+	for i := len(chain) - 1; i >= 0; i-- {
+		if chain[i].term == key {
+			return chain[i]
 		}
-		for de := d.ht[0].table[d.rehashIdx]; de != nil; {
-			next := de.next
-			h := sipHash12([]byte(de.key)) & uint64(len(d.ht[1].table)-1)
-			de.next = d.ht[1].table[h]
-			d.ht[1].table[h] = de
-			d.ht[0].used--
-			d.ht[1].used++
-			de = next
-		}
-		d.ht[0].table[d.rehashIdx] = nil
-		d.rehashIdx++
-	}
-	if d.ht[0].used == 0 {
-		d.ht[0], d.ht[1] = d.ht[1], synTable{}
-		d.rehashIdx = -1
-	}
-}
-
-// find is dictFind: a rehash step, then the lookup.
-func (d *synDict) find(key string) *synTerm {
-	if d.ht[0].used+d.ht[1].used == 0 {
-		return nil
-	}
-	if d.rehashing() {
-		d.rehash(1)
-	}
-	if e := d.lookup(key); e != nil {
-		return e.val
 	}
 	return nil
 }
 
-// lookup finds key without a rehash step.
-func (d *synDict) lookup(key string) *synEntry {
-	if d.ht[0].used+d.ht[1].used == 0 {
+// each calls f on the table's entries in dump order.
+func (t *synTable) each(f func(*synTerm)) {
+	for _, chain := range t.buckets {
+		for i := len(chain) - 1; i >= 0; i-- {
+			f(chain[i])
+		}
+	}
+}
+
+// each calls f on every entry in dump order.
+func (d *synDict) each(f func(*synTerm)) {
+	d.cur.each(f)
+	if d.growing {
+		d.next.each(f)
+	}
+}
+
+// step moves one chain while growing (see synDict).
+func (d *synDict) step() {
+	if !d.growing {
+		return
+	}
+	for skipped := 0; len(d.cur.buckets[d.moved]) == 0; {
+		d.moved++
+		if skipped++; skipped == 10 {
+			return
+		}
+	}
+	chain := d.cur.buckets[d.moved]
+	for i := len(chain) - 1; i >= 0; i-- {
+		d.next.put(chain[i])
+	}
+	d.cur.n -= len(chain)
+	d.cur.buckets[d.moved] = nil
+	d.moved++
+	if d.cur.n == 0 {
+		d.cur, d.next, d.growing, d.moved = d.next, synTable{}, false, 0
+	}
+}
+
+// find is a lookup that first steps a growth under way.
+func (d *synDict) find(key string) *synTerm {
+	if d.cur.n+d.next.n == 0 {
+		return nil
+	}
+	d.step()
+	return d.lookup(key)
+}
+
+// lookup finds key without a growth step.
+func (d *synDict) lookup(key string) *synTerm {
+	if d.cur.n+d.next.n == 0 {
 		return nil
 	}
 	h := sipHash12([]byte(key))
-	for t := range 2 {
-		tb := d.ht[t].table
-		for e := tb[h&uint64(len(tb)-1)]; e != nil; e = e.next {
-			if e.key == key {
-				return e
+	if e := d.cur.get(key, h); e != nil || !d.growing {
+		return e
+	}
+	return d.next.get(key, h)
+}
+
+// add inserts e, whose term is not in d.
+func (d *synDict) add(e *synTerm) {
+	d.step()
+	if !d.growing {
+		switch {
+		case len(d.cur.buckets) == 0:
+			d.cur = newSynTable(4)
+		case d.cur.n >= len(d.cur.buckets):
+			size := 4
+			for size < 2*d.cur.n {
+				size *= 2
+			}
+			if size != len(d.cur.buckets) {
+				d.next, d.growing, d.moved = newSynTable(size), true, 0
 			}
 		}
-		if !d.rehashing() {
-			break
-		}
 	}
-	return nil
-}
-
-// add is dictAdd of a key that is not there.
-func (d *synDict) add(key string, v *synTerm) {
-	if d.rehashing() {
-		d.rehash(1)
+	if d.growing {
+		d.next.put(e)
+	} else {
+		d.cur.put(e)
 	}
-	// _dictExpandIfNeeded
-	if !d.rehashing() {
-		if len(d.ht[0].table) == 0 {
-			d.expand(4)
-		} else if d.ht[0].used >= len(d.ht[0].table) {
-			d.expand(d.ht[0].used * 2)
-		}
-	}
-	t := &d.ht[0]
-	if d.rehashing() {
-		t = &d.ht[1]
-	}
-	i := sipHash12([]byte(key)) & uint64(len(t.table)-1)
-	t.table[i] = &synEntry{key: key, val: v, next: t.table[i]}
-	t.used++
-}
-
-func (d *synDict) expand(size int) {
-	n := 4
-	for n < size {
-		n *= 2
-	}
-	if n == len(d.ht[0].table) {
-		return
-	}
-	if d.ht[0].table == nil {
-		d.ht[0] = synTable{table: make([]*synEntry, n)}
-		return
-	}
-	d.ht[1] = synTable{table: make([]*synEntry, n)}
-	d.rehashIdx = 0
 }
 
 // sipHash12 is Redis's siphash (SipHash-1-2) with a zero key.

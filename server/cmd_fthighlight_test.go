@@ -14,9 +14,10 @@ func TestFTSearchSlopInorderLikeRediSearch(t *testing.T) {
 	queries := []string{"alpha beta", "beta alpha", "alpha beta gamma", "running house", "run house",
 		"alpha alpha", "alpha (beta|gamma)", "(alpha|delta) (beta|gamma)", "quick apple*", "@a:alpha @b:beta",
 		"alpha @b:beta", "alpha -beta gamma", `"alpha beta"`, `"alpha beta" gamma`, `"alpha alpha"`, `"beta alpha beta"`, "alpha @t:{x}",
-		"zeta eta alpha", "houses quick", "jump* alpha"}
+		"zeta eta alpha", "houses quick", "jump* alpha", "alpha @t:{x|y} beta", "beta beta alpha"}
 	opts := [][]string{{"SLOP", "0"}, {"SLOP", "1"}, {"SLOP", "2"}, {"SLOP", "4"}, {"INORDER"},
-		{"SLOP", "0", "INORDER"}, {"SLOP", "1", "INORDER"}, {"SLOP", "3", "INORDER"}, {"SLOP", "-1"}, {"SLOP", "-1", "INORDER"}}
+		{"SLOP", "0", "INORDER"}, {"SLOP", "1", "INORDER"}, {"SLOP", "3", "INORDER"}, {"SLOP", "-1"}, {"SLOP", "-1", "INORDER"},
+		{"SLOP", "-2"}, {"SLOP", "-2", "INORDER"}}
 	for _, d := range []string{"1", "2"} {
 		for _, q := range queries {
 			for _, o := range opts {
@@ -66,7 +67,8 @@ HSET h:5 title "Jumped! jumping; JUMPS (jump) - hello-world, hello_world" body "
 HSET h:6 title "nothing matches here at all, really nothing" body "lorem ipsum dolor sit amet consectetur adipiscing elit sed"
 `)
 	queries := []string{"hello", "world", "hello world", "light god", "darkness|face", "run*", "running", "jump",
-		`"hello world"`, "@title:hello", "@body:world", "hello -nothing", "nothing", "*", "god light darkness day night"}
+		`"hello world"`, "@title:hello", "@body:world", "hello -nothing", "nothing", "*", "god light darkness day night",
+		"hello|hell*", "(hello world)|hello", "world world", "the|and|light"}
 	opts := [][]string{{"HIGHLIGHT"}, {"SUMMARIZE"}, {"HIGHLIGHT", "SUMMARIZE"}, {"SUMMARIZE", "FRAGS", "1", "LEN", "3"},
 		{"SUMMARIZE", "FRAGS", "2", "LEN", "5", "SEPARATOR", " | "}, {"SUMMARIZE", "LEN", "0"}, {"SUMMARIZE", "FRAGS", "0"},
 		{"HIGHLIGHT", "TAGS", "[", "]"}, {"HIGHLIGHT", "FIELDS", "1", "title"}, {"SUMMARIZE", "FIELDS", "1", "body", "LEN", "8"},
@@ -74,7 +76,8 @@ HSET h:6 title "nothing matches here at all, really nothing" body "lorem ipsum d
 		{"HIGHLIGHT", "FIELDS", "1", "title", "SUMMARIZE"}, {"SUMMARIZE", "FIELDS", "1", "title", "HIGHLIGHT"},
 		{"SUMMARIZE", "FIELDS", "1", "n"}, {"HIGHLIGHT", "RETURN", "2", "title", "body"},
 		{"SUMMARIZE", "FIELDS", "1", "body", "RETURN", "2", "title", "body"}, {"RETURN", "1", "body", "SUMMARIZE", "LEN", "4"},
-		{"HIGHLIGHT", "SORTBY", "n"}, {"SUMMARIZE", "FRAGS", "5", "LEN", "2", "WITHSCORES", "LIMIT", "0", "3"}}
+		{"HIGHLIGHT", "SORTBY", "n"}, {"SUMMARIZE", "FRAGS", "5", "LEN", "2", "WITHSCORES", "LIMIT", "0", "3"},
+		{"SUMMARIZE", "LEN", "1"}, {"SUMMARIZE", "FRAGS", "1", "LEN", "30"}, {"SUMMARIZE", "FRAGS", "4", "LEN", "7", "HIGHLIGHT", "TAGS", "", ""}}
 	for _, q := range queries {
 		for _, o := range opts {
 			p.DoArgs(append([]string{"FT.SEARCH", "h", q}, o...)...)
