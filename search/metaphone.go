@@ -8,6 +8,14 @@ import "strings"
 // bytes are skipped one at a time), codes of at most four characters.
 // RediSearch indexes and queries the primary code only, marked with
 // phoneticPrefix.
+//
+// The rules below follow Text::DoubleMetaphone 0.07's C (Copyright 2000,
+// Maurice Aubrey; based on Lawrence Philips' C++ implementation, with
+// fixes by Kevin Atkinson; free software that may be redistributed and
+// modified under the same terms as Perl itself), the version RediSearch
+// bundles, condensed into switches: a derived work under that licence
+// until it is rewritten from Philips' published description (see
+// docs/dependencies.md, "search/: provenance audit").
 
 // phoneticPrefix marks a phonetic code in the term dictionary.
 const phoneticPrefix = "<"
