@@ -35,16 +35,35 @@ func memInfo(t *testing.T, c *difftest.Conn, field string) int64 {
 
 // fillToLimit sets maxmemory to 100 KB over what c's server uses, under
 // policy, and adds keys with add until used_memory is within 4 KB of it
-// (unit/maxmemory's set-up; checked every 8 keys when they are small).
-// It returns the limit and the keys added.
+// (unit/maxmemory's set-up). It returns the limit and the keys added.
+//
+// used_memory is read between steps of keys, not after every key: INFO
+// memory costs HotKV some 15 ms under the race detector (it counts the
+// keys of every shard of every database), and a fill of small keys took
+// a thousand of them. A step is 8 keys at first (or while used_memory
+// has not grown), then half the keys that fit in the room left below the
+// 4 KB margin at the bytes a key took so far, at least one. A step of
+// several keys thus takes at most half that room (keys up to twice the
+// average would still fit; a fill's keys are all alike) and cannot
+// cross the margin: the fill ends, as when it checked every key, at the
+// first key that brings used_memory within 4 KB of the limit.
 func fillToLimit(t *testing.T, c *difftest.Conn, policy string, add func(i int)) (limit int64, n int) {
 	t.Helper()
 	c.Do("FLUSHALL")
-	limit = memInfo(t, c, "used_memory") + 100*1024
+	start := memInfo(t, c, "used_memory")
+	limit = start + 100*1024
 	c.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(limit, 10))
 	c.Do("CONFIG", "SET", "maxmemory-policy", policy)
-	for n = 0; n%8 != 0 && n < 100 || memInfo(t, c, "used_memory")+4096 <= limit; n++ {
-		add(n)
+	for used := start; used+4096 <= limit; used = memInfo(t, c, "used_memory") {
+		step := int64(8)
+		if n > 0 && used > start {
+			perKey := (used - start + int64(n) - 1) / int64(n)
+			step = max((limit-4096-used)/(2*perKey), 1)
+		}
+		for range step {
+			add(n)
+			n++
+		}
 	}
 	if n <= 10 {
 		t.Fatalf("%s: only %d keys before the limit", policy, n)
