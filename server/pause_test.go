@@ -3,6 +3,7 @@ package server
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,39 +102,53 @@ func TestClientPauseWhatWaits(t *testing.T) {
 	}
 	sides := pauseSides(t)
 	for _, row := range rows {
+		// The two servers' runs at once (each mostly waits for its
+		// command's 150 ms): a subtest each, with connections of its own.
 		replies := map[string]string{}
-		for _, sd := range sides {
-			c := difftest.Dial(t, sd.addr)
-			sd.ctrl.Do("PFADD", "hll", "a")
-			for _, l := range row.setup {
-				c.Do(difftest.Split(l)...)
+		var mu sync.Mutex // replies
+		t.Run(row.mode, func(t *testing.T) {
+			for _, sd := range sides {
+				t.Run(sd.name, func(t *testing.T) {
+					t.Parallel()
+					sd.ctrl = difftest.Dial(t, sd.addr)
+					c := difftest.Dial(t, sd.addr)
+					sd.ctrl.Do("PFADD", "hll", "a")
+					for _, l := range row.setup {
+						c.Do(difftest.Split(l)...)
+					}
+					// A pause of ALL postpones the controlling connection's
+					// commands too: it ends by its timeout.
+					timeout := "60000"
+					if row.mode == "ALL" {
+						timeout = "400"
+					}
+					if r := sd.ctrl.Do("CLIENT", "PAUSE", timeout, row.mode); r != "+OK\r\n" {
+						t.Fatalf("%s: CLIENT PAUSE: %q", sd.name, r)
+					}
+					c.Send(difftest.Encode(difftest.Split(row.cmd)...))
+					got, err := c.ReadErr(150 * time.Millisecond)
+					waited := err != nil
+					if waited != row.waits {
+						t.Errorf("%s %s after %q: waited %v, want %v (reply %q)", sd.name, row.mode, row.cmd, waited, row.waits, got)
+					}
+					if row.mode == "WRITE" {
+						if waited {
+							waitBlocked(t, sd.ctrl, 1)
+						}
+						sd.ctrl.Do("CLIENT", "UNPAUSE")
+					}
+					if waited {
+						got = c.Read()
+					}
+					mu.Lock()
+					replies[sd.name] = got
+					mu.Unlock()
+					sd.ctrl.Do("FLUSHALL")
+				})
 			}
-			// A pause of ALL postpones the controlling connection's
-			// commands too: it ends by its timeout.
-			timeout := "60000"
-			if row.mode == "ALL" {
-				timeout = "400"
-			}
-			if r := sd.ctrl.Do("CLIENT", "PAUSE", timeout, row.mode); r != "+OK\r\n" {
-				t.Fatalf("%s: CLIENT PAUSE: %q", sd.name, r)
-			}
-			c.Send(difftest.Encode(difftest.Split(row.cmd)...))
-			got, err := c.ReadErr(150 * time.Millisecond)
-			waited := err != nil
-			if waited != row.waits {
-				t.Errorf("%s %s after %q: waited %v, want %v (reply %q)", sd.name, row.mode, row.cmd, waited, row.waits, got)
-			}
-			if row.mode == "WRITE" {
-				if waited {
-					waitBlocked(t, sd.ctrl, 1)
-				}
-				sd.ctrl.Do("CLIENT", "UNPAUSE")
-			}
-			if waited {
-				got = c.Read()
-			}
-			replies[sd.name] = got
-			sd.ctrl.Do("FLUSHALL")
+		})
+		if len(replies) < len(sides) {
+			t.FailNow() // a run stopped half-way: its server may be left paused
 		}
 		if replies["redis"] != replies["hotkv"] {
 			t.Errorf("%s %q: redis %q, hotkv %q", row.mode, row.cmd, replies["redis"], replies["hotkv"])
