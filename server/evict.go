@@ -262,6 +262,9 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, e *keyspac
 		// A random key of each database in turn (Redis's next_db).
 		for range len(s.dbs) {
 			ev.nextDB = (ev.nextDB + 1) % len(s.dbs)
+			if s.dbMemory(ev.nextDB) == 0 {
+				continue // empty: sampling it would lock each shard
+			}
 			ev.sample = s.dbs[ev.nextDB].Sample(1, p.Volatile(), rnd, ev.sample[:0])
 			if len(ev.sample) == 0 {
 				continue
