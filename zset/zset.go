@@ -244,8 +244,7 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 			}
 			if score != cur {
 				_, _, next := smallEntry(z.buf(), off)
-				z.splice(off, next-off, 0)
-				z.smallInsert(member, score)
+				z.smallMove(off, next, member, score)
 				out = Updated
 			}
 			return out, score
@@ -653,10 +652,9 @@ func smallFind(buf []byte, member []byte) (off int, score float64, ok bool) {
 	return 0, 0, false
 }
 
-// smallInsert inserts (member, score), which must not be present, at its
-// place in the order of the small form.
-func (z *ZSet) smallInsert(member []byte, score float64) {
-	buf := z.buf()
+// insertPos returns the offset in buf where (member, score), which must
+// not be present, goes in the order.
+func insertPos(buf []byte, member []byte, score float64) int {
 	off := 0
 	for off < len(buf) {
 		m, s, next := smallEntry(buf, off)
@@ -665,8 +663,40 @@ func (z *ZSet) smallInsert(member []byte, score float64) {
 		}
 		off = next
 	}
-	buf = z.splice(off, 0, entrySize(len(member), zeroed(score)))
+	return off
+}
+
+// smallInsert inserts (member, score), which must not be present, at its
+// place in the order of the small form.
+func (z *ZSet) smallInsert(member []byte, score float64) {
+	off := insertPos(z.buf(), member, score)
+	buf := z.splice(off, 0, entrySize(len(member), zeroed(score)))
 	putEntry(buf[off:], member, score)
+}
+
+// smallMove gives member, whose entry is buf[off:next], the new score and
+// moves it to its place, reallocating the block at most once (a deletion
+// and an insertion could each reallocate at a blockSize boundary).
+func (z *ZSet) smallMove(off, next int, member []byte, score float64) {
+	blk := unsafe.Slice((*byte)(z.p), blockSize(int(z.size))) // p != nil: the set holds member
+	buf := blk[:z.size]
+	// Delete in place; the block stays as it is until the end.
+	buf = buf[:len(buf)-(next-off)]
+	copy(buf[off:], blk[next:z.size])
+	ins := insertPos(buf, member, score)
+	size := entrySize(len(member), zeroed(score))
+	n := len(buf) + size
+	if blockSize(n) == len(blk) {
+		buf = blk[:n]
+		copy(buf[ins+size:], buf[ins:n-size])
+	} else {
+		nb := make([]byte, blockSize(n))
+		copy(nb, buf[:ins])
+		copy(nb[ins+size:], buf[ins:])
+		z.p, buf = unsafe.Pointer(unsafe.SliceData(nb)), nb[:n]
+	}
+	putEntry(buf[ins:], member, score)
+	z.size = uint32(n)
 }
 
 // zeroed returns score with -0 as 0, as a listpack stores a score that is
