@@ -35,7 +35,7 @@ import (
 //   - p points to the start of its allocation, which keeps it alive for the
 //     garbage collector.
 //
-// The small form stays under safetySize bytes, and so its length fits
+// The small form holds at most safetySize bytes, and so its length fits
 // size.
 type ZSet struct {
 	p    unsafe.Pointer
@@ -137,7 +137,7 @@ type Elem struct {
 
 // NewFromSorted returns a set holding elems, which must be in (score,
 // member) order without duplicate members, in the small form if small
-// (and the elements take less than safetySize bytes).
+// (and the elements take at most safetySize bytes).
 func NewFromSorted(elems []Elem, small bool) *ZSet {
 	z := &ZSet{}
 	size := 0
