@@ -271,6 +271,10 @@ func (l *List) removeNode(i int) {
 
 // --- node buffers ---
 
+// smallBuffer is the size below which a node's buffer grows by half rather
+// than doubling.
+const smallBuffer = 256
+
 // openGap makes the newLen bytes at p of nd's buffer writable in place of
 // the oldLen bytes there (p is an offset into nd.b; p+oldLen <= len(nd.b))
 // and returns where they now start. The entries before and after keep
@@ -308,6 +312,9 @@ func (l *List) openGap(nd *node, p, oldLen, newLen int) int {
 	// buffer is already as large as a node gets), or grow the buffer.
 	sz := end - off + delta
 	want := 2 * sz
+	if sz < smallBuffer {
+		want = sz + sz/2 // most lists are short: keep their one buffer tight
+	}
 	if lim := l.maxBytes(); want > lim {
 		want = max(sz, lim)
 	}
