@@ -22,6 +22,8 @@ package hash
 
 import (
 	"encoding/binary"
+	"math/bits"
+	"unsafe"
 )
 
 // Limits are the thresholds past which a small hash converts to a table:
@@ -41,32 +43,104 @@ var DefaultLimits = Limits{MaxEntries: 512, MaxValue: 64}
 const safetySize = 1 << 30
 
 // Hash is a Redis hash. The zero value is an empty small hash.
+//
+// A Hash is 16 bytes (the allocator's 16-byte size class). Its invariants:
+//
+//   - size is bigMark in the big form, and then p is the *table and n is 0.
+//   - In the small form, size is the listpack's length in bytes and n its
+//     number of pairs. p is nil when size is 0; otherwise it points to the
+//     first byte of a []byte allocation of exactly blockSize(size) bytes
+//     whose first size bytes are the listpack. Because the capacity is a
+//     function of the length, it needs no field of its own: every change of
+//     size reallocates when blockSize changes, up or down (resize).
+//   - p points to the start of its allocation, which keeps it alive for the
+//     garbage collector.
+//
+// The listpack stays under safetySize plus one pair's length headers, and
+// so its length fits size.
 type Hash struct {
-	lp []byte // small form: the pairs, in insertion order
-	n  int    // small form: the number of pairs in lp
-	t  *table // big form; nil while small
+	p    unsafe.Pointer
+	n    uint32
+	size uint32
 }
 
-// hashOverhead is what the Hash itself and its header cost, for MemSize.
-const hashOverhead = 48
+// bigMark in Hash.size marks the big form.
+const bigMark = ^uint32(0)
+
+// hashOverhead is what the Hash itself costs, for MemSize.
+const hashOverhead = 16
+
+// t returns the big form's table, or nil while the hash is small.
+func (h *Hash) t() *table {
+	if h.size != bigMark {
+		return nil
+	}
+	return (*table)(h.p)
+}
+
+// lp returns the small form's listpack (length and capacity size). It
+// aliases the hash and is valid until the next change.
+func (h *Hash) lp() []byte {
+	if h.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.size)
+}
+
+// blockSize returns the capacity in bytes of the block that holds a
+// listpack of n bytes: n rounded up to a grid of four steps per power of
+// two (8-byte steps up to 32, never under 16 bytes a step beyond), which
+// matches most of the Go allocator's size classes, so that a block wastes
+// little beyond what the allocator would, and a growing block is
+// reallocated at most once per eighth of its size. It is monotone and at
+// least n.
+func blockSize(n int) int {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 32:
+		return (n + 7) &^ 7
+	}
+	step := max(1<<(bits.Len(uint(n-1))-3), 16)
+	return (n + step - 1) &^ (step - 1)
+}
+
+// resize sets the small form's length to n bytes, keeping the first
+// min(n, old length) bytes, reallocating the block when blockSize changes,
+// and returns the listpack. Bytes past the old length are undefined until
+// written.
+func (h *Hash) resize(n int) []byte {
+	old := int(h.size)
+	if size := blockSize(n); size != blockSize(old) {
+		var p unsafe.Pointer
+		if size > 0 {
+			b := make([]byte, size)
+			copy(b, h.lp()[:min(n, old)])
+			p = unsafe.Pointer(unsafe.SliceData(b))
+		}
+		h.p = p
+	}
+	h.size = uint32(n)
+	return h.lp()
+}
 
 // New returns an empty hash, in the small form.
 func New() *Hash { return &Hash{} }
 
 // Len returns the number of pairs.
 func (h *Hash) Len() int {
-	if h.t != nil {
-		return h.t.n
+	if t := h.t(); t != nil {
+		return t.n
 	}
-	return h.n
+	return int(h.n)
 }
 
 // IsSmall reports whether the hash is in the small (listpack) form.
-func (h *Hash) IsSmall() bool { return h.t == nil }
+func (h *Hash) IsSmall() bool { return h.t() == nil }
 
 // Encoding names the form as Redis's OBJECT ENCODING does.
 func (h *Hash) Encoding() string {
-	if h.t != nil {
+	if h.t() != nil {
 		return "hashtable"
 	}
 	return "listpack"
@@ -74,14 +148,14 @@ func (h *Hash) Encoding() string {
 
 // Get returns field's value.
 func (h *Hash) Get(field []byte) ([]byte, bool) {
-	if h.t != nil {
-		return h.t.get(field)
+	if h.t() != nil {
+		return h.t().get(field)
 	}
 	_, voff, _ := h.lpFind(field)
 	if voff < 0 {
 		return nil, false
 	}
-	v, _ := lpString(h.lp, voff)
+	v, _ := lpString(h.lp(), voff)
 	return v, true
 }
 
@@ -94,57 +168,56 @@ func (h *Hash) Exists(field []byte) bool {
 // Set sets field to value and reports whether the field is new, converting
 // the hash to a table where Redis's hashTypeSet would.
 func (h *Hash) Set(field, value []byte, lim Limits) (created bool) {
-	if h.t == nil {
+	if h.t() == nil {
 		if len(field) > lim.MaxValue || len(value) > lim.MaxValue ||
-			len(h.lp)+len(field)+len(value) > safetySize {
+			len(h.lp())+len(field)+len(value) > safetySize {
 			h.Convert()
 		} else {
 			created = h.lpSet(field, value)
-			if h.n > lim.MaxEntries {
+			if int(h.n) > lim.MaxEntries {
 				h.Convert()
 			}
 			return created
 		}
 	}
-	return h.t.set(field, value)
+	return h.t().set(field, value)
 }
 
 // Delete removes field and reports whether it was there. A hash never
 // converts back to the small form.
 func (h *Hash) Delete(field []byte) bool {
-	if h.t != nil {
-		return h.t.delete(field)
+	if h.t() != nil {
+		return h.t().delete(field)
 	}
 	foff, _, end := h.lpFind(field)
 	if foff < 0 {
 		return false
 	}
-	h.lp = append(h.lp[:foff], h.lp[end:]...)
+	lp := h.lp()
+	copy(lp[foff:], lp[end:])
+	h.resize(len(lp) - (end - foff))
 	h.n--
-	if cap(h.lp) > 64 && len(h.lp) < cap(h.lp)/2 {
-		h.lp = append(make([]byte, 0, len(h.lp)+len(h.lp)/4), h.lp...)
-	}
 	return true
 }
 
 // Convert turns a small hash into a table; a table stays as it is.
 func (h *Hash) Convert() {
-	if h.t != nil {
+	if h.t() != nil {
 		return
 	}
-	t := newTable(h.n)
+	t := newTable(int(h.n))
 	h.lpEach(func(f, v []byte) bool {
 		t.set(f, v)
 		return true
 	})
-	h.t, h.lp, h.n = t, nil, 0
+	*h = Hash{p: unsafe.Pointer(t), size: bigMark}
 }
 
 // Each calls fn for every pair until fn returns false: in insertion order
 // for a small hash (as Redis's listpack), in table order otherwise.
 func (h *Hash) Each(fn func(field, value []byte) bool) {
-	if h.t != nil {
-		h.t.each(fn)
+	if h.t() != nil {
+		h.t().each(fn)
 		return
 	}
 	h.lpEach(fn)
@@ -158,8 +231,8 @@ func (h *Hash) Each(fn func(field, value []byte) bool) {
 // whatever is added or removed meanwhile and however the table grows or
 // shrinks (a pair may be returned more than once).
 func (h *Hash) Scan(cursor uint64, count int, fn func(field, value []byte)) uint64 {
-	if h.t != nil {
-		return h.t.scan(cursor, count, fn)
+	if h.t() != nil {
+		return h.t().scan(cursor, count, fn)
 	}
 	h.lpEach(func(f, v []byte) bool {
 		fn(f, v)
@@ -171,10 +244,10 @@ func (h *Hash) Scan(cursor uint64, count int, fn func(field, value []byte)) uint
 // Random returns a pair chosen uniformly at random; rnd(n) returns a
 // random int in [0, n). The hash must not be empty.
 func (h *Hash) Random(rnd func(n int) int) (field, value []byte) {
-	if h.t != nil {
-		return h.t.random(rnd)
+	if h.t() != nil {
+		return h.t().random(rnd)
 	}
-	i := rnd(h.n)
+	i := rnd(int(h.n))
 	h.lpEach(func(f, v []byte) bool {
 		if i == 0 {
 			field, value = f, v
@@ -190,9 +263,9 @@ func (h *Hash) Random(rnd func(n int) int) (field, value []byte) {
 // each time (repetitions allowed), stopping early when fn returns false.
 // The hash must not be empty.
 func (h *Hash) RandomPairs(count int, rnd func(n int) int, fn func(field, value []byte) bool) {
-	if h.t != nil {
+	if h.t() != nil {
 		for ; count > 0; count-- {
-			if !fn(h.t.random(rnd)) {
+			if !fn(h.t().random(rnd)) {
 				return
 			}
 		}
@@ -200,8 +273,8 @@ func (h *Hash) RandomPairs(count int, rnd func(n int) int, fn func(field, value 
 	}
 	offs := h.lpOffsets()
 	for ; count > 0; count-- {
-		f, next := lpString(h.lp, int(offs[rnd(len(offs))]))
-		v, _ := lpString(h.lp, next)
+		f, next := lpString(h.lp(), int(offs[rnd(len(offs))]))
+		v, _ := lpString(h.lp(), next)
 		if !fn(f, v) {
 			return
 		}
@@ -223,8 +296,8 @@ func (h *Hash) RandomDistinct(count int, rnd func(n int) int, fn func(field, val
 	if count <= 0 {
 		return
 	}
-	if h.t != nil {
-		h.t.randomDistinct(count, rnd, fn)
+	if h.t() != nil {
+		h.t().randomDistinct(count, rnd, fn)
 		return
 	}
 	left, need := n, count
@@ -240,22 +313,19 @@ func (h *Hash) RandomDistinct(count int, rnd func(n int) int, fn func(field, val
 
 // MemSize estimates the bytes the hash occupies.
 func (h *Hash) MemSize() int64 {
-	if h.t != nil {
-		return hashOverhead + h.t.memSize()
+	if h.t() != nil {
+		return hashOverhead + h.t().memSize()
 	}
-	return hashOverhead + int64(cap(h.lp))
+	return hashOverhead + int64(blockSize(int(h.size)))
 }
 
 // Clone returns a deep copy of the hash (for COPY).
 func (h *Hash) Clone() any {
+	if t := h.t(); t != nil {
+		return &Hash{p: unsafe.Pointer(t.clone()), size: bigMark}
+	}
 	d := &Hash{n: h.n}
-	if h.t != nil {
-		d.t = h.t.clone()
-		return d
-	}
-	if h.lp != nil {
-		d.lp = append(make([]byte, 0, len(h.lp)), h.lp...)
-	}
+	copy(d.resize(int(h.size)), h.lp())
 	return d
 }
 
@@ -282,7 +352,7 @@ func lpString(lp []byte, off int) ([]byte, int) {
 
 // lpFind returns the offsets of field's pair (field, value, end), or -1s.
 func (h *Hash) lpFind(field []byte) (foff, voff, end int) {
-	lp := h.lp
+	lp := h.lp()
 	for off := 0; off < len(lp); {
 		flen, fstart := lpLen(lp, off)
 		next := fstart + flen
@@ -297,9 +367,10 @@ func (h *Hash) lpFind(field []byte) (foff, voff, end int) {
 }
 
 func (h *Hash) lpEach(fn func(field, value []byte) bool) {
-	for off := 0; off < len(h.lp); {
-		f, next := lpString(h.lp, off)
-		v, after := lpString(h.lp, next)
+	lp := h.lp()
+	for off := 0; off < len(lp); {
+		f, next := lpString(lp, off)
+		v, after := lpString(lp, next)
 		if !fn(f, v) {
 			return
 		}
@@ -309,11 +380,12 @@ func (h *Hash) lpEach(fn func(field, value []byte) bool) {
 
 // lpOffsets returns the offset of every pair.
 func (h *Hash) lpOffsets() []int32 {
+	lp := h.lp()
 	offs := make([]int32, 0, h.n)
-	for off := 0; off < len(h.lp); {
+	for off := 0; off < len(lp); {
 		offs = append(offs, int32(off))
-		_, next := lpString(h.lp, off)
-		_, off = lpString(h.lp, next)
+		_, next := lpString(lp, off)
+		_, off = lpString(lp, next)
 	}
 	return offs
 }
@@ -324,11 +396,12 @@ func (h *Hash) lpSet(field, value []byte) bool {
 		h.lpReplace(voff, end, value)
 		return false
 	}
-	h.lp = lpGrow(h.lp, 2*binary.MaxVarintLen64+len(field)+len(value))
-	h.lp = binary.AppendUvarint(h.lp, uint64(len(field)))
-	h.lp = append(h.lp, field...)
-	h.lp = binary.AppendUvarint(h.lp, uint64(len(value)))
-	h.lp = append(h.lp, value...)
+	off := int(h.size)
+	lp := h.resize(off + uvarintLen(len(field)) + len(field) + uvarintLen(len(value)) + len(value))
+	off += binary.PutUvarint(lp[off:], uint64(len(field)))
+	off += copy(lp[off:], field)
+	off += binary.PutUvarint(lp[off:], uint64(len(value)))
+	copy(lp[off:], value)
 	h.n++
 	return true
 }
@@ -338,25 +411,18 @@ func (h *Hash) lpReplace(off, end int, value []byte) {
 	var hdr [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(hdr[:], uint64(len(value)))
 	size := k + len(value)
+	lp := h.lp()
 	switch d := size - (end - off); {
 	case d > 0:
-		h.lp = lpGrow(h.lp, d)
-		h.lp = h.lp[:len(h.lp)+d]
-		copy(h.lp[end+d:], h.lp[end:len(h.lp)-d])
+		lp = h.resize(len(lp) + d)
+		copy(lp[end+d:], lp[end:len(lp)-d])
 	case d < 0:
-		h.lp = append(h.lp[:off+size], h.lp[end:]...)
+		copy(lp[off+size:], lp[end:])
+		lp = h.resize(len(lp) + d)
 	}
-	copy(h.lp[off:], hdr[:k])
-	copy(h.lp[off+k:], value)
+	copy(lp[off:], hdr[:k])
+	copy(lp[off+k:], value)
 }
 
-// lpGrow makes room for extra more bytes, growing by a quarter rather than
-// doubling: small hashes are many, and must stay compact.
-func lpGrow(lp []byte, extra int) []byte {
-	if len(lp)+extra <= cap(lp) {
-		return lp
-	}
-	n := len(lp) + extra
-	n += n / 4
-	return append(make([]byte, 0, n), lp...)
-}
+// uvarintLen returns the length of v's uvarint encoding.
+func uvarintLen(v int) int { return (bits.Len64(uint64(v)|1) + 6) / 7 }

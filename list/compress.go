@@ -123,7 +123,7 @@ func (l *List) pack(di int) {
 // nodes that left a window are within added positions of its edge. Every
 // other node kept both its contents and its side of the windows.
 func (l *List) settle(a, b, added int) {
-	d := l.depth
+	d := int(l.depth)
 	k := l.hi - l.lo
 	for i := range min(d, k) {
 		l.unpack(l.lo + i)
@@ -150,12 +150,12 @@ func (l *List) settle(a, b, added int) {
 // 0..65535 as Redis does).
 func NewCompressed(fill, depth int) *List {
 	l := New(fill)
-	l.depth = min(max(depth, 0), maxDepth)
+	l.depth = int32(min(max(depth, 0), maxDepth))
 	return l
 }
 
 // CompressDepth returns the list's compression depth (0: none).
-func (l *List) CompressDepth() int { return l.depth }
+func (l *List) CompressDepth() int { return int(l.depth) }
 
 // RawSize returns the bytes the list's entries take uncompressed: the sum
 // of its nodes' sizes (DEBUG OBJECT's ql_uncompressed_size).

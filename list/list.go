@@ -49,17 +49,23 @@ func (nd *node) size() int { return len(nd.b) - int(nd.off) }
 // nodeSize is unsafe.Sizeof(node{}).
 const nodeSize = 32
 
-// listSize approximates unsafe.Sizeof(List{}) plus its allocation header.
-const listSize = 64
+// listSize is unsafe.Sizeof(List{}), a size class of its own.
+const listSize = 96
 
 // List is a list of byte strings.
+//
+// The directory of a list of one node (most small lists) is one[:], in the
+// List itself, so that such a list takes no allocation for it; one[0] is
+// the zero node whenever dir is not one[:], so that it holds no buffer
+// alive. Because dir may point into the List, a List must not be copied.
 type List struct {
 	dir    []node // the nodes, in order, are dir[lo:hi]
 	lo, hi int
 	count  int
-	fill   int
-	depth  int   // compression depth; 0: no node is compressed
 	bufMem int64 // sum of the capacities of the nodes' buffers
+	fill   int32 // -5 .. maxFill
+	depth  int32 // compression depth, 0 .. maxDepth; 0: no node is compressed
+	one    [1]node
 }
 
 // New returns an empty, uncompressed list whose nodes follow fill (Redis's
@@ -74,21 +80,25 @@ func New(fill int) *List {
 		// Redis treats 0 like a count limit that is always reached: a
 		// node per entry.
 	}
-	return &List{fill: fill}
+	return &List{fill: int32(fill)}
 }
 
 // Len returns the number of entries.
 func (l *List) Len() int { return l.count }
 
 // Fill returns the list's fill factor.
-func (l *List) Fill() int { return l.fill }
+func (l *List) Fill() int { return int(l.fill) }
 
 // Nodes returns the number of nodes (for tests and statistics).
 func (l *List) Nodes() int { return l.hi - l.lo }
 
 // MemSize estimates the bytes the list occupies.
 func (l *List) MemSize() int64 {
-	return listSize + int64(cap(l.dir))*nodeSize + l.bufMem
+	dir := int64(cap(l.dir)) * nodeSize
+	if l.dir != nil && &l.dir[0] == &l.one[0] {
+		dir = 0 // counted in listSize
+	}
+	return listSize + dir + l.bufMem
 }
 
 // Encoding is the name Redis 7.0 gives this representation (OBJECT
@@ -101,7 +111,12 @@ func (l *List) Clone() any { return l.Copy() }
 // Copy returns a deep copy of l, its nodes' buffers trimmed to size.
 func (l *List) Copy() *List {
 	k := l.hi - l.lo
-	d := &List{fill: l.fill, depth: l.depth, count: l.count, dir: make([]node, k), hi: k}
+	d := &List{fill: l.fill, depth: l.depth, count: l.count, hi: k}
+	if k == 1 {
+		d.dir = d.one[:]
+	} else if k > 1 {
+		d.dir = make([]node, k)
+	}
 	for i := range k {
 		src := &l.dir[l.lo+i]
 		b := append([]byte(nil), src.b[max(src.off, 0):]...)
@@ -177,7 +192,7 @@ func (l *List) allow(nd *node, e *encoded) bool {
 	if l.fill < 0 {
 		return sz <= optimizationLevel[-l.fill-1]
 	}
-	return sz <= sizeSafetyLimit && int(nd.n) < l.fill
+	return sz <= sizeSafetyLimit && nd.n < l.fill
 }
 
 // allowMerge reports whether a and b fit in one node.
@@ -189,7 +204,7 @@ func (l *List) allowMerge(a, b *node) bool {
 	if l.fill < 0 {
 		return sz <= optimizationLevel[-l.fill-1]
 	}
-	return sz <= sizeSafetyLimit && int(a.n+b.n) <= l.fill
+	return sz <= sizeSafetyLimit && a.n+b.n <= l.fill
 }
 
 // --- the directory ---
@@ -215,17 +230,19 @@ func (l *List) insertNode(i int, nd node) {
 }
 
 // regrowDir moves the k-1 nodes to a new directory for k nodes, leaving
-// slot i free, with free slots on both sides.
+// slot i free, with free slots on both sides: one[:] for a single node.
 func (l *List) regrowDir(k, i int) {
-	c := 1
-	if k > 1 {
-		c = max(4, 2*k)
+	if k == 1 {
+		l.dir, l.lo, l.hi = l.one[:], 0, 1
+		return
 	}
+	c := max(4, 2*k)
 	d := make([]node, c)
 	lo := (c - k) / 2
 	copy(d[lo:], l.dir[l.lo:l.lo+i])
 	copy(d[lo+i+1:], l.dir[l.lo+i:l.hi])
 	l.dir, l.lo, l.hi = d, lo, lo+k
+	l.one[0] = node{}
 }
 
 // removeNode removes the i-th node, shifting the shorter side.
@@ -253,6 +270,10 @@ func (l *List) removeNode(i int) {
 }
 
 // --- node buffers ---
+
+// smallBuffer is the size below which a node's buffer grows by half rather
+// than doubling.
+const smallBuffer = 256
 
 // openGap makes the newLen bytes at p of nd's buffer writable in place of
 // the oldLen bytes there (p is an offset into nd.b; p+oldLen <= len(nd.b))
@@ -291,6 +312,9 @@ func (l *List) openGap(nd *node, p, oldLen, newLen int) int {
 	// buffer is already as large as a node gets), or grow the buffer.
 	sz := end - off + delta
 	want := 2 * sz
+	if sz < smallBuffer {
+		want = sz + sz/2 // most lists are short: keep their one buffer tight
+	}
 	if lim := l.maxBytes(); want > lim {
 		want = max(sz, lim)
 	}
@@ -453,6 +477,7 @@ func (l *List) shrink(nd *node) {
 // Clear removes every entry.
 func (l *List) Clear() {
 	l.dir, l.lo, l.hi, l.count, l.bufMem = nil, 0, 0, 0, 0
+	l.one[0] = node{}
 }
 
 // TrimFront removes the first k entries (all when k >= Len()).

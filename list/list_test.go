@@ -46,7 +46,7 @@ func check(t *testing.T, l *List, want [][]byte) {
 		if nd.n > 1 && nd.rawSize() > l.maxBytes() {
 			t.Fatalf("node %d: %d bytes over the limit %d with %d entries", di-l.lo, nd.rawSize(), l.maxBytes(), nd.n)
 		}
-		if l.fill >= 0 && int(nd.n) > max(l.fill, 1) {
+		if l.fill >= 0 && int(nd.n) > max(int(l.fill), 1) {
 			t.Fatalf("node %d: %d entries, fill %d", di-l.lo, nd.n, l.fill)
 		}
 		total += n
@@ -84,7 +84,7 @@ func check(t *testing.T, l *List, want [][]byte) {
 func checkCompression(t *testing.T, l *List, di int) {
 	t.Helper()
 	nd := &l.dir[di]
-	i, k, d := di-l.lo, l.hi-l.lo, l.depth
+	i, k, d := di-l.lo, l.hi-l.lo, int(l.depth)
 	inner := d > 0 && i >= d && i < k-d
 	var buf []byte
 	raw, off := nd.entries(&buf)

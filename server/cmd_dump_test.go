@@ -100,6 +100,53 @@ func TestDumpRestoreDifferential(t *testing.T) {
 	}
 }
 
+// TestDumpSmallEncodingsLikeRedis: the small encodings HotKV writes
+// (quicklist of listpacks, intsets at each width, listpack hashes and
+// sorted sets) are byte for byte Redis's, after edits that grow, shrink and
+// move entries, and across the largest small form.
+func TestDumpSmallEncodingsLikeRedis(t *testing.T) {
+	p := newPair(t)
+	var big16, big64, hfull, zfull strings.Builder
+	for i := 0; i < 512; i++ {
+		fmt.Fprintf(&big16, " %d", i*7-1000)
+		fmt.Fprintf(&big64, " %d", int64(i)*40000000000-7)
+		fmt.Fprintf(&hfull, " f%d %s", i, strings.Repeat("v", i%64))
+	}
+	for i := 0; i < 128; i++ {
+		fmt.Fprintf(&zfull, " %d.5 %s%d", i%9, strings.Repeat("m", i%60), i)
+	}
+	p.Run(`
+		RPUSH l:one a b c 1 2 -3
+		LPUSH l:one x 12345678901
+		LREM l:one 1 b
+		SADD i:16 5 -3 7 1
+		SREM i:16 7
+		SADD i:32 1 2 -70000
+		SADD i:64 9 -9000000000 8
+		SREM i:64 8
+		SADD i:full16` + big16.String() + `
+		SADD i:full64` + big64.String() + `
+		HSET h:one f1 v1 f2 2 f3 ''
+		HDEL h:one f2
+		HSET h:one f1 a-longer-value f4 x
+		HSET h:one f1 y
+		HSET h:full` + hfull.String() + `
+		ZADD z:one 1 a 2.5 b -3 c inf d 300 e -70000 f
+		ZINCRBY z:one 5 a
+		ZADD z:one 0.125 e
+		ZREM z:one c
+		ZREMRANGEBYRANK z:one 0 0
+		ZADD z:full` + zfull.String() + `
+		ZINCRBY z:full 100 m1
+	`)
+	for _, k := range []string{"l:one", "i:16", "i:32", "i:64", "i:full16", "i:full64", "h:one", "h:full", "z:one", "z:full"} {
+		p.Do("OBJECT ENCODING " + k)
+		if r, h := p.Redis.Do("DUMP", k), p.HotKV.Do("DUMP", k); r != h {
+			t.Errorf("DUMP %s:\n redis: %q\n hotkv: %q", k, r, h)
+		}
+	}
+}
+
 // TestRestoreOptionsAndErrors: RESTORE's options and error replies, against
 // Redis.
 func TestRestoreOptionsAndErrors(t *testing.T) {

@@ -2,6 +2,7 @@ package set
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -10,26 +11,74 @@ import (
 // the narrowest width (2, 4 or 8 bytes) that holds every member. A wider
 // value upgrades the whole array; it never narrows again, as in Redis.
 //
-// The elements live in words, a []uint64, so that the backing array is
-// 8-byte aligned whatever the width; n is the element count.
+// An intset is 16 bytes, so that a Set, which is one, takes the allocator's
+// 16-byte size class. Its invariants:
+//
+//   - enc is the width in bytes, 2, 4 or 8, or 0 for a zero intset (width
+//     2); a Set in the hashtable encoding keeps its *table in p and sets enc
+//     to encTable, and then n is 0 and no intset method may be called.
+//   - n is the member count. p is nil when n is 0; otherwise it points to
+//     the first byte of a []uint64 allocation (so 8-byte aligned, whatever
+//     the width) of exactly blockSize(n*width) bytes, whose first n*width
+//     bytes hold the members in ascending order. Because the capacity is a
+//     function of the length, it needs no field of its own; every change of
+//     n reallocates when blockSize changes, up or down.
+//   - p points to the start of the allocation, which keeps it alive for the
+//     garbage collector; the allocation holds no pointers.
 type intset struct {
-	words []uint64
-	n     int32
-	enc   uint8 // bytes per element: 2, 4 or 8 (0 for a zero intset = 2)
+	p   unsafe.Pointer
+	n   uint32
+	enc uint8
+}
+
+// encTable marks, in intset.enc, a Set in the hashtable encoding.
+const encTable = 1
+
+// blockSize returns the capacity in bytes of the block that holds n bytes:
+// n rounded up to a grid of four steps per power of two (8-byte steps up to
+// 32, never under 16 bytes a step beyond), which matches most of the Go
+// allocator's size classes, so that a block wastes little beyond what the
+// allocator would, and a growing block is reallocated at most once per
+// eighth of its size. It is a multiple of 8, monotone, and at least n.
+func blockSize(n int) int {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 32:
+		return (n + 7) &^ 7
+	}
+	step := max(1<<(bits.Len(uint(n-1))-3), 16)
+	return (n + step - 1) &^ (step - 1)
+}
+
+// allocBlock returns a new zeroed block of blockSize(n) bytes, or nil when
+// that is 0.
+func allocBlock(n int) unsafe.Pointer {
+	size := blockSize(n)
+	if size == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(make([]uint64, size/8)))
 }
 
 type intType interface{ ~int16 | ~int32 | ~int64 }
 
-// view returns the first n elements of w as a []T.
-func view[T intType](w []uint64, n int) []T {
-	if len(w) == 0 {
+// view returns the n elements of width sizeof(T) at p as a []T; p must hold
+// at least n of them.
+func view[T intType](p unsafe.Pointer, n int) []T {
+	if p == nil {
 		return nil
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w))), n)
+	return unsafe.Slice((*T)(p), n)
 }
 
-// capOf returns how many elements of width enc fit in w's capacity.
-func capOf(w []uint64, enc uint8) int { return cap(w) * 8 / int(enc) }
+// rawBytes returns the n bytes at p; p must hold at least n bytes.
+func rawBytes(p unsafe.Pointer, n int) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
 
 // widthOf is the narrowest width holding v.
 func widthOf(v int64) uint8 {
@@ -55,11 +104,11 @@ func (s *intset) len() int { return int(s.n) }
 func (s *intset) get(i int) int64 {
 	switch s.width() {
 	case 2:
-		return int64(view[int16](s.words, int(s.n))[i])
+		return int64(view[int16](s.p, int(s.n))[i])
 	case 4:
-		return int64(view[int32](s.words, int(s.n))[i])
+		return int64(view[int32](s.p, int(s.n))[i])
 	}
-	return view[int64](s.words, int(s.n))[i]
+	return view[int64](s.p, int(s.n))[i]
 }
 
 // search returns the position of v and whether it is present.
@@ -69,14 +118,14 @@ func (s *intset) search(v int64) (int, bool) {
 		if v < math.MinInt16 || v > math.MaxInt16 {
 			return 0, false
 		}
-		return slices.BinarySearch(view[int16](s.words, int(s.n)), int16(v))
+		return slices.BinarySearch(view[int16](s.p, int(s.n)), int16(v))
 	case 4:
 		if v < math.MinInt32 || v > math.MaxInt32 {
 			return 0, false
 		}
-		return slices.BinarySearch(view[int32](s.words, int(s.n)), int32(v))
+		return slices.BinarySearch(view[int32](s.p, int(s.n)), int32(v))
 	}
-	return slices.BinarySearch(view[int64](s.words, int(s.n)), v)
+	return slices.BinarySearch(view[int64](s.p, int(s.n)), v)
 }
 
 func (s *intset) contains(v int64) bool {
@@ -87,13 +136,7 @@ func (s *intset) contains(v int64) bool {
 // add inserts v and reports whether it was absent.
 func (s *intset) add(v int64) bool {
 	if w := widthOf(v); w > s.width() {
-		s.upgrade(w)
-		// v is beyond every current member: it goes first or last.
-		pos := 0
-		if v > 0 {
-			pos = int(s.n)
-		}
-		s.insertAt(pos, v)
+		s.upgradeAdd(w, v)
 		return true
 	}
 	pos, found := s.search(v)
@@ -104,60 +147,64 @@ func (s *intset) add(v int64) bool {
 	return true
 }
 
-// grow makes room for one more element of the current width. Growth is
-// modest (an eighth): intsets are small, and Redis reallocates exactly.
-func (s *intset) grow() {
-	enc := s.width()
-	if int(s.n)+1 <= capOf(s.words, enc) {
-		return
+// resize sets the member count to n, keeping the first min(n, s.n)
+// members, and reallocates the block when its size changes. Members past
+// the old count are undefined until written.
+func (s *intset) resize(n int) {
+	w := int(s.width())
+	old := int(s.n)
+	if blockSize(n*w) != blockSize(old*w) {
+		p := allocBlock(n * w)
+		copy(rawBytes(p, n*w), rawBytes(s.p, min(n, old)*w))
+		s.p = p
 	}
-	need := (int(s.n) + 1) * int(enc)
-	words := (need + 7) / 8
-	words += words / 8
-	nw := make([]uint64, words)
-	copy(nw, s.words)
-	s.words = nw
+	s.n = uint32(n)
 }
 
 func (s *intset) insertAt(pos int, v int64) {
-	s.grow()
 	n := int(s.n)
+	s.resize(n + 1)
 	switch s.width() {
 	case 2:
-		a := view[int16](s.words, n+1)
+		a := view[int16](s.p, n+1)
 		copy(a[pos+1:], a[pos:n])
 		a[pos] = int16(v)
 	case 4:
-		a := view[int32](s.words, n+1)
+		a := view[int32](s.p, n+1)
 		copy(a[pos+1:], a[pos:n])
 		a[pos] = int32(v)
 	default:
-		a := view[int64](s.words, n+1)
+		a := view[int64](s.p, n+1)
 		copy(a[pos+1:], a[pos:n])
 		a[pos] = v
 	}
-	s.n++
 }
 
-// upgrade widens every element to w bytes.
-func (s *intset) upgrade(w uint8) {
+// upgradeAdd widens every element to w bytes and adds v, which needs that
+// width, so that it lies beyond every current member: it goes first when
+// negative, last otherwise.
+func (s *intset) upgradeAdd(w uint8, v int64) {
 	n := int(s.n)
-	words := ((n+1)*int(w) + 7) / 8
-	nw := make([]uint64, words+words/8)
+	p := allocBlock((n + 1) * int(w))
+	first := 0
+	if v < 0 {
+		first = 1
+	}
 	switch w {
 	case 4:
-		dst := view[int32](nw, n)
-		for i, v := range view[int16](s.words, n) {
-			dst[i] = int32(v)
+		dst := view[int32](p, n+1)
+		for i, x := range view[int16](s.p, n) {
+			dst[first+i] = int32(x)
 		}
+		dst[(1-first)*n] = int32(v)
 	case 8:
-		dst := view[int64](nw, n)
+		dst := view[int64](p, n+1)
 		for i := 0; i < n; i++ {
-			dst[i] = s.get(i)
+			dst[first+i] = s.get(i)
 		}
+		dst[(1-first)*n] = v
 	}
-	s.words = nw
-	s.enc = w
+	s.p, s.n, s.enc = p, uint32(n+1), w
 }
 
 // remove deletes v and reports whether it was present.
@@ -174,28 +221,24 @@ func (s *intset) removeAt(pos int) {
 	n := int(s.n)
 	switch s.width() {
 	case 2:
-		a := view[int16](s.words, n)
+		a := view[int16](s.p, n)
 		copy(a[pos:], a[pos+1:])
 	case 4:
-		a := view[int32](s.words, n)
+		a := view[int32](s.p, n)
 		copy(a[pos:], a[pos+1:])
 	default:
-		a := view[int64](s.words, n)
+		a := view[int64](s.p, n)
 		copy(a[pos:], a[pos+1:])
 	}
-	s.n--
-	// Give memory back when the set has shrunk to a quarter.
-	if enc := int(s.width()); cap(s.words) > 8 && int(s.n)*enc*4 < cap(s.words)*8 {
-		nw := make([]uint64, (int(s.n)*enc+7)/8+1)
-		copy(nw, s.words)
-		s.words = nw
-	}
+	s.resize(n - 1)
 }
 
 func (s *intset) clone() intset {
 	d := *s
-	d.words = slices.Clone(s.words)
+	size := int(s.n) * int(s.width())
+	d.p = allocBlock(size)
+	copy(rawBytes(d.p, size), rawBytes(s.p, size))
 	return d
 }
 
-func (s *intset) memSize() int64 { return int64(cap(s.words)) * 8 }
+func (s *intset) memSize() int64 { return int64(blockSize(int(s.n) * int(s.width()))) }

@@ -15,20 +15,39 @@ import (
 	"iter"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // Set is a set of byte strings. The zero value is an empty intset.
+//
+// A Set is 16 bytes (the allocator's 16-byte size class): the intset's
+// fields, which hold the *table instead when the set is a hashtable (see
+// intset for the layout).
 type Set struct {
-	ht *table // nil: the intset encoding
 	is intset
 }
+
+// ht returns the hashtable, or nil in the intset encoding.
+func (s *Set) ht() *table {
+	if s.is.enc != encTable {
+		return nil
+	}
+	return (*table)(s.is.p)
+}
+
+// setTable puts the set in the hashtable encoding, holding t.
+func (s *Set) setTable(t *table) { s.is = intset{p: unsafe.Pointer(t), enc: encTable} }
 
 // New returns an empty set in the intset encoding.
 func New() *Set { return &Set{} }
 
 // NewHashtable returns an empty set in the hashtable encoding, sized for
 // hint members.
-func NewHashtable(hint int) *Set { return &Set{ht: newTable(hint)} }
+func NewHashtable(hint int) *Set {
+	s := &Set{}
+	s.setTable(newTable(hint))
+	return s
+}
 
 // NewFor returns an empty set that can hold first in its most compact
 // encoding, as Redis's setTypeCreate: an intset when first is an integer.
@@ -89,18 +108,18 @@ func ParseInt(b []byte) (int64, bool) {
 
 // Len returns the number of members.
 func (s *Set) Len() int {
-	if s.ht != nil {
-		return s.ht.len()
+	if s.ht() != nil {
+		return s.ht().len()
 	}
 	return s.is.len()
 }
 
 // IsIntset reports whether the set is in the intset encoding.
-func (s *Set) IsIntset() bool { return s.ht == nil }
+func (s *Set) IsIntset() bool { return s.ht() == nil }
 
 // Encoding names the encoding as OBJECT ENCODING reports it.
 func (s *Set) Encoding() string {
-	if s.ht != nil {
+	if s.ht() != nil {
 		return "hashtable"
 	}
 	return "intset"
@@ -113,13 +132,13 @@ const maxIntsetCap = 1 << 30
 // a hashtable when m is not an integer or when it would hold more than
 // maxIntset members, as Redis's setTypeAdd does.
 func (s *Set) Add(m []byte, maxIntset int) bool {
-	if s.ht != nil {
-		return s.ht.add(m)
+	if s.ht() != nil {
+		return s.ht().add(m)
 	}
 	v, ok := ParseInt(m)
 	if !ok {
 		s.convert(1)
-		s.ht.insert(m, hash32(m))
+		s.ht().insert(m, hash32(m))
 		return true
 	}
 	return s.addInt(v, maxIntset)
@@ -148,14 +167,13 @@ func (s *Set) convert(extra int) {
 		b := strconv.AppendInt(buf[:0], s.is.get(i), 10)
 		t.insert(b, hash32(b))
 	}
-	s.ht = t
-	s.is = intset{}
+	s.setTable(t)
 }
 
 // Remove deletes m and reports whether it was present.
 func (s *Set) Remove(m []byte) bool {
-	if s.ht != nil {
-		return s.ht.remove(m)
+	if s.ht() != nil {
+		return s.ht().remove(m)
 	}
 	v, ok := ParseInt(m)
 	return ok && s.is.remove(v)
@@ -163,8 +181,8 @@ func (s *Set) Remove(m []byte) bool {
 
 // Contains reports whether m is a member.
 func (s *Set) Contains(m []byte) bool {
-	if s.ht != nil {
-		return s.ht.find(m) >= 0
+	if s.ht() != nil {
+		return s.ht().find(m) >= 0
 	}
 	v, ok := ParseInt(m)
 	return ok && s.is.contains(v)
@@ -173,11 +191,11 @@ func (s *Set) Contains(m []byte) bool {
 // containsInt reports whether the integer v (as its decimal form) is a
 // member.
 func (s *Set) containsInt(v int64) bool {
-	if s.ht == nil {
+	if s.ht() == nil {
 		return s.is.contains(v)
 	}
 	var buf [20]byte
-	return s.ht.find(strconv.AppendInt(buf[:0], v, 10)) >= 0
+	return s.ht().find(strconv.AppendInt(buf[:0], v, 10)) >= 0
 }
 
 // At returns the member at index i (0 <= i < Len()): the i-th smallest
@@ -185,8 +203,8 @@ func (s *Set) containsInt(v int64) bool {
 // set changes. An intset member is formatted into buf; a hashtable member
 // aliases the set.
 func (s *Set) At(i int, buf []byte) []byte {
-	if s.ht != nil {
-		return s.ht.member(i)
+	if s.ht() != nil {
+		return s.ht().member(i)
 	}
 	return strconv.AppendInt(buf[:0], s.is.get(i), 10)
 }
@@ -194,8 +212,8 @@ func (s *Set) At(i int, buf []byte) []byte {
 // RemoveAt deletes the member at index i (see At). Other members may
 // change index.
 func (s *Set) RemoveAt(i int) {
-	if s.ht != nil {
-		s.ht.removeAt(i)
+	if s.ht() != nil {
+		s.ht().removeAt(i)
 		return
 	}
 	s.is.removeAt(i)
@@ -258,7 +276,7 @@ func (s *Set) All() iter.Seq[[]byte] {
 // 10*count buckets were visited, and returns the next cursor (0 at the
 // end). A member present for a whole iteration is returned at least once.
 func (s *Set) Scan(cursor uint64, count int, fn func(m []byte)) uint64 {
-	if s.ht == nil {
+	if s.ht() == nil {
 		var buf [20]byte
 		for i := 0; i < s.is.len(); i++ {
 			fn(s.At(i, buf[:0]))
@@ -274,7 +292,7 @@ func (s *Set) Scan(cursor uint64, count int, fn func(m []byte)) uint64 {
 	}
 	found := 0
 	for {
-		cursor = s.ht.scan(cursor, func(m []byte) {
+		cursor = s.ht().scan(cursor, func(m []byte) {
 			found++
 			fn(m)
 		})
@@ -287,19 +305,22 @@ func (s *Set) Scan(cursor uint64, count int, fn func(m []byte)) uint64 {
 
 // Clone returns a deep copy in the same encoding (for COPY).
 func (s *Set) Clone() any {
-	d := &Set{is: s.is.clone()}
-	if s.ht != nil {
-		d.ht = s.ht.clone()
+	d := &Set{}
+	if t := s.ht(); t != nil {
+		d.setTable(t.clone())
+	} else {
+		d.is = s.is.clone()
 	}
 	return d
 }
 
-const setOverhead = 48
+// setOverhead is the Set itself: 16 bytes.
+const setOverhead = 16
 
 // MemSize estimates the bytes the set occupies.
 func (s *Set) MemSize() int64 {
-	if s.ht != nil {
-		return setOverhead + s.ht.memSize()
+	if s.ht() != nil {
+		return setOverhead + s.ht().memSize()
 	}
 	return setOverhead + s.is.memSize()
 }
@@ -320,7 +341,7 @@ func bySize(sets []*Set) []*Set {
 // inAll reports whether member i of sets[0] belongs to every other set.
 func inAll(sets []*Set, i int) bool {
 	first := sets[0]
-	if first.ht == nil {
+	if first.ht() == nil {
 		v := first.is.get(i)
 		for _, o := range sets[1:] {
 			if o != first && !o.containsInt(v) {
@@ -329,7 +350,7 @@ func inAll(sets []*Set, i int) bool {
 		}
 		return true
 	}
-	m := first.ht.member(i)
+	m := first.ht().member(i)
 	for _, o := range sets[1:] {
 		if o != first && !o.Contains(m) {
 			return false
@@ -378,15 +399,15 @@ func InterStore(sets []*Set, maxIntset int) *Set {
 // addAll adds every member of src to dst and returns how many were new.
 func addAll(dst, src *Set, maxIntset int) int {
 	added := 0
-	if src.ht == nil {
+	if src.ht() == nil {
 		for i := 0; i < src.is.len(); i++ {
 			v := src.is.get(i)
 			var ok bool
-			if dst.ht == nil {
+			if dst.ht() == nil {
 				ok = dst.addInt(v, maxIntset)
 			} else {
 				var buf [20]byte
-				ok = dst.ht.add(strconv.AppendInt(buf[:0], v, 10))
+				ok = dst.ht().add(strconv.AppendInt(buf[:0], v, 10))
 			}
 			if ok {
 				added++
@@ -394,8 +415,8 @@ func addAll(dst, src *Set, maxIntset int) int {
 		}
 		return added
 	}
-	for i := 0; i < src.ht.len(); i++ {
-		if dst.Add(src.ht.member(i), maxIntset) {
+	for i := 0; i < src.ht().len(); i++ {
+		if dst.Add(src.ht().member(i), maxIntset) {
 			added++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // members returns the set's members as sorted strings.
@@ -346,11 +347,11 @@ func TestRemoveAtPop(t *testing.T) {
 			}
 		}
 	}
-	if s.ht.garbage > 64 && s.ht.garbage*2 > len(s.ht.arena) {
+	if s.ht().garbage > 64 && s.ht().garbage*2 > len(s.ht().arena) {
 		t.Fatal("arena not compacted")
 	}
-	if len(s.ht.buckets) != minBuckets {
-		t.Fatalf("buckets not shrunk: %d", len(s.ht.buckets))
+	if len(s.ht().buckets) != minBuckets {
+		t.Fatalf("buckets not shrunk: %d", len(s.ht().buckets))
 	}
 }
 
@@ -677,5 +678,88 @@ func BenchmarkUnion(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		Union([]*Set{x, y}, 512)
+	}
+}
+
+// TestSmallLayout checks the 16-byte Set and the intset block across its
+// life: empty, one member, every width upgrade, removal back to empty, the
+// largest intset a threshold allows and its conversion, and Clone.
+func TestSmallLayout(t *testing.T) {
+	if sz := unsafe.Sizeof(Set{}); sz != 16 {
+		t.Fatalf("Set is %d bytes, want 16", sz)
+	}
+	for n := 0; n <= 1<<14; n++ {
+		b := blockSize(n)
+		if b < n || b%8 != 0 || b < blockSize(n-1) || n > 32 && b-n >= max(n/4, 16) {
+			t.Fatalf("blockSize(%d) = %d", n, b)
+		}
+	}
+	check := func(s *Set, want []int64) {
+		t.Helper()
+		if !s.IsIntset() || s.Len() != len(want) {
+			t.Fatalf("encoding %s len %d, want intset of %d", s.Encoding(), s.Len(), len(want))
+		}
+		if (s.is.p == nil) != (len(want) == 0) {
+			t.Fatalf("block %p for %d members", s.is.p, len(want))
+		}
+		if got, w := s.MemSize(), int64(setOverhead+blockSize(len(want)*int(s.is.width()))); got != w {
+			t.Fatalf("MemSize %d, want %d", got, w)
+		}
+		for i, v := range want {
+			if s.is.get(i) != v {
+				t.Fatalf("member %d = %d, want %d", i, s.is.get(i), v)
+			}
+		}
+	}
+	s := New()
+	check(s, nil)
+	if s.Contains([]byte("0")) || s.Remove([]byte("0")) {
+		t.Fatal("empty set has 0")
+	}
+	s.Add([]byte("5"), 512)
+	check(s, []int64{5})
+	s.Add([]byte("-40000"), 512) // to width 4, first
+	check(s, []int64{-40000, 5})
+	s.Add([]byte("9000000000"), 512) // to width 8, last
+	check(s, []int64{-40000, 5, 9000000000})
+	d := s.Clone().(*Set)
+	for _, m := range []string{"5", "9000000000", "-40000"} {
+		if !s.Remove([]byte(m)) {
+			t.Fatalf("remove %s", m)
+		}
+	}
+	check(s, nil)
+	if s.is.width() != 8 {
+		t.Fatalf("width %d after emptying, want 8", s.is.width())
+	}
+	check(d, []int64{-40000, 5, 9000000000})
+
+	// The largest intset the threshold allows, at each width, then one more.
+	for _, base := range []int64{0, 1 << 20, 1 << 40} {
+		s := New()
+		var want []int64
+		for i := int64(0); i < 512; i++ {
+			s.Add(strconv.AppendInt(nil, base+i*3, 10), 512)
+			want = append(want, base+i*3)
+			check(s, want)
+		}
+		s.Add([]byte("-1"), 512)
+		if s.IsIntset() || s.Len() != 513 || !s.Contains([]byte("-1")) || !s.Contains(strconv.AppendInt(nil, base+511*3, 10)) {
+			t.Fatalf("base %d: no conversion past 512: %s %d", base, s.Encoding(), s.Len())
+		}
+		if s.MemSize() != setOverhead+s.ht().memSize() {
+			t.Fatalf("hashtable MemSize %d", s.MemSize())
+		}
+		// Shrink back down one member at a time from the middle.
+		s = New()
+		for _, v := range want {
+			s.Add(strconv.AppendInt(nil, v, 10), 512)
+		}
+		for len(want) > 0 {
+			i := len(want) / 2
+			s.RemoveAt(i)
+			want = slices.Delete(want, i, i+1)
+			check(s, want)
+		}
 	}
 }

@@ -16,14 +16,100 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
 // ZSet is a sorted set.
+//
+// A ZSet is 16 bytes (the allocator's 16-byte size class). Its invariants:
+//
+//   - size is bigMark in the big form, and then p is the *bigSet and n is 0.
+//   - In the small form, size is the length in bytes of the encoded
+//     elements and n their number. p is nil when size is 0; otherwise it
+//     points to the first byte of a []byte allocation of exactly
+//     blockSize(size) bytes whose first size bytes are the elements.
+//     Because the capacity is a function of the length, it needs no field
+//     of its own: every change of size reallocates when blockSize changes,
+//     up or down (splice).
+//   - p points to the start of its allocation, which keeps it alive for the
+//     garbage collector.
+//
+// The small form holds at most safetySize bytes, and so its length fits
+// size.
 type ZSet struct {
-	buf []byte // small form: the encoded elements
-	n   int    // small form: the number of elements
-	big *bigSet
+	p    unsafe.Pointer
+	n    uint32
+	size uint32
+}
+
+// bigMark in ZSet.size marks the big form.
+const bigMark = ^uint32(0)
+
+// safetySize is Redis's LISTPACK_MAX_SAFETY_SIZE: past 1 GB a small set
+// converts to the big form whatever the limits say (lpSafeToAdd).
+const safetySize = 1 << 30
+
+// big returns the big form, or nil while the set is small.
+func (z *ZSet) big() *bigSet {
+	if z.size != bigMark {
+		return nil
+	}
+	return (*bigSet)(z.p)
+}
+
+// setBig puts the set in the big form b.
+func (z *ZSet) setBig(b *bigSet) { *z = ZSet{p: unsafe.Pointer(b), size: bigMark} }
+
+// buf returns the small form's encoded elements (length and capacity
+// size). It aliases the set and is valid until the next change.
+func (z *ZSet) buf() []byte {
+	if z.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(z.p), z.size)
+}
+
+// blockSize returns the capacity in bytes of the block that holds n bytes
+// of the small form: n rounded up to a grid of four steps per power of two
+// (8-byte steps up to 32, never under 16 bytes a step beyond), which
+// matches most of the Go allocator's size classes, so that a block wastes
+// little beyond what the allocator would, and a growing block is
+// reallocated at most once per eighth of its size. It is monotone and at
+// least n.
+func blockSize(n int) int {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 32:
+		return (n + 7) &^ 7
+	}
+	step := max(1<<(bits.Len(uint(n-1))-3), 16)
+	return (n + step - 1) &^ (step - 1)
+}
+
+// splice replaces the del bytes of the small form at off with add bytes,
+// undefined until written, reallocating the block when blockSize changes,
+// and returns the new encoded elements.
+func (z *ZSet) splice(off, del, add int) []byte {
+	old := z.buf()
+	n := len(old) - del + add
+	if size := blockSize(n); size != blockSize(len(old)) {
+		var b []byte
+		if size > 0 {
+			b = make([]byte, size)
+			copy(b, old[:off])
+			copy(b[off+add:], old[off+del:])
+		}
+		z.p, z.size = unsafe.Pointer(unsafe.SliceData(b)), uint32(n)
+		return z.buf()
+	}
+	if add != del {
+		b := unsafe.Slice((*byte)(z.p), blockSize(n)) // p != nil: n > 0 or add == del == 0
+		copy(b[off+add:n], old[off+del:])
+	}
+	z.size = uint32(n)
+	return z.buf()
 }
 
 type bigSet struct {
@@ -38,7 +124,7 @@ type bigSet struct {
 func New(small bool) *ZSet {
 	z := &ZSet{}
 	if !small {
-		z.big = &bigSet{ht: newHTable(0), tree: newBTree()}
+		z.setBig(&bigSet{ht: newHTable(0), tree: newBTree()})
 	}
 	return z
 }
@@ -50,19 +136,24 @@ type Elem struct {
 }
 
 // NewFromSorted returns a set holding elems, which must be in (score,
-// member) order without duplicate members, in the small form if small.
+// member) order without duplicate members, in the small form if small
+// (and the elements take at most safetySize bytes).
 func NewFromSorted(elems []Elem, small bool) *ZSet {
 	z := &ZSet{}
-	if small {
-		size := 0
-		for _, e := range elems {
-			size += entrySize(len(e.Member), e.Score)
+	size := 0
+	for _, e := range elems {
+		if !small || size > safetySize {
+			break
 		}
-		z.buf = make([]byte, 0, size)
+		size += entrySize(len(e.Member), zeroed(e.Score))
+	}
+	if small && size <= safetySize {
+		buf := z.splice(0, 0, size)
+		off := 0
 		for _, e := range elems {
-			z.buf = smallInsertAt(z.buf, len(z.buf), e.Member, e.Score)
+			off += putEntry(buf[off:], e.Member, e.Score)
 		}
-		z.n = len(elems)
+		z.n = uint32(len(elems))
 		return z
 	}
 	nodes := make([]*node, len(elems))
@@ -73,38 +164,38 @@ func NewFromSorted(elems []Elem, small bool) *ZSet {
 		big.memberBytes += allocSize(len(e.Member))
 	}
 	big.tree = buildBTree(nodes)
-	z.big = big
+	z.setBig(big)
 	return z
 }
 
 // Len returns the number of elements.
 func (z *ZSet) Len() int {
-	if z.big != nil {
-		return z.big.tree.n
+	if b := z.big(); b != nil {
+		return b.tree.n
 	}
-	return z.n
+	return int(z.n)
 }
 
 // Encoding names the form as Redis 7.0's OBJECT ENCODING does.
 func (z *ZSet) Encoding() string {
-	if z.big != nil {
+	if z.big() != nil {
 		return "skiplist"
 	}
 	return "listpack"
 }
 
 // Small reports whether the set is in the small form.
-func (z *ZSet) Small() bool { return z.big == nil }
+func (z *ZSet) Small() bool { return z.big() == nil }
 
 // Score returns member's score.
 func (z *ZSet) Score(member []byte) (float64, bool) {
-	if z.big != nil {
-		if n := z.big.ht.getBytes(member); n != nil {
+	if b := z.big(); b != nil {
+		if n := b.ht.getBytes(member); n != nil {
 			return n.score, true
 		}
 		return 0, false
 	}
-	_, s, ok := smallFind(z.buf, member)
+	_, s, ok := smallFind(z.buf(), member)
 	return s, ok
 }
 
@@ -136,8 +227,8 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 	}
 	incr, nx, xx := flags&AddIncr != 0, flags&AddNX != 0, flags&AddXX != 0
 	gt, lt := flags&AddGT != 0, flags&AddLT != 0
-	if z.big == nil {
-		off, cur, ok := smallFind(z.buf, member)
+	if z.big() == nil {
+		off, cur, ok := smallFind(z.buf(), member)
 		switch {
 		case ok:
 			if nx {
@@ -152,22 +243,22 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 				return Nop, 0
 			}
 			if score != cur {
-				_, _, next := smallEntry(z.buf, off)
-				z.buf = smallDelete(z.buf, off, next)
-				z.buf = smallInsert(z.buf, member, score)
+				_, _, next := smallEntry(z.buf(), off)
+				z.smallMove(off, next, member, score)
 				out = Updated
 			}
 			return out, score
 		case xx:
 			return Nop, 0
-		case z.n+1 <= maxEntries && len(member) <= maxValue:
-			z.buf = smallInsert(z.buf, member, score)
+		case int(z.n)+1 <= maxEntries && len(member) <= maxValue &&
+			int(z.size)+entrySize(len(member), zeroed(score)) <= safetySize:
+			z.smallInsert(member, score)
 			z.n++
 			return Added, score
 		}
 		z.toBig()
 	}
-	b := z.big
+	b := z.big()
 	if n := b.ht.getBytes(member); n != nil {
 		if nx {
 			return Nop, 0
@@ -202,9 +293,10 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 // toBig converts a small set to the big form.
 func (z *ZSet) toBig() {
 	nodes := make([]*node, 0, z.n)
-	b := &bigSet{ht: newHTable(z.n)}
-	for off := 0; off < len(z.buf); {
-		m, s, next := smallEntry(z.buf, off)
+	b := &bigSet{ht: newHTable(int(z.n))}
+	buf := z.buf()
+	for off := 0; off < len(buf); {
+		m, s, next := smallEntry(buf, off)
 		n := &node{member: string(m), score: s}
 		nodes = append(nodes, n)
 		b.ht.insert(n)
@@ -212,12 +304,12 @@ func (z *ZSet) toBig() {
 		off = next
 	}
 	b.tree = buildBTree(nodes)
-	z.big, z.buf, z.n = b, nil, 0
+	z.setBig(b)
 }
 
 // Delete removes member and reports whether it was there.
 func (z *ZSet) Delete(member []byte) bool {
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		n := b.ht.getBytes(member)
 		if n == nil {
 			return false
@@ -227,19 +319,19 @@ func (z *ZSet) Delete(member []byte) bool {
 		b.memberBytes -= allocSize(len(n.member))
 		return true
 	}
-	off, _, ok := smallFind(z.buf, member)
+	off, _, ok := smallFind(z.buf(), member)
 	if !ok {
 		return false
 	}
-	_, _, next := smallEntry(z.buf, off)
-	z.buf = smallDelete(z.buf, off, next)
+	_, _, next := smallEntry(z.buf(), off)
+	z.splice(off, next-off, 0)
 	z.n--
 	return true
 }
 
 // Rank returns member's 0-based rank in ascending order and its score.
 func (z *ZSet) Rank(member []byte) (rank int, score float64, ok bool) {
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		n := b.ht.getBytes(member)
 		if n == nil {
 			return 0, 0, false
@@ -247,8 +339,8 @@ func (z *ZSet) Rank(member []byte) (rank int, score float64, ok bool) {
 		return b.tree.rank(n.score, n.member), n.score, true
 	}
 	r := 0
-	for off := 0; off < len(z.buf); r++ {
-		m, s, next := smallEntry(z.buf, off)
+	for off := 0; off < len(z.buf()); r++ {
+		m, s, next := smallEntry(z.buf(), off)
 		if string(m) == string(member) {
 			return r, s, true
 		}
@@ -259,12 +351,12 @@ func (z *ZSet) Rank(member []byte) (rank int, score float64, ok bool) {
 
 // At returns the element of rank r (0 <= r < Len()).
 func (z *ZSet) At(r int) (member []byte, score float64) {
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		l, i := b.tree.at(r)
 		n := l.items[i]
 		return bytesOf(n.member), n.score
 	}
-	m, s, _ := smallEntry(z.buf, smallOffset(z.buf, r))
+	m, s, _ := smallEntry(z.buf(), smallOffset(z.buf(), r))
 	return m, s
 }
 
@@ -278,13 +370,13 @@ func (z *ZSet) Walk(from int, reverse bool, fn func(member []byte, score float64
 	if from < 0 || from >= z.Len() {
 		return
 	}
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		b.tree.walk(from, reverse, func(n *node) bool { return fn(bytesOf(n.member), n.score) })
 		return
 	}
 	if !reverse {
-		for off := smallOffset(z.buf, from); off < len(z.buf); {
-			m, s, next := smallEntry(z.buf, off)
+		for off := smallOffset(z.buf(), from); off < len(z.buf()); {
+			m, s, next := smallEntry(z.buf(), off)
 			if !fn(m, s) {
 				return
 			}
@@ -293,9 +385,9 @@ func (z *ZSet) Walk(from int, reverse bool, fn func(member []byte, score float64
 		return
 	}
 	var stack [130]int
-	offs := smallOffsets(z.buf, stack[:0])
+	offs := smallOffsets(z.buf(), stack[:0])
 	for i := from; i >= 0; i-- {
-		m, s, _ := smallEntry(z.buf, offs[i])
+		m, s, _ := smallEntry(z.buf(), offs[i])
 		if !fn(m, s) {
 			return
 		}
@@ -309,7 +401,7 @@ func (z *ZSet) DeleteRange(lo, hi int) int {
 	if lo >= hi {
 		return 0
 	}
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		if n := b.tree.n; hi-lo > 64 && hi-lo > n/8 {
 			// A big part goes: rebuild the tree from the rest, O(n),
 			// rather than remove elements one at a time, O(k log n).
@@ -337,10 +429,11 @@ func (z *ZSet) DeleteRange(lo, hi int) int {
 		}
 		return hi - lo
 	}
-	from := smallOffset(z.buf, lo)
-	to := from + smallOffset(z.buf[from:], hi-lo)
-	z.buf = smallDelete(z.buf, from, to)
-	z.n -= hi - lo
+	buf := z.buf()
+	from := smallOffset(buf, lo)
+	to := from + smallOffset(buf[from:], hi-lo)
+	z.splice(from, to-from, 0)
+	z.n -= uint32(hi - lo)
 	return hi - lo
 }
 
@@ -350,18 +443,18 @@ func (z *ZSet) ScoreRange(r *ScoreRange) (lo, hi int) {
 	if r.Empty() || n == 0 {
 		return 0, 0
 	}
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		lo = b.tree.seek(func(s float64, _ string) bool { return r.GteMin(s) })
 		hi = b.tree.seek(func(s float64, _ string) bool { return !r.LteMax(s) })
 		return lo, max(lo, hi)
 	}
 	off := 0
-	for ; off < len(z.buf) && !r.GteMin(smallScore(z.buf, off)); lo++ {
-		_, _, off = smallEntry(z.buf, off)
+	for ; off < len(z.buf()) && !r.GteMin(smallScore(z.buf(), off)); lo++ {
+		_, _, off = smallEntry(z.buf(), off)
 	}
 	hi = lo
-	for ; off < len(z.buf) && r.LteMax(smallScore(z.buf, off)); hi++ {
-		_, _, off = smallEntry(z.buf, off)
+	for ; off < len(z.buf()) && r.LteMax(smallScore(z.buf(), off)); hi++ {
+		_, _, off = smallEntry(z.buf(), off)
 	}
 	return lo, hi
 }
@@ -375,7 +468,7 @@ func (z *ZSet) LexRange(r *LexRange, reverse bool) (lo, hi int) {
 	if r.Empty() || n == 0 {
 		return 0, 0
 	}
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		// zslIsInLexRange: some of the set can be in range.
 		first, last := b.tree.first.items[0], b.tree.last.items[len(b.tree.last.items)-1]
 		if !r.GteMin(bytesOf(last.member)) || !r.LteMax(bytesOf(first.member)) {
@@ -386,8 +479,8 @@ func (z *ZSet) LexRange(r *LexRange, reverse bool) (lo, hi int) {
 		return lo, max(lo, hi)
 	}
 	var stack [130]int
-	offs := smallOffsets(z.buf, stack[:0])
-	member := func(i int) []byte { m, _, _ := smallEntry(z.buf, offs[i]); return m }
+	offs := smallOffsets(z.buf(), stack[:0])
+	member := func(i int) []byte { m, _, _ := smallEntry(z.buf(), offs[i]); return m }
 	// zzlIsInLexRange: some of the set can be in range.
 	if !r.GteMin(member(n-1)) || !r.LteMax(member(0)) {
 		return 0, 0
@@ -412,10 +505,11 @@ func (z *ZSet) LexRange(r *LexRange, reverse bool) (lo, hi int) {
 // element present for the whole iteration is returned at least once.
 // count counts reply items as Redis does (two per element).
 func (z *ZSet) Scan(cursor uint64, count int, fn func(member []byte, score float64)) uint64 {
-	b := z.big
+	b := z.big()
 	if b == nil {
-		for off := 0; off < len(z.buf); {
-			m, s, next := smallEntry(z.buf, off)
+		buf := z.buf()
+		for off := 0; off < len(buf); {
+			m, s, next := smallEntry(buf, off)
 			fn(m, s)
 			off = next
 		}
@@ -437,11 +531,13 @@ func (z *ZSet) Scan(cursor uint64, count int, fn func(member []byte, score float
 
 // Clone returns a deep copy in the same form (for COPY).
 func (z *ZSet) Clone() any {
-	if z.big == nil {
-		return &ZSet{buf: append([]byte(nil), z.buf...), n: z.n}
+	if z.big() == nil {
+		d := &ZSet{n: z.n}
+		copy(d.splice(0, 0, int(z.size)), z.buf())
+		return d
 	}
 	elems := make([]Elem, 0, z.Len())
-	z.big.tree.walk(0, false, func(n *node) bool {
+	z.big().tree.walk(0, false, func(n *node) bool {
 		elems = append(elems, Elem{n.member, n.score})
 		return true
 	})
@@ -452,15 +548,15 @@ func (z *ZSet) Clone() any {
 // bytes) and its slot in a leaf of the tree (8 bytes at about 3/4 fill).
 const (
 	bigElemOverhead = 32 + 11
-	zsetOverhead    = 48
+	zsetOverhead    = 16 // the ZSet
 )
 
 // MemSize estimates the bytes the set occupies.
 func (z *ZSet) MemSize() int64 {
-	if b := z.big; b != nil {
+	if b := z.big(); b != nil {
 		return zsetOverhead + 64 + int64(b.tree.n)*bigElemOverhead + b.memberBytes + int64(b.ht.buckets())*8
 	}
-	return zsetOverhead + int64(cap(z.buf))
+	return zsetOverhead + int64(blockSize(int(z.size)))
 }
 
 // allocSize approximates the bytes the Go allocator gives a string of n
@@ -556,9 +652,9 @@ func smallFind(buf []byte, member []byte) (off int, score float64, ok bool) {
 	return 0, 0, false
 }
 
-// smallInsert inserts (member, score), which must not be present, at its
-// place in the order.
-func smallInsert(buf []byte, member []byte, score float64) []byte {
+// insertPos returns the offset in buf where (member, score), which must
+// not be present, goes in the order.
+func insertPos(buf []byte, member []byte, score float64) int {
 	off := 0
 	for off < len(buf) {
 		m, s, next := smallEntry(buf, off)
@@ -567,19 +663,56 @@ func smallInsert(buf []byte, member []byte, score float64) []byte {
 		}
 		off = next
 	}
-	return smallInsertAt(buf, off, member, score)
+	return off
 }
 
-// smallInsertAt writes (member, score) at offset off of buf. -0 is stored
-// as 0, as a listpack stores a score that is an integer.
-func smallInsertAt[T string | []byte](buf []byte, off int, member T, score float64) []byte {
-	if score == 0 {
-		score = 0
+// smallInsert inserts (member, score), which must not be present, at its
+// place in the order of the small form.
+func (z *ZSet) smallInsert(member []byte, score float64) {
+	off := insertPos(z.buf(), member, score)
+	buf := z.splice(off, 0, entrySize(len(member), zeroed(score)))
+	putEntry(buf[off:], member, score)
+}
+
+// smallMove gives member, whose entry is buf[off:next], the new score and
+// moves it to its place, reallocating the block at most once (a deletion
+// and an insertion could each reallocate at a blockSize boundary).
+func (z *ZSet) smallMove(off, next int, member []byte, score float64) {
+	blk := unsafe.Slice((*byte)(z.p), blockSize(int(z.size))) // p != nil: the set holds member
+	buf := blk[:z.size]
+	// Delete in place; the block stays as it is until the end.
+	buf = buf[:len(buf)-(next-off)]
+	copy(buf[off:], blk[next:z.size])
+	ins := insertPos(buf, member, score)
+	size := entrySize(len(member), zeroed(score))
+	n := len(buf) + size
+	if blockSize(n) == len(blk) {
+		buf = blk[:n]
+		copy(buf[ins+size:], buf[ins:n-size])
+	} else {
+		nb := make([]byte, blockSize(n))
+		copy(nb, buf[:ins])
+		copy(nb[ins+size:], buf[ins:])
+		z.p, buf = unsafe.Pointer(unsafe.SliceData(nb)), nb[:n]
 	}
-	size := entrySize(len(member), score)
-	buf = growBytes(buf, size)
-	copy(buf[off+size:], buf[off:len(buf)-size])
-	p := off
+	putEntry(buf[ins:], member, score)
+	z.size = uint32(n)
+}
+
+// zeroed returns score with -0 as 0, as a listpack stores a score that is
+// an integer.
+func zeroed(score float64) float64 {
+	if score == 0 {
+		return 0
+	}
+	return score
+}
+
+// putEntry writes (member, score) at the start of buf, which has room for
+// it, and returns its size, entrySize(len(member), zeroed(score)).
+func putEntry[T string | []byte](buf []byte, member T, score float64) int {
+	score = zeroed(score)
+	p := 0
 	h := uint64(len(member)) << 1
 	v, isInt := scoreInt(score)
 	if isInt {
@@ -588,33 +721,10 @@ func smallInsertAt[T string | []byte](buf []byte, off int, member T, score float
 	p += binary.PutUvarint(buf[p:], h)
 	p += copy(buf[p:], member)
 	if isInt {
-		binary.PutVarint(buf[p:], v)
-	} else {
-		binary.LittleEndian.PutUint64(buf[p:], math.Float64bits(score))
+		return p + binary.PutVarint(buf[p:], v)
 	}
-	return buf
-}
-
-// growBytes extends buf by n bytes, growing its array by a quarter at a
-// time rather than doubling: small sets are many, and each is small.
-func growBytes(buf []byte, n int) []byte {
-	if len(buf)+n > cap(buf) {
-		c := max(len(buf)+n, cap(buf)+cap(buf)/4, 32)
-		nb := make([]byte, len(buf), c)
-		copy(nb, buf)
-		buf = nb
-	}
-	return buf[:len(buf)+n]
-}
-
-// smallDelete removes the bytes [from, to) from buf.
-func smallDelete(buf []byte, from, to int) []byte {
-	n := copy(buf[from:], buf[to:])
-	buf = buf[:from+n]
-	if cap(buf) > 64 && len(buf) < cap(buf)/2 {
-		buf = append([]byte(nil), buf...) // give back what a shrunken set no longer needs
-	}
-	return buf
+	binary.LittleEndian.PutUint64(buf[p:], math.Float64bits(score))
+	return p + 8
 }
 
 // smallOffsets appends to offs the offset of every entry, plus len(buf)

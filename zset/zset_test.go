@@ -114,10 +114,10 @@ func check(t *testing.T, z *ZSet, m model) {
 	if z.Len() != len(want) {
 		t.Fatalf("Len %d, want %d", z.Len(), len(want))
 	}
-	if z.big != nil {
-		checkTree(t, &z.big.tree)
-		if z.big.ht.n != len(want) {
-			t.Fatalf("hash holds %d", z.big.ht.n)
+	if z.big() != nil {
+		checkTree(t, &z.big().tree)
+		if z.big().ht.n != len(want) {
+			t.Fatalf("hash holds %d", z.big().ht.n)
 		}
 	}
 	var got []Elem
