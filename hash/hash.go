@@ -24,6 +24,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/block"
 )
 
 // Limits are the thresholds past which a small hash converts to a table:
@@ -49,10 +51,10 @@ const safetySize = 1 << 30
 //   - size is bigMark in the big form, and then p is the *table and n is 0.
 //   - In the small form, size is the listpack's length in bytes and n its
 //     number of pairs. p is nil when size is 0; otherwise it points to the
-//     first byte of a []byte allocation of exactly blockSize(size) bytes
+//     first byte of a []byte allocation of exactly block.Size(size) bytes
 //     whose first size bytes are the listpack. Because the capacity is a
 //     function of the length, it needs no field of its own: every change of
-//     size reallocates when blockSize changes, up or down (resize).
+//     size reallocates when block.Size changes, up or down (resize).
 //   - p points to the start of its allocation, which keeps it alive for the
 //     garbage collector.
 //
@@ -87,31 +89,13 @@ func (h *Hash) lp() []byte {
 	return unsafe.Slice((*byte)(h.p), h.size)
 }
 
-// blockSize returns the capacity in bytes of the block that holds a
-// listpack of n bytes: n rounded up to a grid of four steps per power of
-// two (8-byte steps up to 32, never under 16 bytes a step beyond), which
-// matches most of the Go allocator's size classes, so that a block wastes
-// little beyond what the allocator would, and a growing block is
-// reallocated at most once per eighth of its size. It is monotone and at
-// least n.
-func blockSize(n int) int {
-	switch {
-	case n <= 0:
-		return 0
-	case n <= 32:
-		return (n + 7) &^ 7
-	}
-	step := max(1<<(bits.Len(uint(n-1))-3), 16)
-	return (n + step - 1) &^ (step - 1)
-}
-
 // resize sets the small form's length to n bytes, keeping the first
-// min(n, old length) bytes, reallocating the block when blockSize changes,
+// min(n, old length) bytes, reallocating the block when block.Size changes,
 // and returns the listpack. Bytes past the old length are undefined until
 // written.
 func (h *Hash) resize(n int) []byte {
 	old := int(h.size)
-	if size := blockSize(n); size != blockSize(old) {
+	if size := block.Size(n); size != block.Size(old) {
 		var p unsafe.Pointer
 		if size > 0 {
 			b := make([]byte, size)
@@ -316,7 +300,7 @@ func (h *Hash) MemSize() int64 {
 	if h.t() != nil {
 		return hashOverhead + h.t().memSize()
 	}
-	return hashOverhead + int64(blockSize(int(h.size)))
+	return hashOverhead + int64(block.Size(int(h.size)))
 }
 
 // Clone returns a deep copy of the hash (for COPY).

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/block"
 )
 
 // checkSmall checks the small form's invariants besides its contents: the
 // block is nil exactly when empty, the length is what the pairs take, and
-// MemSize counts the block blockSize says.
+// MemSize counts the block block.Size says.
 func checkSmall(t *testing.T, h *Hash, m map[string]string) {
 	t.Helper()
 	check(t, h, m)
@@ -23,8 +25,8 @@ func checkSmall(t *testing.T, h *Hash, m map[string]string) {
 	if int(h.size) != size || (h.p == nil) != (size == 0) || int(h.n) != len(m) {
 		t.Fatalf("size %d p %p n %d, want size %d for %d pairs", h.size, h.p, h.n, size, len(m))
 	}
-	if got := h.MemSize(); got != int64(hashOverhead+blockSize(size)) {
-		t.Fatalf("MemSize %d, want %d", got, hashOverhead+blockSize(size))
+	if got := h.MemSize(); got != int64(hashOverhead+block.Size(size)) {
+		t.Fatalf("MemSize %d, want %d", got, hashOverhead+block.Size(size))
 	}
 }
 

@@ -2,9 +2,10 @@ package set
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/block"
 )
 
 // intset is Redis's intset: a sorted array of distinct integers stored at
@@ -19,10 +20,10 @@ import (
 //     to encTable, and then n is 0 and no intset method may be called.
 //   - n is the member count. p is nil when n is 0; otherwise it points to
 //     the first byte of a []uint64 allocation (so 8-byte aligned, whatever
-//     the width) of exactly blockSize(n*width) bytes, whose first n*width
+//     the width) of exactly block.Size(n*width) bytes, whose first n*width
 //     bytes hold the members in ascending order. Because the capacity is a
 //     function of the length, it needs no field of its own; every change of
-//     n reallocates when blockSize changes, up or down.
+//     n reallocates when block.Size changes, up or down.
 //   - p points to the start of the allocation, which keeps it alive for the
 //     garbage collector; the allocation holds no pointers.
 type intset struct {
@@ -34,27 +35,10 @@ type intset struct {
 // encTable marks, in intset.enc, a Set in the hashtable encoding.
 const encTable = 1
 
-// blockSize returns the capacity in bytes of the block that holds n bytes:
-// n rounded up to a grid of four steps per power of two (8-byte steps up to
-// 32, never under 16 bytes a step beyond), which matches most of the Go
-// allocator's size classes, so that a block wastes little beyond what the
-// allocator would, and a growing block is reallocated at most once per
-// eighth of its size. It is a multiple of 8, monotone, and at least n.
-func blockSize(n int) int {
-	switch {
-	case n <= 0:
-		return 0
-	case n <= 32:
-		return (n + 7) &^ 7
-	}
-	step := max(1<<(bits.Len(uint(n-1))-3), 16)
-	return (n + step - 1) &^ (step - 1)
-}
-
-// allocBlock returns a new zeroed block of blockSize(n) bytes, or nil when
+// allocBlock returns a new zeroed block of block.Size(n) bytes, or nil when
 // that is 0.
 func allocBlock(n int) unsafe.Pointer {
-	size := blockSize(n)
+	size := block.Size(n)
 	if size == 0 {
 		return nil
 	}
@@ -153,7 +137,7 @@ func (s *intset) add(v int64) bool {
 func (s *intset) resize(n int) {
 	w := int(s.width())
 	old := int(s.n)
-	if blockSize(n*w) != blockSize(old*w) {
+	if block.Size(n*w) != block.Size(old*w) {
 		p := allocBlock(n * w)
 		copy(rawBytes(p, n*w), rawBytes(s.p, min(n, old)*w))
 		s.p = p
@@ -241,4 +225,4 @@ func (s *intset) clone() intset {
 	return d
 }
 
-func (s *intset) memSize() int64 { return int64(blockSize(int(s.n) * int(s.width()))) }
+func (s *intset) memSize() int64 { return int64(block.Size(int(s.n) * int(s.width()))) }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/block"
 )
 
 // members returns the set's members as sorted strings.
@@ -689,9 +691,9 @@ func TestSmallLayout(t *testing.T) {
 		t.Fatalf("Set is %d bytes, want 16", sz)
 	}
 	for n := 0; n <= 1<<14; n++ {
-		b := blockSize(n)
-		if b < n || b%8 != 0 || b < blockSize(n-1) || n > 32 && b-n >= max(n/4, 16) {
-			t.Fatalf("blockSize(%d) = %d", n, b)
+		b := block.Size(n)
+		if b < n || b%8 != 0 || b < block.Size(n-1) || n > 32 && b-n >= max(n/4, 16) {
+			t.Fatalf("block.Size(%d) = %d", n, b)
 		}
 	}
 	check := func(s *Set, want []int64) {
@@ -702,7 +704,7 @@ func TestSmallLayout(t *testing.T) {
 		if (s.is.p == nil) != (len(want) == 0) {
 			t.Fatalf("block %p for %d members", s.is.p, len(want))
 		}
-		if got, w := s.MemSize(), int64(setOverhead+blockSize(len(want)*int(s.is.width()))); got != w {
+		if got, w := s.MemSize(), int64(setOverhead+block.Size(len(want)*int(s.is.width()))); got != w {
 			t.Fatalf("MemSize %d, want %d", got, w)
 		}
 		for i, v := range want {

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/block"
 )
 
 // checkSmall checks the small form's invariants besides its contents: the
 // block is nil exactly when empty, its length is what the elements take,
-// and MemSize counts the block blockSize says.
+// and MemSize counts the block block.Size says.
 func checkSmall(t *testing.T, z *ZSet, m model) {
 	t.Helper()
 	check(t, z, m)
@@ -24,8 +26,8 @@ func checkSmall(t *testing.T, z *ZSet, m model) {
 	if int(z.size) != size || (z.p == nil) != (size == 0) || int(z.n) != len(m) {
 		t.Fatalf("size %d p %p n %d, want size %d for %d elements", z.size, z.p, z.n, size, len(m))
 	}
-	if got := z.MemSize(); got != int64(zsetOverhead+blockSize(size)) {
-		t.Fatalf("MemSize %d, want %d", got, zsetOverhead+blockSize(size))
+	if got := z.MemSize(); got != int64(zsetOverhead+block.Size(size)) {
+		t.Fatalf("MemSize %d, want %d", got, zsetOverhead+block.Size(size))
 	}
 }
 

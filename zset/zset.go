@@ -16,8 +16,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
-	"math/bits"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/block"
 )
 
 // ZSet is a sorted set.
@@ -28,9 +29,9 @@ import (
 //   - In the small form, size is the length in bytes of the encoded
 //     elements and n their number. p is nil when size is 0; otherwise it
 //     points to the first byte of a []byte allocation of exactly
-//     blockSize(size) bytes whose first size bytes are the elements.
+//     block.Size(size) bytes whose first size bytes are the elements.
 //     Because the capacity is a function of the length, it needs no field
-//     of its own: every change of size reallocates when blockSize changes,
+//     of its own: every change of size reallocates when block.Size changes,
 //     up or down (splice).
 //   - p points to the start of its allocation, which keeps it alive for the
 //     garbage collector.
@@ -70,31 +71,13 @@ func (z *ZSet) buf() []byte {
 	return unsafe.Slice((*byte)(z.p), z.size)
 }
 
-// blockSize returns the capacity in bytes of the block that holds n bytes
-// of the small form: n rounded up to a grid of four steps per power of two
-// (8-byte steps up to 32, never under 16 bytes a step beyond), which
-// matches most of the Go allocator's size classes, so that a block wastes
-// little beyond what the allocator would, and a growing block is
-// reallocated at most once per eighth of its size. It is monotone and at
-// least n.
-func blockSize(n int) int {
-	switch {
-	case n <= 0:
-		return 0
-	case n <= 32:
-		return (n + 7) &^ 7
-	}
-	step := max(1<<(bits.Len(uint(n-1))-3), 16)
-	return (n + step - 1) &^ (step - 1)
-}
-
 // splice replaces the del bytes of the small form at off with add bytes,
-// undefined until written, reallocating the block when blockSize changes,
+// undefined until written, reallocating the block when block.Size changes,
 // and returns the new encoded elements.
 func (z *ZSet) splice(off, del, add int) []byte {
 	old := z.buf()
 	n := len(old) - del + add
-	if size := blockSize(n); size != blockSize(len(old)) {
+	if size := block.Size(n); size != block.Size(len(old)) {
 		var b []byte
 		if size > 0 {
 			b = make([]byte, size)
@@ -105,7 +88,7 @@ func (z *ZSet) splice(off, del, add int) []byte {
 		return z.buf()
 	}
 	if add != del {
-		b := unsafe.Slice((*byte)(z.p), blockSize(n)) // p != nil: n > 0 or add == del == 0
+		b := unsafe.Slice((*byte)(z.p), block.Size(n)) // p != nil: n > 0 or add == del == 0
 		copy(b[off+add:n], old[off+del:])
 	}
 	z.size = uint32(n)
@@ -556,7 +539,7 @@ func (z *ZSet) MemSize() int64 {
 	if b := z.big(); b != nil {
 		return zsetOverhead + 64 + int64(b.tree.n)*bigElemOverhead + b.memberBytes + int64(b.ht.buckets())*8
 	}
-	return zsetOverhead + int64(blockSize(int(z.size)))
+	return zsetOverhead + int64(block.Size(int(z.size)))
 }
 
 // allocSize approximates the bytes the Go allocator gives a string of n
@@ -676,9 +659,9 @@ func (z *ZSet) smallInsert(member []byte, score float64) {
 
 // smallMove gives member, whose entry is buf[off:next], the new score and
 // moves it to its place, reallocating the block at most once (a deletion
-// and an insertion could each reallocate at a blockSize boundary).
+// and an insertion could each reallocate at a block.Size boundary).
 func (z *ZSet) smallMove(off, next int, member []byte, score float64) {
-	blk := unsafe.Slice((*byte)(z.p), blockSize(int(z.size))) // p != nil: the set holds member
+	blk := unsafe.Slice((*byte)(z.p), block.Size(int(z.size))) // p != nil: the set holds member
 	buf := blk[:z.size]
 	// Delete in place; the block stays as it is until the end.
 	buf = buf[:len(buf)-(next-off)]
@@ -686,11 +669,11 @@ func (z *ZSet) smallMove(off, next int, member []byte, score float64) {
 	ins := insertPos(buf, member, score)
 	size := entrySize(len(member), zeroed(score))
 	n := len(buf) + size
-	if blockSize(n) == len(blk) {
+	if block.Size(n) == len(blk) {
 		buf = blk[:n]
 		copy(buf[ins+size:], buf[ins:n-size])
 	} else {
-		nb := make([]byte, blockSize(n))
+		nb := make([]byte, block.Size(n))
 		copy(nb, buf[:ins])
 		copy(nb[ins+size:], buf[ins:])
 		z.p, buf = unsafe.Pointer(unsafe.SliceData(nb)), nb[:n]
