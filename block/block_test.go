@@ -14,8 +14,8 @@ func TestSize(t *testing.T) {
 		if s < n || s < prev || s%8 != 0 {
 			t.Fatalf("Size(%d) = %d (Size(%d) = %d): not monotone, a multiple of 8 and at least n", n, s, n-1, prev)
 		}
-		if n > 32 && s-n >= max(n/8, 16) {
-			t.Fatalf("Size(%d) = %d wastes more than an eighth", n, s)
+		if n > 32 && s-n >= max(n/4, 16) {
+			t.Fatalf("Size(%d) = %d wastes a quarter or more", n, s)
 		}
 		prev = s
 	}
