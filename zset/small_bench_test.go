@@ -19,10 +19,7 @@ func BenchmarkAdd10(b *testing.B) {
 // BenchmarkScore10 is ZSCORE on a set of 10 short members.
 func BenchmarkScore10(b *testing.B) {
 	ms := benchMembers(10)
-	z := New(true)
-	for j, m := range ms {
-		z.Add(m, float64(j), 0, 128, 64)
-	}
+	z := smallOf(ms)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		z.Score(ms[i%10])
@@ -33,10 +30,7 @@ func BenchmarkScore10(b *testing.B) {
 // moves the element.
 func BenchmarkIncr10(b *testing.B) {
 	ms := benchMembers(10)
-	z := New(true)
-	for j, m := range ms {
-		z.Add(m, float64(j), 0, 128, 64)
-	}
+	z := smallOf(ms)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		z.Add(ms[i%10], 3, AddIncr, 128, 64)
@@ -46,3 +40,12 @@ func BenchmarkIncr10(b *testing.B) {
 // sink keeps what a benchmark builds on the heap, where the server keeps
 // it, rather than let escape analysis put it on the stack.
 var sink any
+
+// smallOf returns a small set of ms, scored by position.
+func smallOf(ms [][]byte) *ZSet {
+	z := New(true)
+	for j, m := range ms {
+		z.Add(m, float64(j), 0, 128, 64)
+	}
+	return z
+}
