@@ -30,7 +30,8 @@
 //     arrival order, each once every shared holder has left.
 //   - TryLockGlobal, TryLockKeys and TryLockKey never queue and never jump
 //     a queue: they fail when a lock is held in a conflicting mode or has
-//     waiters that they would pass.
+//     waiters that they would pass (but for a request of their own domain
+//     that a release woke, see Guard.SetDomain).
 //
 // # Asynchronous acquisition
 //
@@ -572,8 +573,9 @@ func (m *Manager) NewGuard(hint uint64) *Guard {
 }
 
 // SetDomain puts the guard's asynchronous exclusive requests (for tags or
-// for the global lock) in domain d (0, the default: none): the owners of a domain's guards run one
-// at a time on one goroutine, as the clients of an event loop do, so
+// for the global lock) in domain d (0, the default: none): the owners of
+// a domain's guards run one at a time on one goroutine, as the clients of
+// an event loop do, so
 // handing a lock from one of them to the next, in the order they queued,
 // serves no fairness and builds convoys. A loop's clients that pipeline
 // writes to one tag behind a handed-off holder would take turns forever,
