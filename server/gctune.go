@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -68,4 +69,23 @@ func (s *Server) tuneGC() {
 		debug.SetGCPercent(want)
 		t.percent = want
 	}
+}
+
+// restoreGC undoes, at shutdown, what this server set in the process-wide
+// collector: GOGC back to 100 and no memory limit. A process that goes on
+// after its server (an embedding program, a test binary running server
+// after server) would otherwise keep a low GOGC and a limit sized for a
+// maxmemory nobody enforces any more, and collect without end once its
+// heap passes that limit.
+func (s *Server) restoreGC() {
+	if s.maxmemory.Int() > 0 {
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+	t := &s.gcTune
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.percent != 0 && t.percent != gcPercentMax && !gcUserPercent {
+		debug.SetGCPercent(gcPercentMax)
+	}
+	t.percent = 0
 }

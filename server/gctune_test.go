@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -43,8 +45,43 @@ func TestTuneGC(t *testing.T) {
 	if p := gcPercentNow(); p != 100 {
 		t.Errorf("GOGC %d without maxmemory", p)
 	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("memory limit %d without maxmemory", l)
+	}
 	s.tuneGC()
 	if p := gcPercentNow(); p != 100 {
 		t.Errorf("GOGC %d after a tick without maxmemory", p)
+	}
+}
+
+// TestShutdownRestoresGC: a server that tuned the collector for its
+// maxmemory puts GOGC and the memory limit back when it shuts down, so the
+// process's next server (or whatever runs after it) is not left
+// collecting against a limit nobody enforces.
+func TestShutdownRestoresGC(t *testing.T) {
+	if gcUserPercent {
+		t.Skip("GOGC set in the environment")
+	}
+	ballast := make([]*[1 << 20]byte, 16) // at least 16 MB live
+	for i := range ballast {
+		ballast[i] = new([1 << 20]byte)
+	}
+	defer runtime.KeepAlive(ballast)
+	runtime.GC()
+	s, _ := startServer(t, "--maxmemory", "1mb")
+	if p := gcPercentNow(); p >= 100 {
+		t.Fatalf("GOGC %d under maxmemory 1mb", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l == math.MaxInt64 {
+		t.Fatalf("no memory limit under maxmemory 1mb")
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := gcPercentNow(); p != 100 {
+		t.Errorf("GOGC %d after shutdown", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("memory limit %d after shutdown", l)
 	}
 }

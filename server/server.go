@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -322,7 +323,7 @@ func (s *Server) applyMaxmemory() {
 	if mm := s.maxmemory.Int(); mm > 0 {
 		debug.SetMemoryLimit(mm + mm/4 + gcHeadroom)
 	} else {
-		debug.SetMemoryLimit(-1 >> 1)
+		debug.SetMemoryLimit(math.MaxInt64)
 	}
 	s.tuneGC() // gctune.go
 }
@@ -475,7 +476,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	waited := make(chan struct{})
-	go func() { s.wg.Wait(); s.stopTransport(); s.closeAOF(); s.closeTier(); close(waited) }()
+	go func() {
+		s.wg.Wait()
+		s.stopTransport()
+		s.closeAOF()
+		s.closeTier()
+		s.restoreGC()
+		close(waited)
+	}()
 	select {
 	case <-waited:
 		return nil
