@@ -247,6 +247,14 @@ func TestReplicationAllTypes(t *testing.T) {
 				{"PEXPIRE", "full:str", "123457"}, {"SETRANGE", "full:raw", "3", "xyz"}, {"INCR", "full:int"},
 				{"XCLAIM", "full:stream", "g", "bob", "0", "2-0"}, {"PFADD", "full:hll", "d"},
 				{"BITOP", "OR", "full:bits2", "full:bits", "stream:bits"}, {"RENAME", "full:geo", "full:geo2"},
+				// Commands a master rewrites for its stream.
+				{"SPOP", "full:bigset", "3"}, {"INCRBYFLOAT", "full:int", "0.5"}, {"HINCRBYFLOAT", "full:hash", "f2", "1.5"},
+				{"SET", "full:str", "kept", "KEEPTTL"}, {"GETEX", "stream:str", "EXAT", "4102444800"},
+				{"PSETEX", "full:psetex", "654321", "v"}, {"PEXPIRE", "stream:raw", "-1"}, {"EXPIRE", "full:intset", "100", "NX"},
+				{"XAUTOCLAIM", "stream:stream", "g", "carol", "0", "0-0"}, {"XTRIM", "stream:stream", "MINID", "1-2"},
+				{"LMOVE", "full:list", "stream:list", "LEFT", "RIGHT"}, {"ZPOPMIN", "full:zset"}, {"COPY", "full:bighll", "copied"},
+				{"SORT", "full:list", "ALPHA", "STORE", "sorted"}, {"PFMERGE", "merged", "full:hll", "stream:bighll"},
+				{"GEOSEARCHSTORE", "near", "full:geo2", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC"},
 				{"MOVE", "full:set", "7"}, {"SWAPDB", "0", "5"},
 			} {
 				if got := m.c.Do(cmd...); strings.HasPrefix(got, "-") {
