@@ -116,6 +116,9 @@ type Link struct {
 	read   atomic.Int64 // the master's offset this replica has read
 	replID atomic.Value // string: the master's replication ID
 	lastIO atomic.Int64 // unix seconds of the last data from the master
+	// downSince: unix seconds when a connected link was lost; 0 while
+	// connected or before the first connection.
+	downSince atomic.Int64
 	// connectedOnce: the link has completed a synchronization.
 	connectedOnce atomic.Bool
 	// transferSize and transferRead: the payload being received, its
@@ -183,6 +186,11 @@ func (l *Link) ReplID() string { return l.replID.Load().(string) }
 // (INFO's master_sync_* fields, while State is StateSync).
 func (l *Link) Transfer() (size, read int64) { return l.transferSize.Load(), l.transferRead.Load() }
 
+// DownSince returns when (unix seconds) the link to a master it had
+// followed was lost, 0 while it is connected or if it never was (INFO's
+// master_link_down_since_seconds, as Redis's repl_down_since).
+func (l *Link) DownSince() int64 { return l.downSince.Load() }
+
 // LastIO returns the unix seconds of the last data received.
 func (l *Link) LastIO() int64 { return l.lastIO.Load() }
 
@@ -242,6 +250,9 @@ func (l *Link) run() {
 	for !l.stopped() {
 		l.state.Store(StateConnecting)
 		err := l.session()
+		if l.State() == StateConnected {
+			l.downSince.Store(time.Now().Unix())
+		}
 		if l.cfg.Lost != nil {
 			l.cfg.Lost()
 		}
@@ -258,6 +269,12 @@ func (l *Link) run() {
 		}
 	}
 	l.state.Store(StateConnect)
+}
+
+// connected marks the link as following the master's stream.
+func (l *Link) connected() {
+	l.downSince.Store(0)
+	l.state.Store(StateConnected)
 }
 
 // announceIP is the address to announce, "" for none.
@@ -340,7 +357,7 @@ func (l *Link) session() error {
 		l.cfg.Logf("Successful partial resynchronization with master.")
 		l.cfg.Logf("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
 		l.cfg.Synced(l.ReplID(), l.Offset(), false)
-		l.state.Store(StateConnected)
+		l.connected()
 		return l.follow(conn, br)
 	}
 	replID, offset, ok := parseFullResync(line)
@@ -355,7 +372,7 @@ func (l *Link) session() error {
 	l.replID.Store(replID)
 	l.offset.Store(offset)
 	l.cfg.Synced(replID, offset, true)
-	l.state.Store(StateConnected)
+	l.connected()
 	l.connectedOnce.Store(true)
 	l.cfg.Logf("MASTER <-> REPLICA sync: Finished with success")
 	// The first ACK at once puts this replica online on its master (a

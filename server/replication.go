@@ -642,7 +642,11 @@ func (s *Server) infoReplication(b []byte) []byte {
 				size, read, size-read, perc, now-l.LastIO())
 		}
 		if up == "down" {
-			b = append(b, "master_link_down_since_seconds:-1\r\n"...)
+			down := int64(-1)
+			if since := l.DownSince(); since != 0 {
+				down = now - since
+			}
+			b = fmt.Appendf(b, "master_link_down_since_seconds:%d\r\n", down)
 		}
 		b = fmt.Appendf(b, "slave_priority:%d\r\n", s.cfg.Lookup("replica-priority").Int())
 		b = fmt.Appendf(b, "slave_read_only:%d\r\n", boolInt(s.cfg.Lookup("replica-read-only").Bool()))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -684,5 +685,29 @@ func compareSteps(t *testing.T, steps [][]string, redis, hotkv string) {
 		if got[i] != want[i] {
 			t.Errorf("%q: HotKV %q, Redis %q", s, got[i], want[i])
 		}
+	}
+}
+
+// TestMasterLinkDownSince: INFO's master_link_down_since_seconds is -1
+// while a replica has never reached its master and the seconds since the
+// link was lost once it had, as Redis's repl_down_since.
+func TestMasterLinkDownSince(t *testing.T) {
+	master, maddr := startServer(t, "--repl-diskless-sync-delay", "0")
+	_, raddr := startServer(t)
+	r := difftest.Dial(t, raddr)
+	r.Do("REPLICAOF", "127.0.0.1", strconv.Itoa(difftest.FreePort(t)))
+	if got := between(r.Do("INFO", "replication"), "master_link_down_since_seconds:", "\r\n"); got != "-1" {
+		t.Errorf("never connected: master_link_down_since_seconds %q", got)
+	}
+	_, mport, _ := net.SplitHostPort(maddr)
+	r.Do("REPLICAOF", "127.0.0.1", mport)
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:up") })
+	if got := r.Do("INFO", "replication"); strings.Contains(got, "master_link_down_since_seconds") {
+		t.Errorf("link up, INFO has master_link_down_since_seconds: %q", got)
+	}
+	master.Shutdown(context.Background())
+	waitFor(t, func() bool { return strings.Contains(r.Do("INFO", "replication"), "master_link_status:down") })
+	if got := between(r.Do("INFO", "replication"), "master_link_down_since_seconds:", "\r\n"); got != "0" && got != "1" {
+		t.Errorf("link lost just now: master_link_down_since_seconds %q", got)
 	}
 }
