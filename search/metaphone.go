@@ -103,62 +103,57 @@ const dmMaxLen = 4
 // doubleMetaphone is word's primary and secondary Double Metaphone codes;
 // both are "" when no letter of word sounds.
 func doubleMetaphone(word string) (primary, secondary string) {
-	var buf [32]byte
-	d := dmScan{w: buf[:0]}
-	if len(word) > len(buf) {
-		d.w = make([]byte, 0, len(word))
-	}
+	t := dmText{s: word, last: len(word) - 1}
 	for i := 0; i < len(word); i++ {
-		c := word[i]
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		d.w = append(d.w, c)
-		switch c {
+		switch t.ch(i) {
 		case 'W', 'K':
-			d.slavic = true
+			t.slavic = true
 		case 'Z':
-			d.slavic = d.slavic || i > 0 && d.w[i-1] == 'C'
+			t.slavic = t.slavic || t.ch(i-1) == 'C'
 		}
 	}
-	d.last = len(d.w) - 1
+	var c dmCodes
 	i := 0
-	if d.at(0, "GN", "KN", "PN", "WR", "PS") {
+	if t.at(0, "GN", "KN", "PN", "WR", "PS") {
 		i = 1 // the first letter is silent
 	}
-	if d.ch(0) == 'X' {
-		d.add("S", "S")
+	if t.ch(0) == 'X' {
+		c.add("S", "S")
 		i = 1
 	}
-	for i < len(d.w) && (d.np < dmMaxLen || d.ns < dmMaxLen) {
-		i += d.step(i)
+	for i < len(word) && (c.np < dmMaxLen || c.ns < dmMaxLen) {
+		i += dmStep(t, i, &c)
 	}
-	return string(d.p[:d.np]), string(d.s[:d.ns])
+	both := string(append(c.p[:c.np], c.s[:c.ns]...))
+	return both[:c.np], both[c.np:]
 }
 
-// dmScan is one word being encoded.
-type dmScan struct {
-	w      []byte // the word, its ASCII letters upper-cased
-	last   int    // the index of w's last byte
-	slavic bool   // w has a W, a K or a CZ: a Slavic or Germanic name
-	p, s   [dmMaxLen]byte
-	np, ns int // the lengths of the codes in p and s
+// dmText is the word being encoded, as the rules read it.
+type dmText struct {
+	s      string // the word as given
+	last   int    // the index of its last byte
+	slavic bool   // it has a W, a K or a CZ: a Slavic or Germanic name
 }
 
-// ch is the byte at i: ' ' past the end of the word (rules read the end
-// of a word as a following space), 0 before its start.
-func (d *dmScan) ch(i int) byte {
+// ch is the byte at i, upper-cased when it is an ASCII letter: ' ' past
+// the end of the word (rules read the end of a word as a following
+// space), 0 before its start.
+func (d dmText) ch(i int) byte {
 	if i < 0 {
 		return 0
 	}
-	if i >= len(d.w) {
+	if i >= len(d.s) {
 		return ' '
 	}
-	return d.w[i]
+	c := d.s[i]
+	if 'a' <= c && c <= 'z' {
+		c -= 'a' - 'A'
+	}
+	return c
 }
 
-// at reports whether one of subs starts at i.
-func (d *dmScan) at(i int, subs ...string) bool {
+// at reports whether one of subs (upper case) starts at i.
+func (d dmText) at(i int, subs ...string) bool {
 	if i < 0 {
 		return false
 	}
@@ -175,47 +170,54 @@ next:
 }
 
 // vowel reports whether the byte at i is a vowel (Y counts as one).
-func (d *dmScan) vowel(i int) bool {
+func (d dmText) vowel(i int) bool {
 	switch d.ch(i) {
 	case 'A', 'E', 'I', 'O', 'U', 'Y':
-		return i < len(d.w)
+		return i < len(d.s)
 	}
 	return false
 }
 
 // germanic reports whether the word starts as a Dutch or German name
 // does (VAN , VON , SCH).
-func (d *dmScan) germanic() bool {
+func (d dmText) germanic() bool {
 	return d.at(0, "VAN ", "VON ", "SCH")
+}
+
+// dmCodes is the two codes being built, each of at most dmMaxLen
+// characters.
+type dmCodes struct {
+	p, s   [2 * dmMaxLen]byte // room for the secondary after the primary
+	np, ns int
 }
 
 // add appends p to the primary code and s to the secondary, each up to
 // dmMaxLen characters.
-func (d *dmScan) add(p, s string) {
-	d.np += copy(d.p[d.np:], p)
-	d.ns += copy(d.s[d.ns:], s)
+func (c *dmCodes) add(p, s string) {
+	c.np += copy(c.p[c.np:dmMaxLen], p)
+	c.ns += copy(c.s[c.ns:dmMaxLen], s)
 }
 
-// step encodes the letter at i by the first of its rules that applies
+// dmStep encodes the letter at i by the first of its rules that applies
 // and says how many bytes that consumed.
-func (d *dmScan) step(i int) int {
-	c := d.w[i]
-	if c < 'A' || c > 'Z' {
+func dmStep(t dmText, i int, c *dmCodes) int {
+	b := t.ch(i)
+	if b < 'A' || b > 'Z' {
 		return 1
 	}
-	l := &dmLetters[c-'A']
+	l := &dmLetters[b-'A']
 	for _, r := range l.rules {
-		if r.when != nil && !r.when(d, i) {
+		if r.when != nil && !r.when(t, i) {
 			continue
 		}
-		d.add(r.p, r.s)
+		c.add(r.p, r.s)
 		if r.fall {
 			continue
 		}
 		if r.n > 0 {
 			return r.n
 		}
-		if n := d.ch(i + 1); n == c || indexByte(l.twins, n) {
+		if n := t.ch(i + 1); n == b || indexByte(l.twins, n) {
 			return 2
 		}
 		return 1
@@ -239,7 +241,7 @@ func indexByte(s string, c byte) bool {
 // next letter is the same or one of the letter's twins. A rule that
 // falls lets the letter's next rules apply too.
 type dmRule struct {
-	when func(d *dmScan, i int) bool
+	when func(d dmText, i int) bool
 	p, s string
 	n    int
 	fall bool
@@ -251,8 +253,8 @@ type dmLetter struct {
 	twins string
 }
 
-// dmLetters holds each letter's rules, 'A' first. Each rule's comment
-// gives words it is for.
+// dmLetters holds each letter's rules, 'A' first; the comments name
+// words the rules are for.
 var dmLetters = [26]dmLetter{
 	'A' - 'A': dmVowel, 'E' - 'A': dmVowel, 'I' - 'A': dmVowel,
 	'O' - 'A': dmVowel, 'U' - 'A': dmVowel, 'Y' - 'A': dmVowel,
@@ -261,49 +263,49 @@ var dmLetters = [26]dmLetter{
 
 	'C' - 'A': {rules: []dmRule{
 		// Germanic -ACH- sounds K: "bach", "macher"; not "macho" (-ACHI-, -ACHE-).
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i > 1 && !d.vowel(i-2) && d.at(i-1, "ACH") && d.ch(i+2) != 'I' &&
 				(d.ch(i+2) != 'E' || d.at(i-2, "BACHER", "MACHER"))
 		}, p: "K", s: "K", n: 2},
 		// "caesar"
-		{when: func(d *dmScan, i int) bool { return i == 0 && d.at(i, "CAESAR") }, p: "S", s: "S", n: 2},
+		{when: func(d dmText, i int) bool { return i == 0 && d.at(i, "CAESAR") }, p: "S", s: "S", n: 2},
 		// Italian "chianti"
-		{when: func(d *dmScan, i int) bool { return d.at(i, "CHIA") }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CHIA") }, p: "K", s: "K", n: 2},
 		// "michael"
-		{when: func(d *dmScan, i int) bool { return i > 0 && d.at(i, "CHAE") }, p: "K", s: "X", n: 2},
+		{when: func(d dmText, i int) bool { return i > 0 && d.at(i, "CHAE") }, p: "K", s: "X", n: 2},
 		// Greek roots at the start: "character", "charisma", "chorus", "chemistry"; not "chore".
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i == 0 && d.at(i+1, "HARAC", "HARIS", "HOR", "HYM", "HIA", "HEM") && !d.at(0, "CHORE")
 		}, p: "K", s: "K", n: 2},
 		// CH as KH: Germanic names, "orchestra", "architect", "orchid",
 		// before T or S, and before some consonants at the start or after a vowel.
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.at(i, "CH") && (d.germanic() || d.at(i-2, "ORCHES", "ARCHIT", "ORCHID") ||
 				d.at(i+2, "T", "S") ||
 				(i == 0 || d.at(i-1, "A", "O", "U", "E")) && d.at(i+2, "L", "R", "N", "M", "B", "H", "F", "V", "W", " "))
 		}, p: "K", s: "K", n: 2},
 		// "mcHugh"
-		{when: func(d *dmScan, i int) bool { return i > 0 && d.at(i, "CH") && d.at(0, "MC") }, p: "K", s: "K", n: 2},
-		{when: func(d *dmScan, i int) bool { return i > 0 && d.at(i, "CH") }, p: "X", s: "K", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "CH") }, p: "X", s: "X", n: 2},
+		{when: func(d dmText, i int) bool { return i > 0 && d.at(i, "CH") && d.at(0, "MC") }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return i > 0 && d.at(i, "CH") }, p: "X", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CH") }, p: "X", s: "X", n: 2},
 		// "czerny"; not "-wicz"
-		{when: func(d *dmScan, i int) bool { return d.at(i, "CZ") && !d.at(i-2, "WICZ") }, p: "S", s: "X", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CZ") && !d.at(i-2, "WICZ") }, p: "S", s: "X", n: 2},
 		// "focaccia"
-		{when: func(d *dmScan, i int) bool { return d.at(i+1, "CIA") }, p: "X", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i+1, "CIA") }, p: "X", s: "X", n: 3},
 		// CC before I, E, H (not HU): KS in "accident", "succeed", else X ("bellocchio").
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.softCC(i) && (i == 1 && d.ch(0) == 'A' || d.at(i-1, "UCCEE", "UCCES"))
 		}, p: "KS", s: "KS", n: 3},
-		{when: (*dmScan).softCC, p: "X", s: "X", n: 3},
+		{when: dmText.softCC, p: "X", s: "X", n: 3},
 		// other CC: "bacchus"; not "mcclellan"
-		{when: func(d *dmScan, i int) bool { return d.cc(i) }, p: "K", s: "K", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "CK", "CG", "CQ") }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.cc(i) }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CK", "CG", "CQ") }, p: "K", s: "K", n: 2},
 		// Italian CIO, CIE, CIA
-		{when: func(d *dmScan, i int) bool { return d.at(i, "CIO", "CIE", "CIA") }, p: "S", s: "X", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "CI", "CE", "CY") }, p: "S", s: "S", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CIO", "CIE", "CIA") }, p: "S", s: "X", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CI", "CE", "CY") }, p: "S", s: "S", n: 2},
 		// "mac caffrey", "mac gregor"
-		{when: func(d *dmScan, i int) bool { return d.at(i+1, " C", " Q", " G") }, p: "K", s: "K", n: 3},
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool { return d.at(i+1, " C", " Q", " G") }, p: "K", s: "K", n: 3},
+		{when: func(d dmText, i int) bool {
 			return d.at(i+1, "C", "K", "Q") && !d.at(i+1, "CE", "CI")
 		}, p: "K", s: "K", n: 2},
 		{p: "K", s: "K", n: 1},
@@ -311,9 +313,9 @@ var dmLetters = [26]dmLetter{
 
 	'D' - 'A': {rules: []dmRule{
 		// "edge"
-		{when: func(d *dmScan, i int) bool { return d.at(i, "DG") && d.at(i+2, "I", "E", "Y") }, p: "J", s: "J", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "DG") && d.at(i+2, "I", "E", "Y") }, p: "J", s: "J", n: 3},
 		// "edgar"
-		{when: func(d *dmScan, i int) bool { return d.at(i, "DG") }, p: "TK", s: "TK", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "DG") }, p: "TK", s: "TK", n: 2},
 		{p: "T", s: "T"}, // DT and DD are one T
 	}, twins: "T"},
 
@@ -321,71 +323,71 @@ var dmLetters = [26]dmLetter{
 
 	'G' - 'A': {rules: []dmRule{
 		// GH after a consonant
-		{when: func(d *dmScan, i int) bool { return d.gh(i) && i > 0 && !d.vowel(i-1) }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.gh(i) && i > 0 && !d.vowel(i-1) }, p: "K", s: "K", n: 2},
 		// GH at the start: "ghislane", "ghetto"
-		{when: func(d *dmScan, i int) bool { return d.gh(i) && i == 0 && d.ch(i+2) == 'I' }, p: "J", s: "J", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.gh(i) && i == 0 }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.gh(i) && i == 0 && d.ch(i+2) == 'I' }, p: "J", s: "J", n: 2},
+		{when: func(d dmText, i int) bool { return d.gh(i) && i == 0 }, p: "K", s: "K", n: 2},
 		// silent: "hugh", "bough", "broughton"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.gh(i) && (i > 1 && d.at(i-2, "B", "H", "D") || i > 2 && d.at(i-3, "B", "H", "D") ||
 				i > 3 && d.at(i-4, "B", "H"))
 		}, p: "", s: "", n: 2},
 		// F: "laugh", "cough", "rough", "tough"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.gh(i) && i > 2 && d.ch(i-1) == 'U' && d.at(i-3, "C", "G", "L", "R", "T")
 		}, p: "F", s: "F", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.gh(i) && i > 0 && d.ch(i-1) != 'I' }, p: "K", s: "K", n: 2},
-		{when: (*dmScan).gh, p: "", s: "", n: 2},
+		{when: func(d dmText, i int) bool { return d.gh(i) && i > 0 && d.ch(i-1) != 'I' }, p: "K", s: "K", n: 2},
+		{when: dmText.gh, p: "", s: "", n: 2},
 		// GN: "agnes"; "cagney"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.ch(i+1) == 'N' && i == 1 && d.vowel(0) && !d.slavic
 		}, p: "KN", s: "N", n: 2},
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.ch(i+1) == 'N' && !d.at(i+2, "EY") && !d.slavic
 		}, p: "N", s: "KN", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.ch(i+1) == 'N' }, p: "KN", s: "KN", n: 2},
+		{when: func(d dmText, i int) bool { return d.ch(i+1) == 'N' }, p: "KN", s: "KN", n: 2},
 		// "tagliaro"
-		{when: func(d *dmScan, i int) bool { return d.at(i+1, "LI") && !d.slavic }, p: "KL", s: "L", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i+1, "LI") && !d.slavic }, p: "KL", s: "L", n: 2},
 		// at the start before Y, ES, EP, ...: "gerald", "gypsy"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i == 0 && (d.ch(i+1) == 'Y' ||
 				d.at(i+1, "ES", "EP", "EB", "EL", "EY", "IB", "IL", "IN", "IE", "EI", "ER"))
 		}, p: "K", s: "J", n: 2},
 		// -GER-, -GY-; not "danger", "ranger", "manger", not after E, I, RGY, OGY
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return (d.at(i+1, "ER") || d.ch(i+1) == 'Y') && !d.at(0, "DANGER", "RANGER", "MANGER") &&
 				!d.at(i-1, "E", "I") && !d.at(i-1, "RGY", "OGY")
 		}, p: "K", s: "J", n: 2},
 		// before E, I, Y, and Italian -AGGI-, -OGGI-: hard in Germanic names and before ET,
 		// J before a French -IER, else J or K ("biaggi").
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.softG(i) && (d.germanic() || d.at(i+1, "ET"))
 		}, p: "K", s: "K", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.softG(i) && d.at(i+1, "IER ") }, p: "J", s: "J", n: 2},
-		{when: (*dmScan).softG, p: "J", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.softG(i) && d.at(i+1, "IER ") }, p: "J", s: "J", n: 2},
+		{when: dmText.softG, p: "J", s: "K", n: 2},
 		{p: "K", s: "K"},
 	}},
 
 	// H sounds at the start or after a vowel, before a vowel.
 	'H' - 'A': {rules: []dmRule{
-		{when: func(d *dmScan, i int) bool { return (i == 0 || d.vowel(i-1)) && d.vowel(i+1) }, p: "H", s: "H", n: 2},
+		{when: func(d dmText, i int) bool { return (i == 0 || d.vowel(i-1)) && d.vowel(i+1) }, p: "H", s: "H", n: 2},
 		{n: 1},
 	}},
 
 	'J' - 'A': {rules: []dmRule{
 		// Spanish: "jose", "san jacinto"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.at(0, "SAN ") || d.at(i, "JOSE") && i == 0 && d.ch(i+4) == ' '
 		}, p: "H", s: "H", n: 1},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "JOSE") }, p: "J", s: "H", n: 1},
+		{when: func(d dmText, i int) bool { return d.at(i, "JOSE") }, p: "J", s: "H", n: 1},
 		// "jankelowicz", "yankelovich"
-		{when: func(d *dmScan, i int) bool { return i == 0 }, p: "J", s: "A"},
+		{when: func(d dmText, i int) bool { return i == 0 }, p: "J", s: "A"},
 		// Spanish J between vowels: "bajador"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.vowel(i-1) && !d.slavic && (d.ch(i+1) == 'A' || d.ch(i+1) == 'O')
 		}, p: "J", s: "H"},
-		{when: func(d *dmScan, i int) bool { return i == d.last }, p: "J", s: ""},
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool { return i == d.last }, p: "J", s: ""},
+		{when: func(d dmText, i int) bool {
 			return !d.at(i+1, "L", "T", "K", "S", "N", "M", "B", "Z") && !d.at(i-1, "S", "K", "L")
 		}, p: "J", s: "J"},
 		{},
@@ -395,8 +397,8 @@ var dmLetters = [26]dmLetter{
 
 	'L' - 'A': {rules: []dmRule{
 		// Spanish LL: "cabrillo", "gallegos"
-		{when: func(d *dmScan, i int) bool {
-			return d.ch(i+1) == 'L' && (i == len(d.w)-3 && d.at(i-1, "ILLO", "ILLA", "ALLE") ||
+		{when: func(d dmText, i int) bool {
+			return d.ch(i+1) == 'L' && (i == len(d.s)-3 && d.at(i-1, "ILLO", "ILLA", "ALLE") ||
 				(d.at(d.last-1, "AS", "OS") || d.at(d.last, "A", "O")) && d.at(i-1, "ALLE"))
 		}, p: "L", s: "", n: 2},
 		{p: "L", s: "L"},
@@ -404,7 +406,7 @@ var dmLetters = [26]dmLetter{
 
 	'M' - 'A': {rules: []dmRule{
 		// "dumb", "thumbed"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.at(i-1, "UMB") && (i+1 == d.last || d.at(i+2, "ER")) || d.ch(i+1) == 'M'
 		}, p: "M", s: "M", n: 2},
 		{p: "M", s: "M", n: 1},
@@ -413,7 +415,7 @@ var dmLetters = [26]dmLetter{
 	'N' - 'A': {rules: []dmRule{{p: "N", s: "N"}}},
 
 	'P' - 'A': {rules: []dmRule{
-		{when: func(d *dmScan, i int) bool { return d.ch(i+1) == 'H' }, p: "F", s: "F", n: 2},
+		{when: func(d dmText, i int) bool { return d.ch(i+1) == 'H' }, p: "F", s: "F", n: 2},
 		{p: "P", s: "P"}, // PP and PB are one P: "campbell", "raspberry"
 	}, twins: "B"},
 
@@ -421,7 +423,7 @@ var dmLetters = [26]dmLetter{
 
 	'R' - 'A': {rules: []dmRule{
 		// French final -IER: "rogier"; not "hochmeier"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i == d.last && !d.slavic && d.at(i-2, "IE") && !d.at(i-4, "ME", "MA")
 		}, p: "", s: "R"},
 		{p: "R", s: "R"},
@@ -429,63 +431,63 @@ var dmLetters = [26]dmLetter{
 
 	'S' - 'A': {rules: []dmRule{
 		// silent: "island", "isle", "carlysle"
-		{when: func(d *dmScan, i int) bool { return d.at(i-1, "ISL", "YSL") }, n: 1},
+		{when: func(d dmText, i int) bool { return d.at(i-1, "ISL", "YSL") }, n: 1},
 		// "sugar"
-		{when: func(d *dmScan, i int) bool { return i == 0 && d.at(i, "SUGAR") }, p: "X", s: "S", n: 1},
+		{when: func(d dmText, i int) bool { return i == 0 && d.at(i, "SUGAR") }, p: "X", s: "S", n: 1},
 		// SH, S in Germanic -SHEIM, -SHOEK, -SHOLM, -SHOLZ
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SH") && d.at(i+1, "HEIM", "HOEK", "HOLM", "HOLZ") }, p: "S", s: "S", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SH") }, p: "X", s: "X", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "SH") && d.at(i+1, "HEIM", "HOEK", "HOLM", "HOLZ") }, p: "S", s: "S", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "SH") }, p: "X", s: "X", n: 2},
 		// Italian and Armenian SIO, SIA, SIAN
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SIO", "SIA") && !d.slavic }, p: "S", s: "X", n: 3},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SIO", "SIA") }, p: "S", s: "S", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SIO", "SIA") && !d.slavic }, p: "S", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SIO", "SIA") }, p: "S", s: "S", n: 3},
 		// "smith" ~ "schmidt", "snider" ~ "schneider", Slavic SZ
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i == 0 && d.at(i+1, "M", "N", "L", "W") || d.ch(i+1) == 'Z'
 		}, p: "S", s: "X"},
 		// SCH: Dutch "school", "schooner", "schenker"; "schlesinger"
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SCH") && d.at(i+3, "ER", "EN") }, p: "X", s: "SK", n: 3},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SCH") && d.at(i+3, "OO", "UY", "ED", "EM") }, p: "SK", s: "SK", n: 3},
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool { return d.at(i, "SCH") && d.at(i+3, "ER", "EN") }, p: "X", s: "SK", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SCH") && d.at(i+3, "OO", "UY", "ED", "EM") }, p: "SK", s: "SK", n: 3},
+		{when: func(d dmText, i int) bool {
 			return d.at(i, "SCH") && i == 0 && !d.vowel(3) && d.ch(3) != 'W'
 		}, p: "X", s: "S", n: 3},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SCH") }, p: "X", s: "X", n: 3},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SC") && d.at(i+2, "I", "E", "Y") }, p: "S", s: "S", n: 3},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "SC") }, p: "SK", s: "SK", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SCH") }, p: "X", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SC") && d.at(i+2, "I", "E", "Y") }, p: "S", s: "S", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SC") }, p: "SK", s: "SK", n: 3},
 		// French final -AIS, -OIS: "resnais", "artois"
-		{when: func(d *dmScan, i int) bool { return i == d.last && d.at(i-2, "AI", "OI") }, p: "", s: "S"},
+		{when: func(d dmText, i int) bool { return i == d.last && d.at(i-2, "AI", "OI") }, p: "", s: "S"},
 		{p: "S", s: "S"},
 	}, twins: "Z"},
 
 	'T' - 'A': {rules: []dmRule{
-		{when: func(d *dmScan, i int) bool { return d.at(i, "TION") }, p: "X", s: "X", n: 3},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "TIA", "TCH") }, p: "X", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "TION") }, p: "X", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "TIA", "TCH") }, p: "X", s: "X", n: 3},
 		// TH: T in "thomas", "thames" and Germanic names
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return d.at(i, "TH", "TTH") && (d.at(i+2, "OM", "AM") || d.germanic())
 		}, p: "T", s: "T", n: 2},
-		{when: func(d *dmScan, i int) bool { return d.at(i, "TH", "TTH") }, p: "0", s: "T", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "TH", "TTH") }, p: "0", s: "T", n: 2},
 		{p: "T", s: "T"},
 	}, twins: "D"},
 
 	'V' - 'A': {rules: []dmRule{{p: "F", s: "F"}}},
 
 	'W' - 'A': {rules: []dmRule{
-		{when: func(d *dmScan, i int) bool { return d.at(i, "WR") }, p: "R", s: "R", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "WR") }, p: "R", s: "R", n: 2},
 		// at the start: "wasserman" ~ "vasserman", "womo" ~ "uomo"
-		{when: func(d *dmScan, i int) bool { return i == 0 && d.vowel(i+1) }, p: "A", s: "F", fall: true},
-		{when: func(d *dmScan, i int) bool { return i == 0 && d.at(i, "WH") }, p: "A", s: "A", fall: true},
+		{when: func(d dmText, i int) bool { return i == 0 && d.vowel(i+1) }, p: "A", s: "F", fall: true},
+		{when: func(d dmText, i int) bool { return i == 0 && d.at(i, "WH") }, p: "A", s: "A", fall: true},
 		// "arnow" ~ "arnoff", Polish -EWSKI, -OWSKI
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i == d.last && d.vowel(i-1) || d.at(i-1, "EWSKI", "EWSKY", "OWSKI", "OWSKY") || d.at(0, "SCH")
 		}, p: "", s: "F", n: 1},
 		// Polish "filipowicz"
-		{when: func(d *dmScan, i int) bool { return d.at(i, "WICZ", "WITZ") }, p: "TS", s: "FX", n: 4},
+		{when: func(d dmText, i int) bool { return d.at(i, "WICZ", "WITZ") }, p: "TS", s: "FX", n: 4},
 		{n: 1},
 	}},
 
 	'X' - 'A': {rules: []dmRule{
 		// silent in French final -IAUX, -EAUX, -AUX, -OUX: "breaux"
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool {
 			return i == d.last && (d.at(i-3, "IAU", "EAU") || d.at(i-2, "AU", "OU"))
 		}},
 		{p: "KS", s: "KS"},
@@ -493,8 +495,8 @@ var dmLetters = [26]dmLetter{
 
 	'Z' - 'A': {rules: []dmRule{
 		// Chinese "zhao"
-		{when: func(d *dmScan, i int) bool { return d.ch(i+1) == 'H' }, p: "J", s: "J", n: 2},
-		{when: func(d *dmScan, i int) bool {
+		{when: func(d dmText, i int) bool { return d.ch(i+1) == 'H' }, p: "J", s: "J", n: 2},
+		{when: func(d dmText, i int) bool {
 			return d.at(i+1, "ZO", "ZI", "ZA") || d.slavic && i > 0 && d.ch(i-1) != 'T'
 		}, p: "S", s: "TS"},
 		{p: "S", s: "S"},
@@ -503,24 +505,24 @@ var dmLetters = [26]dmLetter{
 
 // dmVowel: a vowel sounds (as A) only at the start of a word.
 var dmVowel = dmLetter{rules: []dmRule{
-	{when: func(d *dmScan, i int) bool { return i == 0 }, p: "A", s: "A", n: 1},
+	{when: func(d dmText, i int) bool { return i == 0 }, p: "A", s: "A", n: 1},
 	{n: 1},
 }}
 
 // cc reports a CC at i that is not the start of "MCC".
-func (d *dmScan) cc(i int) bool {
+func (d dmText) cc(i int) bool {
 	return d.at(i, "CC") && !(i == 1 && d.ch(0) == 'M')
 }
 
 // softCC reports a CC at i before I, E or H, but not before HU.
-func (d *dmScan) softCC(i int) bool {
+func (d dmText) softCC(i int) bool {
 	return d.cc(i) && d.at(i+2, "I", "E", "H") && !d.at(i+2, "HU")
 }
 
 // gh reports a GH at i.
-func (d *dmScan) gh(i int) bool { return d.ch(i+1) == 'H' }
+func (d dmText) gh(i int) bool { return d.ch(i+1) == 'H' }
 
 // softG reports a G at i before E, I or Y, or in -AGGI-, -OGGI-.
-func (d *dmScan) softG(i int) bool {
+func (d dmText) softG(i int) bool {
 	return d.at(i+1, "E", "I", "Y") || d.at(i-1, "AGGI", "OGGI")
 }
