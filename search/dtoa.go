@@ -281,3 +281,11 @@ func formatD2String(d float64) string {
 	}
 	return string(appendGrisu(nil, d))
 }
+
+// b2int is 1 for true, 0 for false.
+func b2int(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

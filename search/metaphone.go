@@ -1,21 +1,17 @@
 package search
 
-import "strings"
-
-// Double Metaphone (Lawrence Philips, 2000), as RediSearch 2.10 computes
-// it for PHONETIC fields (its deps/phonetics, the Text::DoubleMetaphone
-// 0.07 version with Kevin Atkinson's fixes): ASCII letters only (other
-// bytes are skipped one at a time), codes of at most four characters.
-// RediSearch indexes and queries the primary code only, marked with
-// phoneticPrefix.
+// Double Metaphone (Lawrence Philips, "The Double Metaphone Search
+// Algorithm", C/C++ Users Journal, June 2000), in the variant RediSearch
+// 2.10 computes for PHONETIC fields: ASCII letters only, upper-cased
+// (other bytes are skipped one at a time but stay visible to the rules
+// that look around a letter), primary and secondary codes of at most four
+// characters. RediSearch indexes and queries the primary code only,
+// marked with phoneticPrefix.
 //
-// The rules below follow Text::DoubleMetaphone 0.07's C (Copyright 2000,
-// Maurice Aubrey; based on Lawrence Philips' C++ implementation, with
-// fixes by Kevin Atkinson; free software that may be redistributed and
-// modified under the same terms as Perl itself), the version RediSearch
-// bundles, condensed into switches: a derived work under that licence
-// until it is rewritten from Philips' published description (see
-// docs/dependencies.md, "search/: provenance audit").
+// The rules (dmLetters) were written from the algorithm's published
+// description, letter by letter, as a table of HotKV's own design, and
+// checked against RediSearch's replies (FT.DEBUG DUMP_PHONETIC_HASH) over a
+// corpus of words and names (see docs/dependencies.md).
 
 // phoneticPrefix marks a phonetic code in the term dictionary.
 const phoneticPrefix = "<"
@@ -101,428 +97,432 @@ func (s *Schema) checkPhonetic(n *node) error {
 	return nil
 }
 
-// dmWord is a word being encoded: upper-cased and padded with five
-// spaces (rules look past its end), n its length before the padding.
-type dmWord struct {
-	s       string
-	n, last int
-	slavo   bool // Slavic or Germanic spelling: W, K, CZ or WITZ in it
-	primary strings.Builder
-	second  strings.Builder
+// dmMaxLen is the length of the longest code.
+const dmMaxLen = 4
+
+// doubleMetaphone is word's primary and secondary Double Metaphone codes;
+// both are "" when no letter of word sounds.
+func doubleMetaphone(word string) (primary, secondary string) {
+	t := dmText{s: word, last: len(word) - 1}
+	for i := 0; i < len(word); i++ {
+		switch t.ch(i) {
+		case 'W', 'K':
+			t.slavic = true
+		case 'Z':
+			t.slavic = t.slavic || t.ch(i-1) == 'C'
+		}
+	}
+	var c dmCodes
+	i := 0
+	if t.at(0, "GN", "KN", "PN", "WR", "PS") {
+		i = 1 // the first letter is silent
+	}
+	if t.ch(0) == 'X' {
+		c.add("S", "S")
+		i = 1
+	}
+	for i < len(word) && (c.np < dmMaxLen || c.ns < dmMaxLen) {
+		i += dmStep(t, i, &c)
+	}
+	both := string(append(c.p[:c.np], c.s[:c.ns]...))
+	return both[:c.np], both[c.np:]
 }
 
-// at is the byte at i (0 outside the padded word).
-func (w *dmWord) at(i int) byte {
-	if i < 0 || i >= len(w.s) {
+// dmText is the word being encoded, as the rules read it.
+type dmText struct {
+	s      string // the word as given
+	last   int    // the index of its last byte
+	slavic bool   // it has a W, a K or a CZ: a Slavic or Germanic name
+}
+
+// ch is the byte at i, upper-cased when it is an ASCII letter: ' ' past
+// the end of the word (rules read the end of a word as a following
+// space), 0 before its start.
+func (d dmText) ch(i int) byte {
+	if i < 0 {
 		return 0
 	}
-	return w.s[i]
+	if i >= len(d.s) {
+		return ' '
+	}
+	c := d.s[i]
+	if 'a' <= c && c <= 'z' {
+		c -= 'a' - 'A'
+	}
+	return c
 }
 
-// has reports whether one of subs starts at i (never outside the padded
-// word).
-func (w *dmWord) has(i int, subs ...string) bool {
-	if i < 0 || i >= len(w.s) {
+// at reports whether one of subs (upper case) starts at i.
+func (d dmText) at(i int, subs ...string) bool {
+	if i < 0 {
 		return false
 	}
-	for _, sub := range subs {
-		if strings.HasPrefix(w.s[i:], sub) {
+next:
+	for _, s := range subs {
+		for k := 0; k < len(s); k++ {
+			if d.ch(i+k) != s[k] {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// vowel reports whether the byte at i is a vowel (Y counts as one).
+func (d dmText) vowel(i int) bool {
+	switch d.ch(i) {
+	case 'A', 'E', 'I', 'O', 'U', 'Y':
+		return i < len(d.s)
+	}
+	return false
+}
+
+// germanic reports whether the word starts as a Dutch or German name
+// does (VAN , VON , SCH).
+func (d dmText) germanic() bool {
+	return d.at(0, "VAN ", "VON ", "SCH")
+}
+
+// dmCodes is the two codes being built, each of at most dmMaxLen
+// characters.
+type dmCodes struct {
+	p, s   [2 * dmMaxLen]byte // room for the secondary after the primary
+	np, ns int
+}
+
+// add appends p to the primary code and s to the secondary, each up to
+// dmMaxLen characters.
+func (c *dmCodes) add(p, s string) {
+	c.np += copy(c.p[c.np:dmMaxLen], p)
+	c.ns += copy(c.s[c.ns:dmMaxLen], s)
+}
+
+// dmStep encodes the letter at i by the first of its rules that applies
+// and says how many bytes that consumed.
+func dmStep(t dmText, i int, c *dmCodes) int {
+	b := t.ch(i)
+	if b < 'A' || b > 'Z' {
+		return 1
+	}
+	l := &dmLetters[b-'A']
+	for _, r := range l.rules {
+		if r.when != nil && !r.when(t, i) {
+			continue
+		}
+		c.add(r.p, r.s)
+		if r.fall {
+			continue
+		}
+		if r.n > 0 {
+			return r.n
+		}
+		if n := t.ch(i + 1); n == b || indexByte(l.twins, n) {
+			return 2
+		}
+		return 1
+	}
+	return 1
+}
+
+// indexByte reports whether s holds c.
+func indexByte(s string, c byte) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] == c {
 			return true
 		}
 	}
 	return false
 }
 
-func (w *dmWord) vowel(i int) bool {
-	switch w.at(i) {
-	case 'A', 'E', 'I', 'O', 'U', 'Y':
-		return true
-	}
-	return false
+// dmRule is one rule for a letter: when it holds at the letter (nil:
+// always), p is appended to the primary code and s to the secondary;
+// then the scan moves on n bytes, or, for n == 0, one byte, two when the
+// next letter is the same or one of the letter's twins. A rule that
+// falls lets the letter's next rules apply too.
+type dmRule struct {
+	when func(d dmText, i int) bool
+	p, s string
+	n    int
+	fall bool
 }
 
-// add appends to the primary and secondary codes.
-func (w *dmWord) add(primary, secondary string) {
-	w.primary.WriteString(primary)
-	w.second.WriteString(secondary)
+// dmLetter is a letter's rules, tried in order, and its twins.
+type dmLetter struct {
+	rules []dmRule
+	twins string
 }
 
-// doubleMetaphone returns s's primary and secondary codes.
-func doubleMetaphone(s string) (string, string) {
-	up := []byte(s)
-	for i, c := range up {
-		if 'a' <= c && c <= 'z' {
-			up[i] = c - 'a' + 'A'
-		}
-	}
-	w := &dmWord{s: string(up) + "     ", n: len(s), last: len(s) - 1}
-	w.slavo = strings.Contains(w.s, "W") || strings.Contains(w.s, "K") || strings.Contains(w.s, "CZ")
-	i := 0
-	if w.has(0, "GN", "KN", "PN", "WR", "PS") {
-		i++ // a silent first letter
-	}
-	if w.at(0) == 'X' { // Xavier
-		w.add("S", "S")
-		i++
-	}
-	for (w.primary.Len() < 4 || w.second.Len() < 4) && i < w.n {
-		i = w.step(i)
-	}
-	p, q := w.primary.String(), w.second.String()
-	return p[:min(len(p), 4)], q[:min(len(q), 4)]
+// dmLetters holds each letter's rules, 'A' first; the comments name
+// words the rules are for.
+var dmLetters = [26]dmLetter{
+	'A' - 'A': dmVowel, 'E' - 'A': dmVowel, 'I' - 'A': dmVowel,
+	'O' - 'A': dmVowel, 'U' - 'A': dmVowel, 'Y' - 'A': dmVowel,
+
+	'B' - 'A': {rules: []dmRule{{p: "P", s: "P"}}},
+
+	'C' - 'A': {rules: []dmRule{
+		// Germanic -ACH- sounds K: "bach", "macher"; not "macho" (-ACHI-, -ACHE-).
+		{when: func(d dmText, i int) bool {
+			return i > 1 && !d.vowel(i-2) && d.at(i-1, "ACH") && d.ch(i+2) != 'I' &&
+				(d.ch(i+2) != 'E' || d.at(i-2, "BACHER", "MACHER"))
+		}, p: "K", s: "K", n: 2},
+		// "caesar"
+		{when: func(d dmText, i int) bool { return i == 0 && d.at(i, "CAESAR") }, p: "S", s: "S", n: 2},
+		// Italian "chianti"
+		{when: func(d dmText, i int) bool { return d.at(i, "CHIA") }, p: "K", s: "K", n: 2},
+		// "michael"
+		{when: func(d dmText, i int) bool { return i > 0 && d.at(i, "CHAE") }, p: "K", s: "X", n: 2},
+		// Greek roots at the start: "character", "charisma", "chorus", "chemistry"; not "chore".
+		{when: func(d dmText, i int) bool {
+			return i == 0 && d.at(i+1, "HARAC", "HARIS", "HOR", "HYM", "HIA", "HEM") && !d.at(0, "CHORE")
+		}, p: "K", s: "K", n: 2},
+		// CH as KH: Germanic names, "orchestra", "architect", "orchid",
+		// before T or S, and before some consonants at the start or after a vowel.
+		{when: func(d dmText, i int) bool {
+			return d.at(i, "CH") && (d.germanic() || d.at(i-2, "ORCHES", "ARCHIT", "ORCHID") ||
+				d.at(i+2, "T", "S") ||
+				(i == 0 || d.at(i-1, "A", "O", "U", "E")) && d.at(i+2, "L", "R", "N", "M", "B", "H", "F", "V", "W", " "))
+		}, p: "K", s: "K", n: 2},
+		// "mcHugh"
+		{when: func(d dmText, i int) bool { return i > 0 && d.at(i, "CH") && d.at(0, "MC") }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return i > 0 && d.at(i, "CH") }, p: "X", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CH") }, p: "X", s: "X", n: 2},
+		// "czerny"; not "-wicz"
+		{when: func(d dmText, i int) bool { return d.at(i, "CZ") && !d.at(i-2, "WICZ") }, p: "S", s: "X", n: 2},
+		// "focaccia"
+		{when: func(d dmText, i int) bool { return d.at(i+1, "CIA") }, p: "X", s: "X", n: 3},
+		// CC before I, E, H (not HU): KS in "accident", "succeed", else X ("bellocchio").
+		{when: func(d dmText, i int) bool {
+			return d.softCC(i) && (i == 1 && d.ch(0) == 'A' || d.at(i-1, "UCCEE", "UCCES"))
+		}, p: "KS", s: "KS", n: 3},
+		{when: dmText.softCC, p: "X", s: "X", n: 3},
+		// other CC: "bacchus"; not "mcclellan"
+		{when: func(d dmText, i int) bool { return d.cc(i) }, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CK", "CG", "CQ") }, p: "K", s: "K", n: 2},
+		// Italian CIO, CIE, CIA
+		{when: func(d dmText, i int) bool { return d.at(i, "CIO", "CIE", "CIA") }, p: "S", s: "X", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "CI", "CE", "CY") }, p: "S", s: "S", n: 2},
+		// "mac caffrey", "mac gregor"
+		{when: func(d dmText, i int) bool { return d.at(i+1, " C", " Q", " G") }, p: "K", s: "K", n: 3},
+		{when: func(d dmText, i int) bool {
+			return d.at(i+1, "C", "K", "Q") && !d.at(i+1, "CE", "CI")
+		}, p: "K", s: "K", n: 2},
+		{p: "K", s: "K", n: 1},
+	}},
+
+	'D' - 'A': {rules: []dmRule{
+		// "edge"
+		{when: func(d dmText, i int) bool { return d.at(i, "DG") && d.at(i+2, "I", "E", "Y") }, p: "J", s: "J", n: 3},
+		// "edgar"
+		{when: func(d dmText, i int) bool { return d.at(i, "DG") }, p: "TK", s: "TK", n: 2},
+		{p: "T", s: "T"}, // DT and DD are one T
+	}, twins: "T"},
+
+	'F' - 'A': {rules: []dmRule{{p: "F", s: "F"}}},
+
+	'G' - 'A': {rules: []dmRule{
+		// GH after a consonant
+		{when: func(d dmText, i int) bool { return d.gh(i) && i > 0 && !d.vowel(i-1) }, p: "K", s: "K", n: 2},
+		// GH at the start: "ghislane", "ghetto"
+		{when: func(d dmText, i int) bool { return d.gh(i) && i == 0 && d.ch(i+2) == 'I' }, p: "J", s: "J", n: 2},
+		{when: func(d dmText, i int) bool { return d.gh(i) && i == 0 }, p: "K", s: "K", n: 2},
+		// silent: "hugh", "bough", "broughton"
+		{when: func(d dmText, i int) bool {
+			return d.gh(i) && (i > 1 && d.at(i-2, "B", "H", "D") || i > 2 && d.at(i-3, "B", "H", "D") ||
+				i > 3 && d.at(i-4, "B", "H"))
+		}, p: "", s: "", n: 2},
+		// F: "laugh", "cough", "rough", "tough"
+		{when: func(d dmText, i int) bool {
+			return d.gh(i) && i > 2 && d.ch(i-1) == 'U' && d.at(i-3, "C", "G", "L", "R", "T")
+		}, p: "F", s: "F", n: 2},
+		{when: func(d dmText, i int) bool { return d.gh(i) && i > 0 && d.ch(i-1) != 'I' }, p: "K", s: "K", n: 2},
+		{when: dmText.gh, p: "", s: "", n: 2},
+		// GN: "agnes"; "cagney"
+		{when: func(d dmText, i int) bool {
+			return d.ch(i+1) == 'N' && i == 1 && d.vowel(0) && !d.slavic
+		}, p: "KN", s: "N", n: 2},
+		{when: func(d dmText, i int) bool {
+			return d.ch(i+1) == 'N' && !d.at(i+2, "EY") && !d.slavic
+		}, p: "N", s: "KN", n: 2},
+		{when: func(d dmText, i int) bool { return d.ch(i+1) == 'N' }, p: "KN", s: "KN", n: 2},
+		// "tagliaro"
+		{when: func(d dmText, i int) bool { return d.at(i+1, "LI") && !d.slavic }, p: "KL", s: "L", n: 2},
+		// at the start before Y, ES, EP, ...: "gerald", "gypsy"
+		{when: func(d dmText, i int) bool {
+			return i == 0 && (d.ch(i+1) == 'Y' ||
+				d.at(i+1, "ES", "EP", "EB", "EL", "EY", "IB", "IL", "IN", "IE", "EI", "ER"))
+		}, p: "K", s: "J", n: 2},
+		// -GER-, -GY-; not "danger", "ranger", "manger", not after E, I, RGY, OGY
+		{when: func(d dmText, i int) bool {
+			return (d.at(i+1, "ER") || d.ch(i+1) == 'Y') && !d.at(0, "DANGER", "RANGER", "MANGER") &&
+				!d.at(i-1, "E", "I") && !d.at(i-1, "RGY", "OGY")
+		}, p: "K", s: "J", n: 2},
+		// before E, I, Y, and Italian -AGGI-, -OGGI-: hard in Germanic names and before ET,
+		// J before a French -IER, else J or K ("biaggi").
+		{when: func(d dmText, i int) bool {
+			return d.softG(i) && (d.germanic() || d.at(i+1, "ET"))
+		}, p: "K", s: "K", n: 2},
+		{when: func(d dmText, i int) bool { return d.softG(i) && d.at(i+1, "IER ") }, p: "J", s: "J", n: 2},
+		{when: dmText.softG, p: "J", s: "K", n: 2},
+		{p: "K", s: "K"},
+	}},
+
+	// H sounds at the start or after a vowel, before a vowel.
+	'H' - 'A': {rules: []dmRule{
+		{when: func(d dmText, i int) bool { return (i == 0 || d.vowel(i-1)) && d.vowel(i+1) }, p: "H", s: "H", n: 2},
+		{n: 1},
+	}},
+
+	'J' - 'A': {rules: []dmRule{
+		// Spanish: "jose", "san jacinto"
+		{when: func(d dmText, i int) bool {
+			return d.at(0, "SAN ") || d.at(i, "JOSE") && i == 0 && d.ch(i+4) == ' '
+		}, p: "H", s: "H", n: 1},
+		{when: func(d dmText, i int) bool { return d.at(i, "JOSE") }, p: "J", s: "H", n: 1},
+		// "jankelowicz", "yankelovich"
+		{when: func(d dmText, i int) bool { return i == 0 }, p: "J", s: "A"},
+		// Spanish J between vowels: "bajador"
+		{when: func(d dmText, i int) bool {
+			return d.vowel(i-1) && !d.slavic && (d.ch(i+1) == 'A' || d.ch(i+1) == 'O')
+		}, p: "J", s: "H"},
+		{when: func(d dmText, i int) bool { return i == d.last }, p: "J", s: ""},
+		{when: func(d dmText, i int) bool {
+			return !d.at(i+1, "L", "T", "K", "S", "N", "M", "B", "Z") && !d.at(i-1, "S", "K", "L")
+		}, p: "J", s: "J"},
+		{},
+	}},
+
+	'K' - 'A': {rules: []dmRule{{p: "K", s: "K"}}},
+
+	'L' - 'A': {rules: []dmRule{
+		// Spanish LL: "cabrillo", "gallegos"
+		{when: func(d dmText, i int) bool {
+			return d.ch(i+1) == 'L' && (i == len(d.s)-3 && d.at(i-1, "ILLO", "ILLA", "ALLE") ||
+				(d.at(d.last-1, "AS", "OS") || d.at(d.last, "A", "O")) && d.at(i-1, "ALLE"))
+		}, p: "L", s: "", n: 2},
+		{p: "L", s: "L"},
+	}},
+
+	'M' - 'A': {rules: []dmRule{
+		// "dumb", "thumbed"
+		{when: func(d dmText, i int) bool {
+			return d.at(i-1, "UMB") && (i+1 == d.last || d.at(i+2, "ER")) || d.ch(i+1) == 'M'
+		}, p: "M", s: "M", n: 2},
+		{p: "M", s: "M", n: 1},
+	}},
+
+	'N' - 'A': {rules: []dmRule{{p: "N", s: "N"}}},
+
+	'P' - 'A': {rules: []dmRule{
+		{when: func(d dmText, i int) bool { return d.ch(i+1) == 'H' }, p: "F", s: "F", n: 2},
+		{p: "P", s: "P"}, // PP and PB are one P: "campbell", "raspberry"
+	}, twins: "B"},
+
+	'Q' - 'A': {rules: []dmRule{{p: "K", s: "K"}}},
+
+	'R' - 'A': {rules: []dmRule{
+		// French final -IER: "rogier"; not "hochmeier"
+		{when: func(d dmText, i int) bool {
+			return i == d.last && !d.slavic && d.at(i-2, "IE") && !d.at(i-4, "ME", "MA")
+		}, p: "", s: "R"},
+		{p: "R", s: "R"},
+	}},
+
+	'S' - 'A': {rules: []dmRule{
+		// silent: "island", "isle", "carlysle"
+		{when: func(d dmText, i int) bool { return d.at(i-1, "ISL", "YSL") }, n: 1},
+		// "sugar"
+		{when: func(d dmText, i int) bool { return i == 0 && d.at(i, "SUGAR") }, p: "X", s: "S", n: 1},
+		// SH, S in Germanic -SHEIM, -SHOEK, -SHOLM, -SHOLZ
+		{when: func(d dmText, i int) bool { return d.at(i, "SH") && d.at(i+1, "HEIM", "HOEK", "HOLM", "HOLZ") }, p: "S", s: "S", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "SH") }, p: "X", s: "X", n: 2},
+		// Italian and Armenian SIO, SIA, SIAN
+		{when: func(d dmText, i int) bool { return d.at(i, "SIO", "SIA") && !d.slavic }, p: "S", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SIO", "SIA") }, p: "S", s: "S", n: 3},
+		// "smith" ~ "schmidt", "snider" ~ "schneider", Slavic SZ
+		{when: func(d dmText, i int) bool {
+			return i == 0 && d.at(i+1, "M", "N", "L", "W") || d.ch(i+1) == 'Z'
+		}, p: "S", s: "X"},
+		// SCH: Dutch "school", "schooner", "schenker"; "schlesinger"
+		{when: func(d dmText, i int) bool { return d.at(i, "SCH") && d.at(i+3, "ER", "EN") }, p: "X", s: "SK", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SCH") && d.at(i+3, "OO", "UY", "ED", "EM") }, p: "SK", s: "SK", n: 3},
+		{when: func(d dmText, i int) bool {
+			return d.at(i, "SCH") && i == 0 && !d.vowel(3) && d.ch(3) != 'W'
+		}, p: "X", s: "S", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SCH") }, p: "X", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SC") && d.at(i+2, "I", "E", "Y") }, p: "S", s: "S", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "SC") }, p: "SK", s: "SK", n: 3},
+		// French final -AIS, -OIS: "resnais", "artois"
+		{when: func(d dmText, i int) bool { return i == d.last && d.at(i-2, "AI", "OI") }, p: "", s: "S"},
+		{p: "S", s: "S"},
+	}, twins: "Z"},
+
+	'T' - 'A': {rules: []dmRule{
+		{when: func(d dmText, i int) bool { return d.at(i, "TION") }, p: "X", s: "X", n: 3},
+		{when: func(d dmText, i int) bool { return d.at(i, "TIA", "TCH") }, p: "X", s: "X", n: 3},
+		// TH: T in "thomas", "thames" and Germanic names
+		{when: func(d dmText, i int) bool {
+			return d.at(i, "TH", "TTH") && (d.at(i+2, "OM", "AM") || d.germanic())
+		}, p: "T", s: "T", n: 2},
+		{when: func(d dmText, i int) bool { return d.at(i, "TH", "TTH") }, p: "0", s: "T", n: 2},
+		{p: "T", s: "T"},
+	}, twins: "D"},
+
+	'V' - 'A': {rules: []dmRule{{p: "F", s: "F"}}},
+
+	'W' - 'A': {rules: []dmRule{
+		{when: func(d dmText, i int) bool { return d.at(i, "WR") }, p: "R", s: "R", n: 2},
+		// at the start: "wasserman" ~ "vasserman", "womo" ~ "uomo"
+		{when: func(d dmText, i int) bool { return i == 0 && d.vowel(i+1) }, p: "A", s: "F", fall: true},
+		{when: func(d dmText, i int) bool { return i == 0 && d.at(i, "WH") }, p: "A", s: "A", fall: true},
+		// "arnow" ~ "arnoff", Polish -EWSKI, -OWSKI
+		{when: func(d dmText, i int) bool {
+			return i == d.last && d.vowel(i-1) || d.at(i-1, "EWSKI", "EWSKY", "OWSKI", "OWSKY") || d.at(0, "SCH")
+		}, p: "", s: "F", n: 1},
+		// Polish "filipowicz"
+		{when: func(d dmText, i int) bool { return d.at(i, "WICZ", "WITZ") }, p: "TS", s: "FX", n: 4},
+		{n: 1},
+	}},
+
+	'X' - 'A': {rules: []dmRule{
+		// silent in French final -IAUX, -EAUX, -AUX, -OUX: "breaux"
+		{when: func(d dmText, i int) bool {
+			return i == d.last && (d.at(i-3, "IAU", "EAU") || d.at(i-2, "AU", "OU"))
+		}},
+		{p: "KS", s: "KS"},
+	}, twins: "C"},
+
+	'Z' - 'A': {rules: []dmRule{
+		// Chinese "zhao"
+		{when: func(d dmText, i int) bool { return d.ch(i+1) == 'H' }, p: "J", s: "J", n: 2},
+		{when: func(d dmText, i int) bool {
+			return d.at(i+1, "ZO", "ZI", "ZA") || d.slavic && i > 0 && d.ch(i-1) != 'T'
+		}, p: "S", s: "TS"},
+		{p: "S", s: "S"},
+	}},
 }
 
-// step encodes the sound that starts at i and returns where the next
-// one starts.
-func (w *dmWord) step(i int) int {
-	c := w.at(i)
-	switch c {
-	case 'A', 'E', 'I', 'O', 'U', 'Y':
-		if i == 0 { // a first vowel is A
-			w.add("A", "A")
-		}
-		return i + 1
-	case 'B':
-		w.add("P", "P")
-		return i + 1 + b2int(w.at(i+1) == 'B')
-	case 'C':
-		return w.stepC(i)
-	case 'D':
-		switch {
-		case w.has(i, "DG") && w.has(i+2, "I", "E", "Y"): // edge
-			w.add("J", "J")
-			return i + 3
-		case w.has(i, "DG"): // edgar
-			w.add("TK", "TK")
-			return i + 2
-		case w.has(i, "DT", "DD"):
-			w.add("T", "T")
-			return i + 2
-		}
-		w.add("T", "T")
-		return i + 1
-	case 'F', 'K', 'N', 'Q', 'V':
-		code := string(c) // a double letter counts once
-		switch c {
-		case 'Q':
-			code = "K"
-		case 'V':
-			code = "F"
-		}
-		w.add(code, code)
-		return i + 1 + b2int(w.at(i+1) == c)
-	case 'G':
-		return w.stepG(i)
-	case 'H':
-		// Kept first or between vowels, before a vowel.
-		if (i == 0 || w.vowel(i-1)) && w.vowel(i+1) {
-			w.add("H", "H")
-			return i + 2
-		}
-		return i + 1
-	case 'J':
-		return w.stepJ(i)
-	case 'L':
-		if w.at(i+1) == 'L' {
-			// Spanish: cabrillo, gallegos.
-			if i == w.n-3 && w.has(i-1, "ILLO", "ILLA", "ALLE") ||
-				(w.has(w.last-1, "AS", "OS") || w.has(w.last, "A", "O")) && w.has(i-1, "ALLE") {
-				w.add("L", "")
-				return i + 2
-			}
-			w.add("L", "L")
-			return i + 2
-		}
-		w.add("L", "L")
-		return i + 1
-	case 'M':
-		w.add("M", "M")
-		// dumb, thumb
-		if w.has(i-1, "UMB") && (i+1 == w.last || w.has(i+2, "ER")) || w.at(i+1) == 'M' {
-			return i + 2
-		}
-		return i + 1
-	case 'P':
-		if w.at(i+1) == 'H' {
-			w.add("F", "F")
-			return i + 2
-		}
-		w.add("P", "P")
-		return i + 1 + b2int(w.has(i+1, "P", "B")) // campbell, raspberry
-	case 'R':
-		// French: rogier, but not hochmeier.
-		if i == w.last && !w.slavo && w.has(i-2, "IE") && !w.has(i-4, "ME", "MA") {
-			w.add("", "R")
-		} else {
-			w.add("R", "R")
-		}
-		return i + 1 + b2int(w.at(i+1) == 'R')
-	case 'S':
-		return w.stepS(i)
-	case 'T':
-		switch {
-		case w.has(i, "TION"):
-			w.add("X", "X")
-			return i + 3
-		case w.has(i, "TIA", "TCH"):
-			w.add("X", "X")
-			return i + 3
-		case w.has(i, "TH", "TTH"):
-			// thomas, thames, or Germanic
-			if w.has(i+2, "OM", "AM") || w.has(0, "VAN ", "VON ", "SCH") {
-				w.add("T", "T")
-			} else {
-				w.add("0", "T")
-			}
-			return i + 2
-		}
-		w.add("T", "T")
-		return i + 1 + b2int(w.has(i+1, "T", "D"))
-	case 'W':
-		return w.stepW(i)
-	case 'X':
-		// French: breaux
-		if !(i == w.last && (w.has(i-3, "IAU", "EAU") || w.has(i-2, "AU", "OU"))) {
-			w.add("KS", "KS")
-		}
-		return i + 1 + b2int(w.has(i+1, "C", "X"))
-	case 'Z':
-		if w.at(i+1) == 'H' { // pinyin: zhao
-			w.add("J", "J")
-			return i + 2
-		}
-		if w.has(i+1, "ZO", "ZI", "ZA") || w.slavo && i > 0 && w.at(i-1) != 'T' {
-			w.add("S", "TS")
-		} else {
-			w.add("S", "S")
-		}
-		return i + 1 + b2int(w.at(i+1) == 'Z')
-	}
-	return i + 1
+// dmVowel: a vowel sounds (as A) only at the start of a word.
+var dmVowel = dmLetter{rules: []dmRule{
+	{when: func(d dmText, i int) bool { return i == 0 }, p: "A", s: "A", n: 1},
+	{n: 1},
+}}
+
+// cc reports a CC at i that is not the start of "MCC".
+func (d dmText) cc(i int) bool {
+	return d.at(i, "CC") && !(i == 1 && d.ch(0) == 'M')
 }
 
-func (w *dmWord) stepC(i int) int {
-	switch {
-	case i > 1 && !w.vowel(i-2) && w.has(i-1, "ACH") && w.at(i+2) != 'I' &&
-		(w.at(i+2) != 'E' || w.has(i-2, "BACHER", "MACHER")): // Germanic
-		w.add("K", "K")
-		return i + 2
-	case i == 0 && w.has(i, "CAESAR"):
-		w.add("S", "S")
-		return i + 2
-	case w.has(i, "CHIA"): // chianti
-		w.add("K", "K")
-		return i + 2
-	case w.has(i, "CH"):
-		switch {
-		case i > 0 && w.has(i, "CHAE"): // michael
-			w.add("K", "X")
-		case i == 0 && (w.has(i+1, "HARAC", "HARIS") || w.has(i+1, "HOR", "HYM", "HIA", "HEM")) && !w.has(0, "CHORE"):
-			w.add("K", "K") // Greek roots: chemistry, chorus
-		case w.has(0, "VAN ", "VON ", "SCH") || w.has(i-2, "ORCHES", "ARCHIT", "ORCHID") || w.has(i+2, "T", "S") ||
-			(w.has(i-1, "A", "O", "U", "E") || i == 0) && w.has(i+2, "L", "R", "N", "M", "B", "H", "F", "V", "W", " "):
-			w.add("K", "K") // Germanic, Greek, 'kh'
-		case i > 0 && w.has(0, "MC"): // McHugh
-			w.add("K", "K")
-		case i > 0:
-			w.add("X", "K")
-		default:
-			w.add("X", "X")
-		}
-		return i + 2
-	case w.has(i, "CZ") && !w.has(i-2, "WICZ"): // czerny
-		w.add("S", "X")
-		return i + 2
-	case w.has(i+1, "CIA"): // focaccia
-		w.add("X", "X")
-		return i + 3
-	case w.has(i, "CC") && !(i == 1 && w.at(0) == 'M'): // not McClellan
-		if w.has(i+2, "I", "E", "H") && !w.has(i+2, "HU") { // bellocchio, not bacchus
-			if i == 1 && w.at(i-1) == 'A' || w.has(i-1, "UCCEE", "UCCES") { // accident, succeed
-				w.add("KS", "KS")
-			} else {
-				w.add("X", "X")
-			}
-			return i + 3
-		}
-		w.add("K", "K") // Pierce's rule
-		return i + 2
-	case w.has(i, "CK", "CG", "CQ"):
-		w.add("K", "K")
-		return i + 2
-	case w.has(i, "CI", "CE", "CY"):
-		if w.has(i, "CIO", "CIE", "CIA") { // Italian
-			w.add("S", "X")
-		} else {
-			w.add("S", "S")
-		}
-		return i + 2
-	}
-	w.add("K", "K")
-	switch {
-	case w.has(i+1, " C", " Q", " G"): // mac caffrey, mac gregor
-		return i + 3
-	case w.has(i+1, "C", "K", "Q") && !w.has(i+1, "CE", "CI"):
-		return i + 2
-	}
-	return i + 1
+// softCC reports a CC at i before I, E or H, but not before HU.
+func (d dmText) softCC(i int) bool {
+	return d.cc(i) && d.at(i+2, "I", "E", "H") && !d.at(i+2, "HU")
 }
 
-func (w *dmWord) stepG(i int) int {
-	if w.at(i+1) == 'H' {
-		switch {
-		case i > 0 && !w.vowel(i-1):
-			w.add("K", "K")
-		case i == 0: // ghislane, ghiradelli
-			if w.at(i+2) == 'I' {
-				w.add("J", "J")
-			} else {
-				w.add("K", "K")
-			}
-		// Parker's rule: hugh, bough, broughton.
-		case i > 1 && w.has(i-2, "B", "H", "D") || i > 2 && w.has(i-3, "B", "H", "D") || i > 3 && w.has(i-4, "B", "H"):
-		case i > 2 && w.at(i-1) == 'U' && w.has(i-3, "C", "G", "L", "R", "T"): // laugh, cough, rough
-			w.add("F", "F")
-		case i > 0 && w.at(i-1) != 'I':
-			w.add("K", "K")
-		}
-		return i + 2
-	}
-	if w.at(i+1) == 'N' {
-		switch {
-		case i == 1 && w.vowel(0) && !w.slavo:
-			w.add("KN", "N")
-		case !w.has(i+2, "EY") && w.at(i+1) != 'Y' && !w.slavo: // not cagney
-			w.add("N", "KN")
-		default:
-			w.add("KN", "KN")
-		}
-		return i + 2
-	}
-	switch {
-	case w.has(i+1, "LI") && !w.slavo: // tagliaro
-		w.add("KL", "L")
-		return i + 2
-	case i == 0 && (w.at(i+1) == 'Y' || w.has(i+1, "ES", "EP", "EB", "EL", "EY", "IB", "IL", "IN", "IE", "EI", "ER")):
-		w.add("K", "J")
-		return i + 2
-	case (w.has(i+1, "ER") || w.at(i+1) == 'Y') && !w.has(0, "DANGER", "RANGER", "MANGER") &&
-		!w.has(i-1, "E", "I") && !w.has(i-1, "RGY", "OGY"): // -ger-, -gy-
-		w.add("K", "J")
-		return i + 2
-	case w.has(i+1, "E", "I", "Y") || w.has(i-1, "AGGI", "OGGI"): // Italian: biaggi
-		switch {
-		case w.has(0, "VAN ", "VON ", "SCH") || w.has(i+1, "ET"): // Germanic
-			w.add("K", "K")
-		case w.has(i+1, "IER "): // a French ending
-			w.add("J", "J")
-		default:
-			w.add("J", "K")
-		}
-		return i + 2
-	}
-	w.add("K", "K")
-	return i + 1 + b2int(w.at(i+1) == 'G')
-}
+// gh reports a GH at i.
+func (d dmText) gh(i int) bool { return d.ch(i+1) == 'H' }
 
-func (w *dmWord) stepJ(i int) int {
-	if w.has(i, "JOSE") || w.has(0, "SAN ") { // Spanish: jose, san jacinto
-		if i == 0 && w.at(i+4) == ' ' || w.has(0, "SAN ") {
-			w.add("H", "H")
-		} else {
-			w.add("J", "H")
-		}
-		return i + 1
-	}
-	switch {
-	case i == 0:
-		w.add("J", "A") // Yankelovich, Jankelowicz
-	case w.vowel(i-1) && !w.slavo && (w.at(i+1) == 'A' || w.at(i+1) == 'O'): // bajador
-		w.add("J", "H")
-	case i == w.last:
-		w.add("J", "")
-	case !w.has(i+1, "L", "T", "K", "S", "N", "M", "B", "Z") && !w.has(i-1, "S", "K", "L"):
-		w.add("J", "J")
-	}
-	return i + 1 + b2int(w.at(i+1) == 'J')
-}
-
-func (w *dmWord) stepS(i int) int {
-	switch {
-	case w.has(i-1, "ISL", "YSL"): // island, isle, carlisle
-		return i + 1
-	case i == 0 && w.has(i, "SUGAR"):
-		w.add("X", "S")
-		return i + 1
-	case w.has(i, "SH"):
-		if w.has(i+1, "HEIM", "HOEK", "HOLM", "HOLZ") { // Germanic
-			w.add("S", "S")
-		} else {
-			w.add("X", "X")
-		}
-		return i + 2
-	case w.has(i, "SIO", "SIA", "SIAN"): // Italian, Armenian
-		if w.slavo {
-			w.add("S", "S")
-		} else {
-			w.add("S", "X")
-		}
-		return i + 3
-	case i == 0 && w.has(i+1, "M", "N", "L", "W") || w.has(i+1, "Z"):
-		// smith and schmidt, snider and schneider; Slavic -sz-
-		w.add("S", "X")
-		return i + 1 + b2int(w.has(i+1, "Z"))
-	case w.has(i, "SC"):
-		switch {
-		case w.at(i+2) == 'H' && w.has(i+3, "ER", "EN"): // schermerhorn, schenker
-			w.add("X", "SK")
-		case w.at(i+2) == 'H' && w.has(i+3, "OO", "UY", "ED", "EM"): // Dutch: school
-			w.add("SK", "SK")
-		case w.at(i+2) == 'H' && i == 0 && !w.vowel(3) && w.at(3) != 'W':
-			w.add("X", "S")
-		case w.at(i+2) == 'H':
-			w.add("X", "X")
-		case w.has(i+2, "I", "E", "Y"):
-			w.add("S", "S")
-		default:
-			w.add("SK", "SK")
-		}
-		return i + 3
-	}
-	if i == w.last && w.has(i-2, "AI", "OI") { // French: resnais, artois
-		w.add("", "S")
-	} else {
-		w.add("S", "S")
-	}
-	return i + 1 + b2int(w.has(i+1, "S", "Z"))
-}
-
-func (w *dmWord) stepW(i int) int {
-	if w.has(i, "WR") {
-		w.add("R", "R")
-		return i + 2
-	}
-	if i == 0 && (w.vowel(i+1) || w.has(i, "WH")) {
-		if w.vowel(i + 1) { // Wasserman and Vasserman
-			w.add("A", "F")
-		} else { // Uomo and Womo
-			w.add("A", "A")
-		}
-	}
-	switch {
-	case i == w.last && w.vowel(i-1) || w.has(i-1, "EWSKI", "EWSKY", "OWSKI", "OWSKY") || w.has(0, "SCH"):
-		w.add("", "F") // Arnow and Arnoff
-		return i + 1
-	case w.has(i, "WICZ", "WITZ"): // Polish: filipowicz
-		w.add("TS", "FX")
-		return i + 4
-	}
-	return i + 1
-}
-
-func b2int(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// softG reports a G at i before E, I or Y, or in -AGGI-, -OGGI-.
+func (d dmText) softG(i int) bool {
+	return d.at(i+1, "E", "I", "Y") || d.at(i-1, "AGGI", "OGGI")
 }
