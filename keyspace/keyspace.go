@@ -602,10 +602,7 @@ func (db *DB) Reserve(n int) {
 func (db *DB) Len() int {
 	n := 0
 	for i := range db.shards {
-		s := &db.shards[i]
-		s.mu.RLock()
-		n += s.m.len()
-		s.mu.RUnlock()
+		n += db.shards[i].m.len() // an atomic load: no shard lock
 	}
 	return n
 }
@@ -613,7 +610,7 @@ func (db *DB) Len() int {
 // Volatile returns the number of keys with an expiry.
 func (db *DB) Volatile() int {
 	n := 0
-	for i := range db.shards {
+	for i := db.NextVolatileShard(0); i >= 0; i = db.NextVolatileShard(i + 1) {
 		s := &db.shards[i]
 		s.mu.RLock()
 		n += len(s.volatile)
@@ -785,7 +782,7 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 				out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, fragHash(entryHash(e)))})
 				got++
 			}
-		} else if s.m.n > 0 {
+		} else if s.m.len() > 0 {
 			size := s.m.size()
 			r := rand(size)
 			for i := 0; i < size && got < n; i++ {

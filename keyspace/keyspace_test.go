@@ -479,3 +479,47 @@ func (db *DB) sampleExpiredAll(si int) {
 		}
 	}
 }
+
+// TestCountsWhileWriting: Len and Volatile read no shard lock (INFO
+// keyspace and DBSIZE call them), so they run beside writers (-race
+// checks the reads) and count exactly once the writers are done.
+func TestCountsWhileWriting(t *testing.T) {
+	db, clk := newTestDB()
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if n, v := db.Len(), db.Volatile(); n < 0 || v < 0 || n > 4000 {
+					panic(fmt.Sprint("counts ", n, v))
+				}
+			}
+		}
+	}()
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 1000 {
+				k := fmt.Sprint(w, ":", i)
+				set(db, k, "v")
+				if i%3 == 0 {
+					db.SetExpire([]byte(k), clk.now+1000)
+				}
+				if i%5 == 0 {
+					db.Delete([]byte(k))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	// Per writer: 1000 keys, 200 deleted; 334 with an expiry, of which the
+	// 67 multiples of 15 were deleted.
+	if n, v := db.Len(), db.Volatile(); n != 4*800 || v != 4*267 {
+		t.Fatalf("len %d volatile %d, want %d and %d", n, v, 4*800, 4*267)
+	}
+}

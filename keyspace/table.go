@@ -20,7 +20,7 @@ import "sync/atomic"
 type table struct {
 	hs   []uint32                // fragHash of each slot's key; 0: empty, 1: tombstone
 	es   []atomic.Pointer[Entry] // the entries (nil in empty slots and tombstones)
-	n    int                     // live entries
+	n    atomic.Int64            // live entries: written under the shard's lock, read without it (DB.Len)
 	used int                     // live entries plus tombstones
 	pub  atomic.Pointer[[]atomic.Pointer[Entry]]
 }
@@ -53,11 +53,12 @@ func nextSlot(i, size int) int {
 	return i
 }
 
-func (t *table) len() int { return t.n }
+func (t *table) len() int { return int(t.n.Load()) }
 
 // reset empties t.
 func (t *table) reset() {
-	t.hs, t.es, t.n, t.used = nil, nil, 0, 0
+	t.hs, t.es, t.used = nil, nil, 0
+	t.n.Store(0)
 	t.pub.Store(nil)
 }
 
@@ -65,7 +66,9 @@ func (t *table) reset() {
 func (t *table) swap(o *table) {
 	t.hs, o.hs = o.hs, t.hs
 	t.es, o.es = o.es, t.es
-	t.n, o.n = o.n, t.n
+	n := t.n.Load()
+	t.n.Store(o.n.Load())
+	o.n.Store(n)
 	t.used, o.used = o.used, t.used
 	p := t.pub.Load()
 	t.pub.Store(o.pub.Load())
@@ -74,7 +77,7 @@ func (t *table) swap(o *table) {
 
 // get returns the entry for key (of hash h), or nil.
 func (t *table) get(h uint64, key []byte) *Entry {
-	if t.n == 0 {
+	if t.n.Load() == 0 {
 		return nil
 	}
 	f, size := fragHash(h), len(t.hs)
@@ -107,7 +110,7 @@ func (t *table) home(h uint64) *Entry {
 // entry with the same key, if any.
 func (t *table) put(h uint64, e *Entry) (old *Entry) {
 	if (t.used+1)*5 > len(t.hs)*4 {
-		t.resize(t.n + 1)
+		t.resize(t.len() + 1)
 	}
 	f, size := fragHash(h), len(t.hs)
 	free := -1
@@ -122,7 +125,7 @@ func (t *table) put(h uint64, e *Entry) (old *Entry) {
 			}
 			t.hs[free] = f
 			t.es[free].Store(e)
-			t.n++
+			t.n.Add(1)
 			return nil
 		case 1:
 			if free < 0 {
@@ -141,7 +144,7 @@ func (t *table) put(h uint64, e *Entry) (old *Entry) {
 // remove deletes e (found by its hash h and pointer) and reports whether
 // it was there.
 func (t *table) remove(h uint64, e *Entry) bool {
-	if t.n == 0 {
+	if t.n.Load() == 0 {
 		return false
 	}
 	f, size := fragHash(h), len(t.hs)
@@ -153,11 +156,11 @@ func (t *table) remove(h uint64, e *Entry) bool {
 			if t.es[i].Load() == e {
 				t.hs[i] = 1
 				t.es[i].Store(nil)
-				t.n--
-				if t.n == 0 {
+				n := t.n.Add(-1)
+				if n == 0 {
 					t.reset()
-				} else if len(t.hs) > minSlots && t.n*8 < len(t.hs) {
-					t.resize(t.n)
+				} else if len(t.hs) > minSlots && int(n)*8 < len(t.hs) {
+					t.resize(int(n))
 				}
 				return true
 			}
@@ -174,7 +177,7 @@ func (t *table) resize(n int) { t.rehash(max(minSlots, n*15/8)) }
 // load once they are in: a load that knows how many keys come (RESIZEDB)
 // rehashes each table once instead of a dozen times.
 func (t *table) reserve(n int) {
-	if size := (t.n + n) * 13 / 10; size > len(t.hs) {
+	if size := (t.len() + n) * 13 / 10; size > len(t.hs) {
 		t.rehash(max(minSlots, size))
 	}
 }
@@ -183,7 +186,7 @@ func (t *table) reserve(n int) {
 func (t *table) rehash(size int) {
 	hs, es := t.hs, t.es
 	t.hs, t.es = make([]uint32, size), make([]atomic.Pointer[Entry], size)
-	t.used = t.n
+	t.used = t.len()
 	for j, f := range hs {
 		if f < 2 {
 			continue
@@ -218,7 +221,7 @@ func (t *table) at(i int) *Entry { return t.es[i].Load() }
 // random returns the entry at or after slot index r (mod the size), or nil
 // when the table is empty.
 func (t *table) random(r int) *Entry {
-	if t.n == 0 {
+	if t.n.Load() == 0 {
 		return nil
 	}
 	for i := 0; i < len(t.es); i++ {
