@@ -99,7 +99,7 @@ func (al *allocator) LString2I(v LString) LValue {
 		return LString("")
 	}
 	if cap(al.sptrs) == len(al.sptrs) {
-		al.sptrs = make([]LString, 0, al.size)
+		al.sptrs = make([]LString, 0, stringBlock)
 	}
 	al.sptrs = append(al.sptrs, v)
 	al.scratchStringP.word = unsafe.Pointer(&al.sptrs[len(al.sptrs)-1])
@@ -133,8 +133,14 @@ func (ls *LState) BytesValue(b []byte) LValue {
 	return al.LString2I(LString(unsafe.String(&al.bytes[start], len(b))))
 }
 
-// bytesBlock is the size of BytesValue's blocks of bytes.
-const bytesBlock = 2048
+// bytesBlock is the size of BytesValue's blocks of bytes, and
+// stringBlock the number of string headers in a block of LString2I's
+// (2 KB as well: a script run boxes a few strings, and a smaller block
+// was made, zeroed and scanned every few runs).
+const (
+	bytesBlock  = 2048
+	stringBlock = 128
+)
 
 // NumberValue is n as an LValue, boxed in L's number blocks (HotKV patch
 // 28): converting an LNumber to an interface otherwise allocates 8 bytes
