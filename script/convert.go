@@ -26,14 +26,14 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 	line, rest := cutLine(b[1:])
 	switch b[0] {
 	case ':':
-		n, _ := strconv.ParseInt(string(line), 10, 64)
-		return lua.LNumber(n), rest
+		// Boxed in L's number blocks: INCR's reply allocates nothing.
+		return L.NumberValue(lua.LNumber(replyInt(line))), rest
 	case '$':
-		n, _ := strconv.Atoi(string(line))
+		n := int(replyInt(line))
 		if n < 0 {
 			return lua.LFalse, rest
 		}
-		return L.StringValue(string(rest[:n])), rest[n+2:]
+		return L.BytesValue(rest[:n]), rest[n+2:]
 	case '+':
 		t := L.NewTable()
 		t.RawSetString("ok", lua.LString(line))
@@ -112,8 +112,39 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 }
 
 func cutLine(b []byte) (line, rest []byte) {
-	i := bytes.Index(b, []byte("\r\n"))
+	i := bytes.IndexByte(b, '\r')
+	if i < 0 || i+1 >= len(b) || b[i+1] != '\n' {
+		i = bytes.Index(b, []byte("\r\n")) // a lone CR in a status line
+	}
 	return b[:i], b[i+2:]
+}
+
+// replyInt parses the decimal integer of an integer reply or a length
+// line, as the server's writer wrote it ("-1" included), without the
+// string conversion strconv needs.
+func replyInt(b []byte) int64 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) > 18 { // near the int64 limits: the careful parse
+		n, _ := strconv.ParseInt(string(b), 10, 64)
+		if neg {
+			if n == math.MaxInt64 && string(b) == "9223372036854775808" {
+				return math.MinInt64
+			}
+			return -n
+		}
+		return n
+	}
+	var n int64
+	for _, c := range b {
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 func parseDouble(s string) float64 {

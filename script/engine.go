@@ -245,8 +245,7 @@ func (e *Engine) Eval(s *Script, run *Run, w *resp.Writer) {
 	v := p.take(e, newVM)
 	defer p.give(v)
 	fn := v.closure(s.proto)
-	fillArray(v.L, v.keys, run.Keys)
-	fillArray(v.L, v.argvT, run.Args)
+	fillArrays(v.L, [2]*lua.LTable{v.keys, v.argvT}, [2][][]byte{run.Keys, run.Args})
 	if run.Debug != nil {
 		v.evalDebug(s, run, fn, w)
 		return
@@ -424,25 +423,16 @@ func (v *vm) closure(p *lua.FunctionProto) *lua.LFunction {
 
 const maxClosures = 4096
 
-// fillArray empties t (whatever the last script put in it) and fills it
-// with items: the state's KEYS and ARGV are reused from run to run. The
-// items' bytes are copied into one string, and their headers come from
-// L's block allocator: two allocations per call, not two per item.
-func fillArray(L *lua.LState, t *lua.LTable, items [][]byte) {
-	t.Reset()
-	n := 0
-	for _, it := range items {
-		n += len(it)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, it := range items {
-		b.Write(it)
-	}
-	all, off := b.String(), 0
-	for i, it := range items {
-		t.RawSetInt(i+1, L.StringValue(all[off:off+len(it)]))
-		off += len(it)
+// fillArrays empties the tables ts (whatever the last script put in
+// them) and fills each with its items: the state's KEYS and ARGV are
+// reused from run to run. The items are copied with L.BytesValue, into
+// L's blocks of bytes: no allocation per item most of the time.
+func fillArrays(L *lua.LState, ts [2]*lua.LTable, items [2][][]byte) {
+	for i, t := range ts {
+		t.Reset()
+		for j, it := range items[i] {
+			t.RawSetInt(j+1, L.BytesValue(it))
+		}
 	}
 }
 

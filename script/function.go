@@ -328,15 +328,11 @@ func (e *Engine) FCall(fn *Function, run *Run, w *resp.Writer) {
 	}
 	cb := cbs[fn.Name]
 	L := v.L
-	L.Push(stringArray(L, run.Keys))
-	L.Push(stringArray(L, run.Args))
+	keys, args := L.CreateTable(len(run.Keys), 0), L.CreateTable(len(run.Args), 0)
+	fillArrays(L, [2]*lua.LTable{keys, args}, [2][][]byte{run.Keys, run.Args})
+	L.Push(keys)
+	L.Push(args)
 	v.invoke(run, cb, 2, fn.Name, w)
-}
-
-func stringArray(L *lua.LState, items [][]byte) *lua.LTable {
-	t := L.CreateTable(len(items), 0)
-	fillArray(L, t, items)
-	return t
 }
 
 // newFunctionVM builds a function state, as function_lua.c does: the

@@ -56,7 +56,8 @@ func (s *Server) initACL(cfg *config.Config) {
 		}
 		return s.acl.List()
 	})
-	s.AddHooks(Hooks{Refuse: []func(*Client, *Command, [][]byte, []int) string{s.aclRefuse}})
+	s.AddHooks(Hooks{Refuse: []func(*Client, *Command, [][]byte, []int) string{s.aclRefuse},
+		RefuseActive: s.acl.Restricted}) // aclRefuse lets every command by while no user is restricted
 }
 
 // authRequired reports whether connections that did not authenticate are

@@ -424,11 +424,20 @@ func (c *Client) prefetchFrom(rd *resp.Reader) {
 const maxUnflushed = 64 * 1024
 
 // publishStats adds the statistics the client gathered since the last
-// call (command counts, keyspace hits, lock acquisitions) to the server's.
+// call (command counts, keyspace hits, lock acquisitions) to the server's,
+// its scripts' commands' (its engine client's) included: those are
+// published with the batch of the script, not once per script.
 func (c *Client) publishStats() {
 	c.stats.publish(&c.srv.stats, c.slot)
-	if p := c.parked; p == nil || p.g != c.guard { // a pending guard is the lock manager's
+	p := c.parked // a pending guard is the lock manager's
+	if p == nil || p.g != c.guard {
 		c.guard.FlushStats()
+	}
+	if ec := c.engine; ec != nil {
+		ec.stats.publish(&c.srv.stats, ec.slot)
+		if p == nil || p.g != ec.guard {
+			ec.guard.FlushStats()
+		}
 	}
 }
 

@@ -32,14 +32,24 @@ import (
 // and ran false when it did not run: refused (answered), or parked (its
 // client's c.parked is set; it runs again later).
 func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Duration, held bool) (end time.Duration, ran bool) {
-	if len(s.hooks.Refuse) > 0 {
-		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
+	return s.executeKeyed(c, cmd, args, start, held, false)
+}
+
+// executeKeyed is execute; known says c.keyPos already holds cmd's key
+// positions in args (a script's redis.call computed them for its lock
+// coverage), so that they are computed once per command.
+func (s *Server) executeKeyed(c *Client, cmd *Command, args [][]byte, start time.Duration, held, known bool) (end time.Duration, ran bool) {
+	if s.hooks.refusing() {
+		if !known {
+			c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
+			known = true
+		}
 		if msg := s.hooks.refuse(c, cmd, args, c.keyPos); msg != "" {
 			s.reject(c, cmd, msg)
 			return 0, false
 		}
 	}
-	if !held && !s.lockCommand(c, cmd, args) {
+	if !held && !s.lockCommand(c, cmd, args, known) {
 		return 0, false
 	}
 	errs := c.errors
@@ -103,15 +113,18 @@ func (s *Server) execute(c *Client, cmd *Command, args [][]byte, start time.Dura
 // that take their own (Scripting, RunsQueue) or none at all (LockFree),
 // the global lock exclusively for Global ones, else its keys' tag locks,
 // exclusively when it writes. It reports false when the command was
-// refused or parked (lockFor).
-func (s *Server) lockCommand(c *Client, cmd *Command, args [][]byte) bool {
+// refused or parked (lockFor). known says c.keyPos holds cmd's key
+// positions already.
+func (s *Server) lockCommand(c *Client, cmd *Command, args [][]byte, known bool) bool {
 	switch {
 	case cmd.Flags&(Scripting|RunsQueue|LockFree) != 0:
 		return true
 	case cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args):
 		return s.lockFor(c, c.guard, true, nil, true)
 	}
-	c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
+	if !known {
+		c.keyPos = cmd.keyPositions(c.keyPos[:0], args)
+	}
 	if len(c.keyPos) == 0 {
 		return true
 	}

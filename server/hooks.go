@@ -15,6 +15,12 @@ type Hooks struct {
 	// to let it run. A refused command is answered with the error and
 	// counted as rejected, as Redis counts a command its ACL refuses.
 	Refuse []func(c *Client, cmd *Command, args [][]byte, keyPos []int) string
+	// RefuseActive, when set, reports whether these Refuse hooks may
+	// refuse anything now (ACL: some user is restricted); while it and
+	// every other installed set's report false, the executor skips the
+	// Refuse hooks and the key positions they would receive. Unset, the
+	// hooks always run.
+	RefuseActive func() bool
 	// Prepare runs with the keys a command, a transaction (the union of
 	// its queue's) or a script (its declared keys) is about to lock, on
 	// the client's goroutine, before the locks are asked for; keys is
@@ -28,6 +34,35 @@ type Hooks struct {
 func (s *Server) AddHooks(h Hooks) {
 	s.hooks.Refuse = append(s.hooks.Refuse, h.Refuse...)
 	s.hooks.Prepare = append(s.hooks.Prepare, h.Prepare...)
+	if len(h.Refuse) > 0 {
+		if h.RefuseActive == nil {
+			s.hooks.refuseAlways = true
+		} else {
+			s.hooks.refuseActive = append(s.hooks.refuseActive, h.RefuseActive)
+		}
+	}
+}
+
+// installedHooks is the hooks installed (AddHooks): Hooks, and whether the
+// Refuse hooks may refuse now.
+type installedHooks struct {
+	Hooks
+	refuseAlways bool          // a set of Refuse hooks has no RefuseActive
+	refuseActive []func() bool // the RefuseActive of the others
+}
+
+// refusing reports whether a Refuse hook may refuse now: the executor
+// runs them (and finds the keys they receive) only then.
+func (h *installedHooks) refusing() bool {
+	if h.refuseAlways {
+		return true
+	}
+	for _, active := range h.refuseActive {
+		if active() {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse returns the first refusal of the Refuse hooks, or "".

@@ -194,7 +194,11 @@ func (s *Server) endScript(c *Client, sr *scriptRun, held bool) {
 		s.complete(ec)
 	}
 	ec.mark = 0
-	ec.publishStats()
+	if c.conn == nil {
+		// A caller without a connection (the append-only file's replay)
+		// has no batch that publishes them (publishStats).
+		ec.publishStats()
+	}
 }
 
 // busyError is the BUSY error of a busy EVAL script (eval: it names
@@ -290,12 +294,14 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	if write {
 		sr.dirty.Store(true)
 	}
+	known := false // ec.keyPos holds the command's key positions
 	if !sr.guard.GlobalExclusive() {
 		// allow-key-locking: the command's keys must be covered.
 		if cmd.Flags&Global != 0 || cmd.GlobalFor != nil && cmd.GlobalFor(args) {
 			return sr.reject(cmd, errScriptGlobal)
 		}
 		ec.keyPos = cmd.keyPositions(ec.keyPos[:0], args)
+		known = true
 		for _, i := range ec.keyPos {
 			if !sr.guard.Covers(args[i], write) || !s.searchCovers(sr.guard, args[i], write) {
 				return sr.reject(cmd, errDynamicKey+string(args[i]))
@@ -318,7 +324,7 @@ func (sr *scriptRun) call(args [][]byte, proto int) ([]byte, string) {
 	}
 	ec.w.Proto = proto
 	ec.w.Reset()
-	if end, ran := s.execute(ec, cmd, args, start, true); ran {
+	if end, ran := s.executeKeyed(ec, cmd, args, start, true, known); ran {
 		ec.mark = end
 	}
 	if write {

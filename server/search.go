@@ -243,8 +243,10 @@ func (s *Server) searchCovers(g *lock.Guard, key []byte, write bool) bool {
 			}
 		}
 	}
-	if fi := s.searchAlias(string(key)); fi != nil && !g.Covers(fi.lockKey, write) {
-		return false
+	if m := s.search.aliases.Load(); m != nil && len(*m) > 0 {
+		if fi := (*m)[string(key)]; fi != nil && !g.Covers(fi.lockKey, write) {
+			return false
+		}
 	}
 	return true
 }

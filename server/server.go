@@ -91,8 +91,8 @@ type Server struct {
 	stats    serverStats
 	blocking blockState
 	parking  parkState
-	pause    pauseState // CLIENT PAUSE (pause.go)
-	hooks    Hooks      // the executor's (hooks.go)
+	pause    pauseState     // CLIENT PAUSE (pause.go)
+	hooks    installedHooks // the executor's (hooks.go)
 	// acl holds the users (auth.go); aclLogMaxLen is acllog-max-len.
 	acl          *acl.Registry
 	aclLogMaxLen *config.Param

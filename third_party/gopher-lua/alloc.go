@@ -37,6 +37,9 @@ type allocator struct {
 	sptrs          []LString
 	scratchString  LValue
 	scratchStringP *iface
+
+	// HotKV patch 28: the bytes of short strings made by BytesValue.
+	bytes []byte
 }
 
 func newAllocator(size int) *allocator {
@@ -96,7 +99,7 @@ func (al *allocator) LString2I(v LString) LValue {
 		return LString("")
 	}
 	if cap(al.sptrs) == len(al.sptrs) {
-		al.sptrs = make([]LString, 0, al.size)
+		al.sptrs = make([]LString, 0, stringBlock)
 	}
 	al.sptrs = append(al.sptrs, v)
 	al.scratchStringP.word = unsafe.Pointer(&al.sptrs[len(al.sptrs)-1])
@@ -106,3 +109,40 @@ func (al *allocator) LString2I(v LString) LValue {
 // StringValue is s as an LValue, its header taken from L's block
 // allocator (HotKV patch 26).
 func (ls *LState) StringValue(s string) LValue { return ls.alloc.LString2I(LString(s)) }
+
+// BytesValue is a copy of b as a string LValue (HotKV patch 28): a short
+// string's bytes are copied into a block of bytes shared with other
+// strings, and its header comes from a block of headers, so that boxing
+// one allocates nothing most of the time. A block's bytes are written
+// once, each string's bytes at their own place, and never changed; the
+// block is freed once none of its strings is reachable, and it is kept
+// alive until then (bytesBlock bytes at most, per string kept).
+func (ls *LState) BytesValue(b []byte) LValue {
+	al := ls.alloc
+	if len(b) == 0 {
+		return LString("")
+	}
+	if len(b) > bytesBlock/8 {
+		return al.LString2I(LString(b))
+	}
+	if cap(al.bytes)-len(al.bytes) < len(b) {
+		al.bytes = make([]byte, 0, bytesBlock)
+	}
+	start := len(al.bytes)
+	al.bytes = append(al.bytes, b...)
+	return al.LString2I(LString(unsafe.String(&al.bytes[start], len(b))))
+}
+
+// bytesBlock is the size of BytesValue's blocks of bytes, and
+// stringBlock the number of string headers in a block of LString2I's
+// (2 KB as well: a script run boxes a few strings, and a smaller block
+// was made, zeroed and scanned every few runs).
+const (
+	bytesBlock  = 2048
+	stringBlock = 128
+)
+
+// NumberValue is n as an LValue, boxed in L's number blocks (HotKV patch
+// 28): converting an LNumber to an interface otherwise allocates 8 bytes
+// for each number outside 0..255.
+func (ls *LState) NumberValue(n LNumber) LValue { return ls.alloc.LNumber2I(n) }
