@@ -4,8 +4,6 @@ import (
 	"hash/maphash"
 	"strings"
 	"sync/atomic"
-
-	"github.com/blevesearch/snowballstem"
 )
 
 // separators are the bytes that end a token, as RediSearch's tokenizer has
@@ -155,7 +153,5 @@ func stem(lang *language, word string) string {
 	if lang.stem == nil {
 		return word
 	}
-	env := snowballstem.NewEnv(word)
-	lang.stem(env)
-	return env.Current()
+	return lang.stem(word)
 }
