@@ -43,9 +43,10 @@ func newStopwords(words []string) stopwordSet {
 
 func (s stopwordSet) has(w string) bool { _, ok := s[w]; return ok }
 
-// token is one token of a text: the normalised word, its stem ("" when
-// it has none or it is the word itself) and its position (1-based, counted
-// over all the TEXT fields of a document).
+// token is one token of a text: the normalised word, its stem's term
+// (stemPrefix and the stem, which may be empty; "" when it has none or it
+// is the word itself) and its position (1-based, counted over all the
+// TEXT fields of a document).
 type token struct {
 	word, stem string
 	pos        uint32
@@ -84,7 +85,7 @@ func tokenize(text string, stop stopwordSet, lang *language, noStem bool, pos *u
 		t := token{word: w, pos: *pos, at: at}
 		if !noStem && len(w) >= minStemLength {
 			if s := cachedStem(lang, w); !strings.EqualFold(s, w) {
-				t.stem = s
+				t.stem = stemPrefix + s
 			}
 		}
 		emit(t)
