@@ -127,12 +127,13 @@ func TestTokenize(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
 	}
-	// Greek stems some words to nothing: their stem term is "+".
+	// Greek stems some words to nothing: their stem term is "+"; "πωσ"
+	// differs from "πως" (only ASCII letters' case is ignored).
 	got, pos = nil, 0
-	tokenize("ήσουν άλλο εώς", newStopwords(nil), findLanguage("greek"), false, &pos, func(tk token) {
+	tokenize("ήσουν άλλο εώς πως", newStopwords(nil), findLanguage("greek"), false, &pos, func(tk token) {
 		got = append(got, fmt.Sprintf("%s/%s/%d", tk.word, tk.stem, tk.pos))
 	})
-	if want := "ήσουν/+/1 άλλο/+αλλ/2 εώς/+/3"; strings.Join(got, " ") != want {
+	if want := "ήσουν/+/1 άλλο/+αλλ/2 εώς/+/3 πως/+πωσ/4"; strings.Join(got, " ") != want {
 		t.Errorf("greek: got %q, want %q", strings.Join(got, " "), want)
 	}
 }

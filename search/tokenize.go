@@ -2,7 +2,6 @@ package search
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync/atomic"
 )
 
@@ -84,7 +83,9 @@ func tokenize(text string, stop stopwordSet, lang *language, noStem bool, pos *u
 		*pos++
 		t := token{word: w, pos: *pos, at: at}
 		if !noStem && len(w) >= minStemLength {
-			if s := cachedStem(lang, w); !strings.EqualFold(s, w) {
+			// A stem equal to the word but for ASCII case is none;
+			// greek's "πωσ" of "πως" is one.
+			if s := cachedStem(lang, w); !equalFoldASCII(s, w) {
 				t.stem = stemPrefix + s
 			}
 		}

@@ -34,11 +34,12 @@ var langDocs = map[string]struct {
 	"tamil":      {[]string{"புத்தகங்கள் மேசையில் உள்ளன", "புத்தகம் படித்தேன்"}, []string{"புத்தகம்", "மேசை", "படி"}},
 	"english":    {[]string{"The runners were running", "a runner runs", "ran quickly"}, []string{"run", "running", "runner", "quick"}},
 	// Snowball 2.1.0's stemmers (third_party/snowball); "ήσουν" and
-	// "εώς" stem to the empty string.
+	// "εώς" stem to the empty string, "πως" to "πωσ" (a stem only
+	// Unicode case folding equals to the word).
 	"armenian":   {[]string{"հաստատել հետևակը", "հաստատելը տեսական", "հետևակի տեսականին"}, []string{"հաստատ", "հետևակին", "տեսա", "հաստատելն"}},
 	"basque":     {[]string{"lagunak agindu", "aginduak lagundu", "lagunari arrakasta"}, []string{"lagundua", "aginduen", "arrakastaren", "lagunduko"}},
 	"catalan":    {[]string{"serveix utilitat", "serveixen utilitats", "utilitari serva"}, []string{"serveixi", "utilitarisme", "serveixin"}},
-	"greek":      {[]string{"φοράει βάρος", "φοράνε βάρους ήσουν", "κυρίαρχη εώς"}, []string{"φορά", "βάρη", "κυρίαρχο", "ήσουν", "εώς"}},
+	"greek":      {[]string{"φοράει βάρος", "φοράνε βάρους ήσουν πως", "κυρίαρχη εώς"}, []string{"φορά", "βάρη", "κυρίαρχο", "ήσουν", "εώς", "πως"}},
 	"hindi":      {[]string{"पढ़ता उठकर", "पढ़ती पहुँचता", "उठना पहुँचकर"}, []string{"पढ़ना", "उठते", "पहुँचती"}},
 	"indonesian": {[]string{"berdekatan bergambar", "diganti dekatnya", "berlanjut digambarkan"}, []string{"didekati", "gambar", "bergantian", "dilanjutkan"}},
 	"lithuanian": {[]string{"greitai veikdamas", "greita žalia", "veikas žaliai"}, []string{"greitais", "veika", "žali"}},
