@@ -144,6 +144,9 @@ func (e *explainer) nodeBody(n *node, depth int, inTag bool) {
 			e.b.WriteString("UNION {\n")
 			words := expansions(e.ix, e.lang, n, "(expanded)")
 			for _, w := range words {
+				if w == "(expanded)" {
+					w = `""(expanded)` // an empty stem (greek), as RediSearch writes it
+				}
 				e.pad(depth + 1)
 				e.fields(mask)
 				e.termLine(n, w)

@@ -303,7 +303,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				add(t.word, w, mask, t.pos)
 				d.length += w
 				if t.stem != "" {
-					add(stemPrefix+t.stem, sw, mask, t.pos)
+					add(t.stem, sw, mask, t.pos)
 				}
 				for _, g := range ix.synGroups(t.word) {
 					add(g, w, mask, t.pos)

@@ -123,9 +123,18 @@ func TestTokenize(t *testing.T) {
 	tokenize("Hello, World! The RUNNING-dogs\\-x foo\\ bar", newStopwords(nil), englishLanguage, false, &pos, func(tk token) {
 		got = append(got, fmt.Sprintf("%s/%s/%d", tk.word, tk.stem, tk.pos))
 	})
-	want := "hello//1 world//2 running/run/3 dogs-x//4 foo bar//5"
+	want := "hello//1 world//2 running/+run/3 dogs-x//4 foo bar//5"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
+	}
+	// Greek stems some words to nothing: their stem term is "+"; "πωσ"
+	// differs from "πως" (only ASCII letters' case is ignored).
+	got, pos = nil, 0
+	tokenize("ήσουν άλλο εώς πως", newStopwords(nil), findLanguage("greek"), false, &pos, func(tk token) {
+		got = append(got, fmt.Sprintf("%s/%s/%d", tk.word, tk.stem, tk.pos))
+	})
+	if want := "ήσουν/+/1 άλλο/+αλλ/2 εώς/+/3 πως/+πωσ/4"; strings.Join(got, " ") != want {
+		t.Errorf("greek: got %q, want %q", strings.Join(got, " "), want)
 	}
 }
 

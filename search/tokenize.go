@@ -2,10 +2,7 @@ package search
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync/atomic"
-
-	"github.com/blevesearch/snowballstem"
 )
 
 // separators are the bytes that end a token, as RediSearch's tokenizer has
@@ -45,9 +42,10 @@ func newStopwords(words []string) stopwordSet {
 
 func (s stopwordSet) has(w string) bool { _, ok := s[w]; return ok }
 
-// token is one token of a text: the normalised word, its stem ("" when
-// it has none or it is the word itself) and its position (1-based, counted
-// over all the TEXT fields of a document).
+// token is one token of a text: the normalised word, its stem's term
+// (stemPrefix and the stem, which may be empty; "" when it has none or it
+// is the word itself) and its position (1-based, counted over all the
+// TEXT fields of a document).
 type token struct {
 	word, stem string
 	pos        uint32
@@ -85,8 +83,10 @@ func tokenize(text string, stop stopwordSet, lang *language, noStem bool, pos *u
 		*pos++
 		t := token{word: w, pos: *pos, at: at}
 		if !noStem && len(w) >= minStemLength {
-			if s := cachedStem(lang, w); !strings.EqualFold(s, w) {
-				t.stem = s
+			// A stem equal to the word but for ASCII case is none;
+			// greek's "πωσ" of "πως" is one.
+			if s := cachedStem(lang, w); !equalFoldASCII(s, w) {
+				t.stem = stemPrefix + s
 			}
 		}
 		emit(t)
@@ -155,7 +155,5 @@ func stem(lang *language, word string) string {
 	if lang.stem == nil {
 		return word
 	}
-	env := snowballstem.NewEnv(word)
-	lang.stem(env)
-	return env.Current()
+	return lang.stem(word)
 }

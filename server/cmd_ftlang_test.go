@@ -33,6 +33,19 @@ var langDocs = map[string]struct {
 	"irish":      {[]string{"Tá na leabhair ar an mbord", "leabhar maith", "boird mhóra"}, []string{"leabhar", "bord", "mór"}},
 	"tamil":      {[]string{"புத்தகங்கள் மேசையில் உள்ளன", "புத்தகம் படித்தேன்"}, []string{"புத்தகம்", "மேசை", "படி"}},
 	"english":    {[]string{"The runners were running", "a runner runs", "ran quickly"}, []string{"run", "running", "runner", "quick"}},
+	// Snowball 2.1.0's stemmers (third_party/snowball); "ήσουν" and
+	// "εώς" stem to the empty string, "πως" to "πωσ" (a stem only
+	// Unicode case folding equals to the word).
+	"armenian":   {[]string{"հաստատել հետևակը", "հաստատելը տեսական", "հետևակի տեսականին"}, []string{"հաստատ", "հետևակին", "տեսա", "հաստատելն"}},
+	"basque":     {[]string{"lagunak agindu", "aginduak lagundu", "lagunari arrakasta"}, []string{"lagundua", "aginduen", "arrakastaren", "lagunduko"}},
+	"catalan":    {[]string{"serveix utilitat", "serveixen utilitats", "utilitari serva"}, []string{"serveixi", "utilitarisme", "serveixin"}},
+	"greek":      {[]string{"φοράει βάρος", "φοράνε βάρους ήσουν πως", "κυρίαρχη εώς"}, []string{"φορά", "βάρη", "κυρίαρχο", "ήσουν", "εώς", "πως"}},
+	"hindi":      {[]string{"पढ़ता उठकर", "पढ़ती पहुँचता", "उठना पहुँचकर"}, []string{"पढ़ना", "उठते", "पहुँचती"}},
+	"indonesian": {[]string{"berdekatan bergambar", "diganti dekatnya", "berlanjut digambarkan"}, []string{"didekati", "gambar", "bergantian", "dilanjutkan"}},
+	"lithuanian": {[]string{"greitai veikdamas", "greita žalia", "veikas žaliai"}, []string{"greitais", "veika", "žali"}},
+	"nepali":     {[]string{"जुट्छन् हुर्कदा", "जुट्छु गाइएको", "हुर्किएका गाइछ"}, []string{"जुट्छे", "हुर्कदो", "गाइएका"}},
+	"serbian":    {[]string{"hladna depresivan", "hladni ekskluzivna", "depresivne ekskluzivni"}, []string{"hladnih", "depresivna", "ekskluzivnija"}},
+	"yiddish":    {[]string{"געטאַפּט געפּאַרקטן", "געטאַפּטע געפֿאָרשט", "געפּאַרקטס געפֿאָרשטער"}, []string{"געטאַפּטן", "געפּאַרקט", "געפֿאָרשטע"}},
 }
 
 // TestFTLanguageLikeRediSearch: an index per language stems its documents
@@ -96,6 +109,9 @@ HSET d:3 t "Les maisons, die Häuser" lang klingon
 HSET d:4 t "Häuser and houses running"
 HSET d:5 t "houses running maisons" lang English
 HSET d:6 t "Häuser maisons" lang ""
+HSET d:7 t "serveixen utilitats" lang catalan
+HSET d:8 t "φοράνε βάρους ήσουν" lang Greek
+HSET d:9 t "greitai veikdamas" lang lithuanian
 FT.SEARCH lf haus WITHSCORES NOCONTENT
 FT.SEARCH lf maison WITHSCORES NOCONTENT
 FT.SEARCH lf maisons WITHSCORES NOCONTENT
@@ -103,6 +119,12 @@ FT.SEARCH lf house WITHSCORES NOCONTENT LANGUAGE english
 FT.SEARCH lf run WITHSCORES NOCONTENT LANGUAGE english
 FT.SEARCH lf häuser WITHSCORES NOCONTENT LANGUAGE german
 FT.SEARCH lf @lang:{german} NOCONTENT
+FT.SEARCH lf serveixi WITHSCORES NOCONTENT LANGUAGE catalan
+FT.SEARCH lf βάρη WITHSCORES NOCONTENT LANGUAGE greek
+FT.SEARCH lf εώς WITHSCORES NOCONTENT LANGUAGE greek
+FT.SEARCH lf greitais WITHSCORES NOCONTENT LANGUAGE lithuanian
+FT.SEARCH lf greitais WITHSCORES NOCONTENT
+FT.EXPLAIN lf βάρη LANGUAGE greek
 FT.EXPLAIN lf maisons
 FT.CREATE lf2 LANGUAGE_FIELD SCHEMA t TEXT
 FT.CREATE lf3 SCHEMA t TEXT LANGUAGE_FIELD x
