@@ -345,6 +345,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				return false
 			}
 			vecs[f.slot] = v
+			// Each vector counts once in the document's maximal
+			// frequency (TFIDF's norm), where it comes in the
+			// schema: as RediSearch's, so that a document with
+			// vectors and no text scores finitely.
+			d.maxFreq++
 		case Geo:
 			h, ok := geoHash(v)
 			if !ok {

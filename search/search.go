@@ -457,6 +457,17 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	if len(filters) > 0 {
 		switch {
+		case knn != nil:
+			// A KNN's filters, as RediSearch's: the first
+			// replaces the wildcard it would rank (a "*" query),
+			// and each other becomes, with what is there, the
+			// children of a new intersection, in front.
+			if root.op == opWildcard {
+				root, filters = filters[0], filters[1:]
+			}
+			for _, f := range filters {
+				root = &node{op: opAnd, kids: []*node{f, root}}
+			}
 		case r.InOrder && root.op == opAnd:
 			// In order, RediSearch's children keep their places:
 			// each filter goes first, as it puts them.
