@@ -15,7 +15,10 @@ import (
 // Known difference: DIALECT 1's tag alternatives continued after "}" of
 // a field that is not a TAG field are not printed.
 func (ix *Index) Explain(r *Request) (string, error) {
-	root, err := parseQuery(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config)
+	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config, r.Params)
+	if err == nil && knn != nil {
+		err = errf(errNotSupported, "A KNN clause here")
+	}
 	if err == nil {
 		err = ix.Schema.checkPhonetic(root)
 	}

@@ -99,8 +99,9 @@ type parser struct {
 // stop at a depth of their own (about 100).
 const maxDepth = 1000
 
-// parseQuery parses q against schema s at the given dialect (1 or 2). It
-// returns nil for a query that matches nothing (only stop words).
+// parseQuery parses q against schema s at the given dialect (1, or 2 and
+// above: 3 parses as 2). It returns nil for a query that matches nothing
+// (only stop words).
 func parseQuery(s *Schema, stop stopwordSet, q string, dialect int, cfg *Config) (*node, error) {
 	n, knn, err := parseQueryParams(s, stop, q, dialect, cfg, nil)
 	if err == nil && knn != nil {

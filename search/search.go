@@ -836,14 +836,16 @@ func firstK[T any](s []T, k int, cmp func(a, b T) int) []T {
 	return s[:k]
 }
 
-// parseDialect parses DIALECT's argument at opts[i+1]: 1 or 2 (3 and 4,
-// RediSearch's too, are refused as not supported).
+// parseDialect parses DIALECT's argument at opts[i+1]: 1, 2 or 3 (4,
+// RediSearch's too, is refused as not supported). Over HASH documents
+// DIALECT 3 is DIALECT 2: what it changes is the reply of JSON's
+// multi-valued fields.
 func parseDialect(opts [][]byte, i int) (int, error) {
 	n, ok := countArg(opts, i+1)
 	if !ok || n < 1 || n > 4 {
 		return 0, Error(errDialect)
 	}
-	if n > 2 {
+	if n > 3 {
 		return 0, errf(errNotSupported, "DIALECT "+strconv.Itoa(n))
 	}
 	return n, nil
