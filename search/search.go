@@ -419,10 +419,10 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		return 0, nil, nil
 	}
 	if r.InFields != nil {
-		var mask uint64
+		var mask fieldMask
 		for _, name := range r.InFields {
 			if f := ix.Schema.Field(name); f != nil && f.textID >= 0 {
-				mask |= 1 << f.textID
+				mask = mask.or(fieldBit(f.textID))
 			}
 		}
 		restrictMask(root, mask)
@@ -670,10 +670,10 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 }
 
 // restrictMask limits every text term of the query to mask.
-func restrictMask(n *node, mask uint64) {
+func restrictMask(n *node, mask fieldMask) {
 	switch n.op {
 	case opTerm, opPrefix, opFuzzy:
-		n.mask &= mask
+		n.mask = n.mask.and(mask)
 	}
 	for _, k := range n.kids {
 		restrictMask(k, mask)
