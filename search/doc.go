@@ -6,8 +6,8 @@
 // (synonym.go), double metaphone codes for PHONETIC fields
 // (metaphone.go)), TAG, NUMERIC, VECTOR and GEO
 // fields (geo.go: radius queries and GEOFILTER), the query
-// language of DIALECT 1 and 2 and the default TFIDF scorer, with the same
-// results and scores as RediSearch.
+// language of DIALECT 1, 2 and 3 (2's, over HASH documents) and the
+// default TFIDF scorer, with the same results and scores as RediSearch.
 //
 // FT.CREATE's FILTER (filter.go) decides, in Put, whether a hash is a
 // document at all; its other options change what Put stores (no

@@ -441,7 +441,7 @@ func (e *evaluator) prefixTerms(prefix string) []string {
 }
 
 // term returns a reader of word's postings whose fields intersect mask.
-func (e *evaluator) term(word string, mask uint64) iterator {
+func (e *evaluator) term(word string, mask fieldMask) iterator {
 	tl := e.ix.terms[word]
 	if tl == nil || tl.n == 0 {
 		return nil

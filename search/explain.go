@@ -15,7 +15,10 @@ import (
 // Known difference: DIALECT 1's tag alternatives continued after "}" of
 // a field that is not a TAG field are not printed.
 func (ix *Index) Explain(r *Request) (string, error) {
-	root, err := parseQuery(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config)
+	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config, r.Params)
+	if err == nil && knn != nil {
+		err = errf(errNotSupported, "A KNN clause here")
+	}
 	if err == nil {
 		err = ix.Schema.checkPhonetic(root)
 	}
@@ -47,18 +50,18 @@ func (e *explainer) pad(depth int) {
 // fields writes the modifier prefix of a node whose field mask is mask:
 // "@NULL:" for none, "@a|b:" for some (in the fields' order), nothing for
 // all.
-func (e *explainer) fields(mask uint64) {
-	switch mask {
-	case allFields:
+func (e *explainer) fields(mask fieldMask) {
+	switch {
+	case mask == allFields:
 		return
-	case 0:
+	case mask.empty():
 		e.b.WriteString("@NULL:")
 		return
 	}
 	e.b.WriteByte('@')
 	n := 0
 	for _, f := range e.ix.Schema.Fields {
-		if f.Type == Text && f.textID >= 0 && mask&(1<<f.textID) != 0 {
+		if f.Type == Text && f.textID >= 0 && mask.has(f.textID) {
 			if n > 0 {
 				e.b.WriteByte('|')
 			}

@@ -68,7 +68,7 @@ type Index struct {
 type termHit struct {
 	term string
 	freq uint32
-	mask uint64
+	mask fieldMask
 	pos  []uint32
 }
 
@@ -250,7 +250,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 	clear(hits)
 	var pos uint32
 	lang := ix.docLanguage(get)
-	add := func(term string, freq uint32, mask uint64, p uint32) {
+	add := func(term string, freq uint32, mask fieldMask, p uint32) {
 		i, ok := hits[term]
 		if !ok {
 			i = int32(len(list))
@@ -266,7 +266,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 		}
 		h := &list[i]
 		h.freq += freq
-		h.mask |= mask
+		h.mask = h.mask.or(mask)
 		h.pos = append(h.pos, p)
 		d.maxFreq = max(d.maxFreq, h.freq)
 	}
@@ -288,7 +288,7 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 			}
 			w := uint32(max(1, uint32OfFloat(f.Weight)))
 			sw := uint32(max(1, uint32OfFloat(f.Weight*0.2)))
-			mask := uint64(1) << f.textID
+			mask := fieldBit(f.textID)
 			if len(v) == 0 && f.IndexEmpty {
 				// The empty term, at a position of its own.
 				pos++
@@ -345,6 +345,11 @@ func (ix *Index) Put(key string, get func(field string) ([]byte, bool)) bool {
 				return false
 			}
 			vecs[f.slot] = v
+			// Each vector counts once in the document's maximal
+			// frequency (TFIDF's norm), where it comes in the
+			// schema: as RediSearch's, so that a document with
+			// vectors and no text scores finitely.
+			d.maxFreq++
 		case Geo:
 			h, ok := geoHash(v)
 			if !ok {

@@ -57,7 +57,7 @@ type listIter struct {
 	ids   []uint32
 	term  postCursor       // a term's postings, decoded as read (instead of ids; tl set)
 	blk   int              // the block of the term's record's enc, plus 1
-	mask  uint64           // a term's fields read (allFields: any)
+	mask  fieldMask        // a term's fields read (allFields: any)
 	keep  func(i int) bool // the entries kept (nil: all)
 	n     int              // the next entry
 	last  uint32
@@ -97,7 +97,7 @@ func (it *listIter) read() (readRC, *result) {
 		for c.next() {
 			// As below: the entry is the last read, its mask or not.
 			it.rec.doc, it.last = c.doc, c.doc
-			if c.mask&it.mask == 0 {
+			if !c.mask.meets(it.mask) {
 				continue
 			}
 			it.fillTerm()
@@ -138,7 +138,7 @@ func (it *listIter) skipTo(id uint32) (readRC, *result) {
 		ok := c.skipTo(id)
 		for ; ok; ok = c.next() {
 			it.rec.doc, it.last = c.doc, c.doc
-			if c.mask&it.mask == 0 {
+			if !c.mask.meets(it.mask) {
 				continue
 			}
 			it.fillTerm()

@@ -39,11 +39,11 @@ const (
 )
 
 // phoneticMask is the bits of s's PHONETIC TEXT fields (0: none).
-func (s *Schema) phoneticMask() uint64 {
-	var m uint64
+func (s *Schema) phoneticMask() fieldMask {
+	var m fieldMask
 	for _, f := range s.Fields {
 		if f.Type == Text && f.Phonetic {
-			m |= 1 << f.textID
+			m = m.or(fieldBit(f.textID))
 		}
 	}
 	return m
@@ -63,14 +63,14 @@ func (s *Schema) phoneticExpands(n *node) bool {
 	case phoneticOff:
 		return false
 	}
-	if s.phoneticMask() == 0 {
+	if s.phoneticMask().empty() {
 		return false
 	}
-	if n.mask == 0 || n.mask == allFields {
+	if n.mask.empty() || n.mask == allFields {
 		return true
 	}
 	for i, f := range s.Fields {
-		if i < 64 && n.mask&(1<<i) != 0 && f.Type == Text && f.Phonetic {
+		if n.mask.has(i) && f.Type == Text && f.Phonetic {
 			return true
 		}
 	}
@@ -85,7 +85,7 @@ func (s *Schema) checkPhonetic(n *node) error {
 	}
 	if n.op == opTerm && n.expand && n.phonetic != phoneticDefault {
 		m := s.phoneticMask()
-		if m == 0 || n.mask != allFields && n.mask&m == 0 {
+		if m.empty() || n.mask != allFields && !n.mask.meets(m) {
 			return Error(errPhoneticField)
 		}
 	}

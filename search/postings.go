@@ -18,7 +18,8 @@ import (
 //	            id passes an entry with two uvarints)
 //	freq        the term's weighted frequency in the document
 //	mask+1      the TEXT fields it occurs in (textID bits), plus one
-//	            (NOFIELDS's all-ones mask is then one byte)
+//	            (NOFIELDS's all-ones mask is then one byte): the low 64
+//	            bits, then, in a wide list only, the high 64 bits
 //	pos deltas  its positions, ascending, each less the one before, to
 //	            the entry's end (none with NOOFFSETS)
 //
@@ -35,6 +36,10 @@ type termList struct {
 	id     uint32 // its place in Index.termByID (documents name their terms by it)
 	n      int    // postings
 	blocks []postBlock
+	// wide lists hold the high word of their entries' masks (fields
+	// 65 to 128 of a wide schema): a list widens when the first entry
+	// that needs it comes.
+	wide bool
 }
 
 // postBlock is a run of a term's postings.
@@ -49,7 +54,10 @@ func (t *termList) lastDoc() uint32 { return t.blocks[len(t.blocks)-1].last }
 
 // add appends the posting of document doc, whose id is above every
 // posting's of t.
-func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
+func (t *termList) add(doc, freq uint32, mask fieldMask, pos []uint32) {
+	if mask.hi != 0 && !t.wide {
+		t.widen()
+	}
 	if len(t.blocks) == 0 || t.blocks[len(t.blocks)-1].n >= blockEntries {
 		if len(t.blocks) > 0 {
 			// A full block is not appended to again: trim its slack.
@@ -60,7 +68,10 @@ func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
 	}
 	b := &t.blocks[len(t.blocks)-1]
 	b.data = binary.AppendUvarint(b.data, uint64(doc-b.last))
-	n := uvarintLen(uint64(freq)) + uvarintLen(mask+1)
+	n := uvarintLen(uint64(freq)) + uvarintLen(mask.lo+1)
+	if t.wide {
+		n += uvarintLen(mask.hi + 1)
+	}
 	var prev uint32
 	for _, p := range pos {
 		n += uvarintLen(uint64(p - prev))
@@ -68,7 +79,10 @@ func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
 	}
 	b.data = binary.AppendUvarint(b.data, uint64(n))
 	b.data = binary.AppendUvarint(b.data, uint64(freq))
-	b.data = binary.AppendUvarint(b.data, mask+1)
+	b.data = binary.AppendUvarint(b.data, mask.lo+1)
+	if t.wide {
+		b.data = binary.AppendUvarint(b.data, mask.hi+1)
+	}
 	prev = 0
 	for _, p := range pos {
 		b.data = binary.AppendUvarint(b.data, uint64(p-prev))
@@ -77,6 +91,21 @@ func (t *termList) add(doc, freq uint32, mask uint64, pos []uint32) {
 	b.last = doc
 	b.n++
 	t.n++
+}
+
+// widen rewrites t's entries as a wide list's, their high mask words 0.
+func (t *termList) widen() {
+	old := *t
+	t.blocks, t.n, t.wide = nil, 0, true
+	if old.n == 0 {
+		return
+	}
+	c := newPostCursor(&old)
+	var pos []uint32
+	for c.next() {
+		pos = decodePositions(pos[:0], c.data[c.pos:c.posEnd])
+		t.add(c.doc, c.freq, c.mask, pos)
+	}
 }
 
 // remove removes the posting of document doc, if there, and reports
@@ -221,7 +250,8 @@ type postCursor struct {
 	// positions (data[pos:posEnd]).
 	doc         uint32
 	freq        uint32
-	mask        uint64
+	mask        fieldMask
+	wide        bool // tl's, read on entering a block
 	pos, posEnd int
 }
 
@@ -238,13 +268,13 @@ func (c *postCursor) next() bool {
 	data, off := c.data, c.off
 	// Most entries' first four uvarints (an entry has at least four)
 	// are a byte each: read at once.
-	if off+4 <= len(data) {
+	if off+4 <= len(data) && !c.wide {
 		w := binary.LittleEndian.Uint32(data[off:])
 		if w&0x80808080 == 0 {
 			c.doc += w & 0xff
 			end := off + 2 + int(w>>8&0xff)
 			c.freq = w >> 16 & 0xff
-			c.mask = uint64(w>>24) - 1
+			c.mask = fieldMask{lo: uint64(w>>24) - 1}
 			c.pos, c.posEnd, c.off = off+4, end, end
 			return true
 		}
@@ -282,7 +312,11 @@ func (c *postCursor) decode(data []byte, off int) {
 	} else {
 		v, off = uvarintLong(data, off)
 	}
-	c.mask = v - 1
+	c.mask = fieldMask{lo: v - 1}
+	if c.wide {
+		v, off = uvarint(data, off)
+		c.mask.hi = v - 1
+	}
 	c.pos, c.posEnd = off, end
 	c.off = end
 }
@@ -336,6 +370,7 @@ func (c *postCursor) enter() bool {
 	b := &c.tl.blocks[c.bi]
 	// The first entry's delta is 0.
 	c.data, c.off, c.doc, c.last = b.data, 0, b.first, b.last
+	c.wide = c.tl.wide
 	return true
 }
 

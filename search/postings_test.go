@@ -7,11 +7,12 @@ import (
 )
 
 // TestPostings adds and removes random postings and checks a term list's
-// reads and seeks against a plain slice of them.
+// reads and seeks against a plain slice of them; in some rounds masks of
+// fields above 64 come midway, and the list widens.
 func TestPostings(t *testing.T) {
 	type entry struct {
 		doc, freq uint32
-		mask      uint64
+		mask      fieldMask
 		pos       []uint32
 	}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -21,7 +22,10 @@ func TestPostings(t *testing.T) {
 		doc := uint32(0)
 		for range r.IntN(1000) {
 			doc += 1 + uint32(r.IntN(300))
-			e := entry{doc: doc, freq: uint32(r.IntN(1000)), mask: r.Uint64() >> r.IntN(64)}
+			e := entry{doc: doc, freq: uint32(r.IntN(1000)), mask: fieldMask{lo: r.Uint64() >> r.IntN(64)}}
+			if round%3 == 1 && r.IntN(50) == 0 || tl.wide && r.IntN(2) == 0 {
+				e.mask.hi = r.Uint64() >> r.IntN(64)
+			}
 			if r.IntN(10) == 0 {
 				e.mask = allFields
 			}

@@ -36,10 +36,10 @@ const (
 type node struct {
 	op     opKind
 	word   string
-	mask   uint64 // TEXT fields a term may match (allFields: any)
-	masked bool   // an @field: modifier set mask
-	expand bool   // opTerm: add its stems (not under a negation or in a phrase)
-	field  *Field // opNumeric, opTag
+	mask   fieldMask // TEXT fields a term may match (allFields: any)
+	masked bool      // an @field: modifier set mask
+	expand bool      // opTerm: add its stems (not under a negation or in a phrase)
+	field  *Field    // opNumeric, opTag
 	min    float64
 	max    float64
 	minEx  bool
@@ -74,8 +74,6 @@ type node struct {
 	phonetic phoneticMode
 }
 
-const allFields = ^uint64(0)
-
 // parser parses the query language of DIALECT 1 and 2.
 type parser struct {
 	s       *Schema
@@ -99,8 +97,9 @@ type parser struct {
 // stop at a depth of their own (about 100).
 const maxDepth = 1000
 
-// parseQuery parses q against schema s at the given dialect (1 or 2). It
-// returns nil for a query that matches nothing (only stop words).
+// parseQuery parses q against schema s at the given dialect (1, or 2 and
+// above: 3 parses as 2). It returns nil for a query that matches nothing
+// (only stop words).
 func parseQuery(s *Schema, stop stopwordSet, q string, dialect int, cfg *Config) (*node, error) {
 	n, knn, err := parseQueryParams(s, stop, q, dialect, cfg, nil)
 	if err == nil && knn != nil {
@@ -525,7 +524,7 @@ func (p *parser) suffix(start int) *node {
 func (p *parser) checkSuffix(n *node) error {
 	if (n.op == opSuffix || n.op == opNone && n.none == opSuffix) && n.mask != allFields && p.s.hasTextSuffixTrie() {
 		for _, f := range p.s.Fields {
-			if f.Type == Text && f.textID >= 0 && n.mask&(1<<f.textID) != 0 && !f.WithSuffixTrie {
+			if f.Type == Text && f.textID >= 0 && n.mask.has(f.textID) && !f.WithSuffixTrie {
 				return Error(errSuffixTrie)
 			}
 		}
@@ -541,9 +540,9 @@ func (p *parser) checkSuffix(n *node) error {
 // checkEmpty refuses, as RediSearch does, an empty string restricted to
 // TEXT fields none of which has INDEXEMPTY.
 func (p *parser) checkEmpty(n *node) error {
-	if n.op == opEmpty && n.mask != 0 && n.mask != allFields {
+	if n.op == opEmpty && !n.mask.empty() && n.mask != allFields {
 		for _, f := range p.s.Fields {
-			if f.Type == Text && f.textID >= 0 && n.mask&(1<<f.textID) != 0 && f.IndexEmpty {
+			if f.Type == Text && f.textID >= 0 && n.mask.has(f.textID) && f.IndexEmpty {
 				return nil
 			}
 		}
@@ -637,7 +636,7 @@ func unescape(s string) string {
 
 // modifierHead reads "@field[|field...]:" and returns the names and the
 // mask of the TEXT fields among them.
-func (p *parser) modifierHead() ([]string, uint64, error) {
+func (p *parser) modifierHead() ([]string, fieldMask, error) {
 	start := p.i
 	p.i++
 	var names []string
@@ -647,7 +646,7 @@ func (p *parser) modifierHead() ([]string, uint64, error) {
 			p.i++
 		}
 		if p.i == s {
-			return nil, 0, p.errAt(p.i)
+			return nil, fieldMask{}, p.errAt(p.i)
 		}
 		names = append(names, unescape(p.q[s:p.i]))
 		if p.i+1 < len(p.q) && p.q[p.i] == '|' && isTermByte(p.q[p.i+1]) {
@@ -663,23 +662,23 @@ func (p *parser) modifierHead() ([]string, uint64, error) {
 		p.space()
 		switch {
 		case p.i >= len(p.q):
-			return nil, 0, errf(errSyntaxAt, start, last)
+			return nil, fieldMask{}, errf(errSyntaxAt, start, last)
 		case p.i > at && isTermByte(p.q[p.i]):
 			e := p.i
 			for e < len(p.q) && isTermByte(p.q[e]) {
 				e++
 			}
-			return nil, 0, errf(errSyntaxAt, p.i, p.q[p.i:e])
+			return nil, fieldMask{}, errf(errSyntaxAt, p.i, p.q[p.i:e])
 		}
 		_ = at
-		return nil, 0, errf(errSyntaxAt, p.i, last)
+		return nil, fieldMask{}, errf(errSyntaxAt, p.i, last)
 	}
 	p.i++
 	p.tok(start, "@"+strings.Join(names, "|")+":")
-	var mask uint64
+	var mask fieldMask
 	for _, name := range names {
 		if f := p.s.Field(name); f != nil && f.Type == Text && f.textID >= 0 {
-			mask |= 1 << f.textID
+			mask = mask.or(fieldBit(f.textID))
 		}
 	}
 	return names, mask, nil
@@ -687,7 +686,7 @@ func (p *parser) modifierHead() ([]string, uint64, error) {
 
 // setMask restricts the text terms under n to mask, where no inner
 // modifier did.
-func setMask(n *node, mask uint64) {
+func setMask(n *node, mask fieldMask) {
 	if n.masked {
 		return
 	}

@@ -54,7 +54,7 @@ type tok1 struct {
 	tilde bool  // k1Minus: "~", which binds as "-" does and makes an optional operand
 	prec  int   // of the token the item starts with
 	n     *node // k1Expr (nil: a stop word)
-	mask  uint64
+	mask  fieldMask
 	at    int
 }
 
@@ -203,17 +203,17 @@ func or1(b, c *node) *node {
 
 // andMask restricts the text terms under n to mask too (masks of nested
 // modifiers intersect).
-func andMask(n *node, mask uint64) {
+func andMask(n *node, mask fieldMask) {
 	switch n.op {
 	case opTerm, opPrefix, opSuffix, opFuzzy:
-		n.mask &= mask
+		n.mask = n.mask.and(mask)
 	case opNumeric, opTag, opTagPrefix, opTagSuffix, opWildcard, opGeo:
 		return
 	}
 	if !n.masked {
 		n.mask = allFields
 	}
-	n.mask &= mask
+	n.mask = n.mask.and(mask)
 	for _, k := range n.kids {
 		andMask(k, mask)
 	}

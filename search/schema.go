@@ -303,9 +303,6 @@ func (s *Schema) parseFields(args [][]byte) error {
 			return Error(errTooManyText)
 		}
 	}
-	if s.textFields > 64 {
-		return errf(errNotSupported, "More than 64 TEXT fields")
-	}
 	return nil
 }
 
@@ -314,7 +311,7 @@ func (s *Schema) parseFields(args [][]byte) error {
 func (s *Schema) WideSchema() bool { return s.MaxTextFields || s.textFields > 32 }
 
 // maxTextFields is RediSearch's limit on TEXT fields (its wide schemas'
-// 128-bit field masks; HotKV's are 64 bits).
+// 128-bit field masks, as fieldMask).
 const maxTextFields = 128
 
 // parseType parses a field's type and options from args and returns how

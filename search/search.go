@@ -419,10 +419,10 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 		return 0, nil, nil
 	}
 	if r.InFields != nil {
-		var mask uint64
+		var mask fieldMask
 		for _, name := range r.InFields {
 			if f := ix.Schema.Field(name); f != nil && f.textID >= 0 {
-				mask |= 1 << f.textID
+				mask = mask.or(fieldBit(f.textID))
 			}
 		}
 		restrictMask(root, mask)
@@ -457,6 +457,17 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 	}
 	if len(filters) > 0 {
 		switch {
+		case knn != nil:
+			// A KNN's filters, as RediSearch's: the first
+			// replaces the wildcard it would rank (a "*" query),
+			// and each other becomes, with what is there, the
+			// children of a new intersection, in front.
+			if root.op == opWildcard {
+				root, filters = filters[0], filters[1:]
+			}
+			for _, f := range filters {
+				root = &node{op: opAnd, kids: []*node{f, root}}
+			}
 		case r.InOrder && root.op == opAnd:
 			// In order, RediSearch's children keep their places:
 			// each filter goes first, as it puts them.
@@ -659,10 +670,10 @@ func (ix *Index) Search(r *Request, load func(key, field string) ([]byte, bool))
 }
 
 // restrictMask limits every text term of the query to mask.
-func restrictMask(n *node, mask uint64) {
+func restrictMask(n *node, mask fieldMask) {
 	switch n.op {
 	case opTerm, opPrefix, opFuzzy:
-		n.mask &= mask
+		n.mask = n.mask.and(mask)
 	}
 	for _, k := range n.kids {
 		restrictMask(k, mask)
@@ -825,14 +836,16 @@ func firstK[T any](s []T, k int, cmp func(a, b T) int) []T {
 	return s[:k]
 }
 
-// parseDialect parses DIALECT's argument at opts[i+1]: 1 or 2 (3 and 4,
-// RediSearch's too, are refused as not supported).
+// parseDialect parses DIALECT's argument at opts[i+1]: 1, 2 or 3 (4,
+// RediSearch's too, is refused as not supported). Over HASH documents
+// DIALECT 3 is DIALECT 2: what it changes is the reply of JSON's
+// multi-valued fields.
 func parseDialect(opts [][]byte, i int) (int, error) {
 	n, ok := countArg(opts, i+1)
 	if !ok || n < 1 || n > 4 {
 		return 0, Error(errDialect)
 	}
-	if n > 2 {
+	if n > 3 {
 		return 0, errf(errNotSupported, "DIALECT "+strconv.Itoa(n))
 	}
 	return n, nil

@@ -106,7 +106,7 @@ func init() {
 					return errFTConfigBounds
 				case v > 4:
 					return errFTConfigDialectMax
-				case v > 2:
+				case v > 3:
 					return errFTConfigDialect
 				}
 				c.SetDefaultDialect(v)

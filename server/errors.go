@@ -171,7 +171,7 @@ const (
 	errFTConfigBounds     = "Value is outside acceptable bounds"
 	errFTConfigDialectMax = "Default dialect version cannot be higher than 4"
 	// HotKV's own: its queries have DIALECT 1 and 2 only.
-	errFTConfigDialect   = "DEFAULT_DIALECT 3 and 4 are not supported by HotKV yet"
+	errFTConfigDialect   = "DEFAULT_DIALECT 4 is not supported by HotKV yet"
 	errScriptGlobal      = "ERR This command needs the global lock and is not allowed in scripts with the 'allow-key-locking' flag"
 	errScriptUnknownFlag = "ERR Unexpected flag: %s"
 )
