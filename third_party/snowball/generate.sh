@@ -8,7 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 make -C "$src" snowball >/dev/null
 cp "$src/COPYING" "$here/LICENSE"
 for f in among.go env.go util.go; do cp "$src/go/$f" "$here/$f"; done
-for l in armenian basque catalan greek hindi indonesian lithuanian nepali serbian yiddish; do
+for l in arabic armenian basque catalan danish dutch english finnish french german greek \
+	hindi hungarian indonesian irish italian lithuanian nepali norwegian portuguese \
+	romanian russian serbian spanish swedish tamil turkish yiddish; do
 	mkdir -p "$here/$l"
 	"$src/snowball" "$src/algorithms/$l.sbl" -go -o "$here/$l/${l}_stemmer" \
 		-gop "$l" -gor github.com/hotkv/hotkv/third_party/snowball
