@@ -40,3 +40,27 @@ HSET q:3 t "ח' red" n 3
 		}
 	}
 }
+
+// TestFTExplainKNNLikeRediSearch: FT.EXPLAIN of KNN queries (alone,
+// hybrid, with AS, $yield_distance_as, EF_RUNTIME and EPSILON, on FLAT
+// and HNSW fields that hold vectors, and the errors of a wrong blob or
+// option) replies as
+// RediSearch's.
+func TestFTExplainKNNLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE i ON HASH PREFIX 1 q: SCHEMA t TEXT n NUMERIC g TAG v VECTOR FLAT 6 TYPE FLOAT32 DIM 2 DISTANCE_METRIC L2 w VECTOR HNSW 6 TYPE FLOAT32 DIM 2 DISTANCE_METRIC COSINE
+`)
+	blob := f32s(1, 2)
+	// RediSearch checks a query vector against a field's vector index,
+	// which its first vector creates.
+	p.DoArgs("HSET", "q:1", "t", "red", "v", blob, "w", blob)
+	for _, q := range []string{"*=>[KNN 2 @v $b]", "red=>[KNN 2 @v $b]", "(x|red)=>[KNN 3 @v $b AS d]", "*=>[KNN $k @w $b]=>{$yield_distance_as: dd}",
+		"@n:[1 2]=>[KNN 2 @v $b EF_RUNTIME 5]", "@n:[1 2]=>[KNN 2 @w $b EF_RUNTIME 5]", "*=>[KNN 0 @v $b]", "@t:red=>[KNN 2 @v $b]",
+		"(hello world)=>[KNN 2 @w $b]", "*=>[KNN 2 @w $b]=>{$EF_RUNTIME: 7; $yield_distance_as: z}", "*=>[KNN 2 @w $b EPSILON 0.1]",
+		"*=>[KNN 2 @v $b EPSILON 0.1]", "*=>[KNN 2 @w $b EF_RUNTIME 5 EPSILON 0.2 AS x]", "*=>[KNN 2 @w $b EPSILON 0.2 EF_RUNTIME $k]",
+		"*=>[KNN 2 @nosuch $b]", "*=>[KNN 2 @t $b]", "*=>[KNN 2 @v $short]", "@g:{a}=>[KNN 2 @v $b]", "hel*=>[KNN 2 @v $b]",
+		`"a b"=>[KNN 2 @v $b]`, "running=>[KNN 2 @v $b]"} {
+		p.DoArgs("FT.EXPLAIN", "i", q, "DIALECT", "2", "PARAMS", "6", "b", blob, "k", "4", "short", "abcd")
+	}
+}
