@@ -17,7 +17,7 @@ import (
 func (ix *Index) Explain(r *Request) (string, error) {
 	root, knn, err := parseQueryParams(ix.Schema, ix.stop, r.Query, r.Dialect, ix.Config, r.Params)
 	if err == nil && knn != nil {
-		err = errf(errNotSupported, "A KNN clause here")
+		err = ix.checkExplainKNN(knn)
 	}
 	if err == nil {
 		err = ix.Schema.checkPhonetic(root)
@@ -26,12 +26,60 @@ func (ix *Index) Explain(r *Request) (string, error) {
 		return "", err
 	}
 	var b bytes.Buffer
+	e := explainer{ix: ix, b: &b, verbatim: r.Verbatim, lang: findLanguage(r.Language)}
+	if knn != nil {
+		e.knn(root, knn)
+		return b.String(), nil
+	}
 	if root == nil {
 		return "<empty>\n", nil
 	}
-	e := explainer{ix: ix, b: &b, verbatim: r.Verbatim, lang: findLanguage(r.Language)}
 	e.node(root, 0, false)
 	return b.String(), nil
+}
+
+// checkExplainKNN is FT.EXPLAIN's check of a KNN clause, RediSearch's: a
+// query vector of the wrong size for its VECTOR field, or EPSILON (a
+// range query's).
+func (ix *Index) checkExplainKNN(knn *knnClause) error {
+	f := ix.Schema.Field(knn.field)
+	if f == nil || f.Type != Vector {
+		return nil
+	}
+	if err := checkBlob(f, knn.blob); err != nil {
+		return err
+	}
+	switch {
+	case knn.epsilon && f.Vector.Algorithm == "FLAT":
+		return Error(errVectorOption)
+	case knn.epsilon:
+		return Error(errVectorRangeAttrs)
+	}
+	return nil
+}
+
+// knn writes a KNN query as RediSearch does: "VECTOR {...}" with the
+// clause, after the query it ranks (its terms not expanded) unless that
+// is "*".
+func (e *explainer) knn(root *node, knn *knnClause) {
+	as := knn.as
+	if as == "" {
+		as = "__" + knn.field + "_score"
+	}
+	clause := "K=" + strconv.Itoa(knn.k) + " nearest vectors to `$" + knn.blobName +
+		"` in vector index associated with field @" + knn.field
+	for _, o := range knn.shown {
+		clause += ", " + o
+	}
+	clause += ", yields distance as `" + as + "`}\n"
+	if root == nil || root.op == opWildcard {
+		e.b.WriteString("VECTOR {" + clause)
+		return
+	}
+	e.b.WriteString("VECTOR {\n")
+	e.verbatim = true
+	e.node(root, 1, false)
+	e.b.WriteString("} => {" + clause)
 }
 
 type explainer struct {

@@ -87,6 +87,12 @@ type parser struct {
 	depth   int               // DIALECT 2: nested groups, negations and modifiers being read
 	params  map[string]string // PARAMS (DIALECT 2)
 	knn     *knnClause        // the query's "=>[KNN ...]" (vecquery.go)
+	// parens counts the groups being read; compound marks a query
+	// whose top level (outside groups) holds more than one operand, a
+	// "|", or a "-" or "~": RediSearch's grammar then takes a KNN
+	// clause's "=>" for an attribute list's (DIALECT 2).
+	parens   int
+	compound bool
 	// minPrefix is RediSearch's MINPREFIX: a shorter prefix expands to
 	// no term.
 	minPrefix int
@@ -125,6 +131,9 @@ func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, cfg *C
 		return nil, nil, err
 	}
 	if p.arrow() {
+		if j := p.afterArrow(); p.compound || j >= len(p.q) || p.q[j] != '[' {
+			return nil, nil, p.arrowErr()
+		}
 		if err := p.parseKNN(); err != nil {
 			return nil, nil, err
 		}
@@ -134,6 +143,36 @@ func parseQueryParams(s *Schema, stop stopwordSet, q string, dialect int, cfg *C
 		return nil, nil, p.errAt(p.i)
 	}
 	return n, p.knn, nil
+}
+
+// afterArrow returns the offset of what follows the "=>" at p.i, white
+// space skipped.
+func (p *parser) afterArrow() int {
+	j := p.i + 2
+	for j < len(p.q) && (p.q[j] == ' ' || p.q[j] == '\t') {
+		j++
+	}
+	return j
+}
+
+// arrowErr is RediSearch's error for the "=>" at p.i where its grammar
+// wants an attribute list's "{": a KNN clause in DIALECT 1, or after a
+// query with more than one operand at its top level in DIALECT 2, or no
+// "[" in DIALECT 2. It
+// names what follows, or, for punctuation, the "=>"'s next two bytes.
+func (p *parser) arrowErr() error {
+	j := p.afterArrow()
+	switch {
+	case j >= len(p.q):
+		return errf(errSyntaxAt, p.i, p.q[p.i+1:p.i+2])
+	case isTermByte(p.q[j]):
+		e := j
+		for e < len(p.q) && isTermByte(p.q[e]) {
+			e++
+		}
+		return errf(errSyntaxAt, j, p.q[j:e])
+	}
+	return errf(errSyntaxAt, j, p.q[p.i+1:min(p.i+3, len(p.q))])
 }
 
 func (p *parser) errAt(i int) error {
@@ -158,12 +197,62 @@ func (p *parser) space() {
 	}
 }
 
+// peek skips white space and the bytes RediSearch's lexer skips between
+// tokens (ignored), and returns the next byte (0 at the end).
 func (p *parser) peek() byte {
-	p.space()
-	if p.i < len(p.q) {
-		return p.q[p.i]
+	for {
+		p.space()
+		if p.i >= len(p.q) {
+			return 0
+		}
+		if !p.ignored(p.i) {
+			return p.q[p.i]
+		}
+		p.i++
 	}
-	return 0
+}
+
+// ignored reports whether the byte at i starts no token of the dialect,
+// so that RediSearch's lexer skips it: a control byte, punctuation no
+// token starts with, a "'" that opens no quoted text ("ab'" is ab), an
+// "@" or "$" before no name, a "+" that signs no number (DIALECT 2).
+func (p *parser) ignored(i int) bool {
+	c := p.q[i]
+	var next byte
+	if i+1 < len(p.q) {
+		next = p.q[i+1]
+	}
+	switch c {
+	case '!', '#', '&', ',', '.', '/', '<', '>', '?', '^', '`':
+		return true
+	case '=':
+		return next != '>'
+	case '+':
+		return p.dialect == 1 || next < '0' || next > '9'
+	case '@', '$':
+		return !isTermByte(next)
+	case '\'':
+		return p.dialect == 1 || next != '\'' && p.verbatimEnd(i) < 0
+	}
+	return c < ' ' || c == 0x7f
+}
+
+// verbatimEnd returns the offset of the "'" that closes the quoted text
+// opened at i (DIALECT 2's 'text', escapes kept), -1 when none does or
+// the text is empty.
+func (p *parser) verbatimEnd(i int) int {
+	for j := i + 1; j < len(p.q); j++ {
+		switch p.q[j] {
+		case '\\':
+			j++
+		case '\'':
+			if j == i+1 {
+				return -1
+			}
+			return j
+		}
+	}
+	return -1
 }
 
 // union: inter ('|' inter)* (DIALECT 2).
@@ -187,6 +276,7 @@ func (p *parser) union() (*node, error) {
 			break
 		}
 		p.i++
+		p.compound = p.compound || p.parens == 0
 	}
 	switch len(kids) {
 	case 0:
@@ -200,10 +290,14 @@ func (p *parser) union() (*node, error) {
 // inter: unary+ up to '|', ')' or the end (DIALECT 2).
 func (p *parser) inter() (*node, error) {
 	var kids []*node
+	read := 0 // operands read, stop words included
 	for {
 		c := p.peek()
 		if c == 0 || c == '|' || c == ')' || p.arrow() && !p.attributesNext() {
 			break
+		}
+		if read++; read > 1 && p.parens == 0 {
+			p.compound = true
 		}
 		n, err := p.unary()
 		if err != nil {
@@ -272,6 +366,7 @@ func (p *parser) prefixesAfter(n *node) (*node, error) {
 	if len(chain) == 0 {
 		return n, nil
 	}
+	p.compound = p.compound || p.parens == 0
 	g := chain[len(chain)-1]
 	for i := len(chain) - 2; i >= 0; i-- {
 		g = and1(chain[i], g)
@@ -314,6 +409,7 @@ func (p *parser) unary() (*node, error) {
 	case c == '-':
 		p.i++
 		p.tok(start, "-")
+		p.compound = p.compound || p.parens == 0
 		n, err := p.operand()
 		if err != nil || n == nil {
 			return nil, err
@@ -333,7 +429,9 @@ func (p *parser) unary() (*node, error) {
 	case c == '(':
 		p.i++
 		p.tok(start, "(")
+		p.parens++
 		n, err := p.union()
+		p.parens--
 		if err != nil {
 			return nil, err
 		}
@@ -350,6 +448,12 @@ func (p *parser) unary() (*node, error) {
 			return nil, errf(errSyntaxAt, p.i, "")
 		}
 		return &node{op: opEmpty, mask: allFields}, nil
+	case c == '\'':
+		// 'text' (RediSearch's verbatim text) has no place here.
+		end := p.verbatimEnd(p.i)
+		return nil, errf(errSyntaxAt, p.i, p.q[p.i+1:end])
+	case c == '$':
+		return p.paramTerm()
 	case c == '"':
 		return p.phrase()
 	case c == '%':
@@ -357,6 +461,7 @@ func (p *parser) unary() (*node, error) {
 	case c == '~':
 		p.i++
 		p.tok(start, "~")
+		p.compound = p.compound || p.parens == 0
 		n, err := p.operand()
 		if err != nil || n == nil {
 			return nil, err
@@ -391,6 +496,43 @@ func (p *parser) unary() (*node, error) {
 }
 
 func (p *parser) tok(at int, txt string) { p.lastTok, p.lastTxt = at, txt }
+
+// paramTerm parses $name (DIALECT 2) or $name*: the term, or prefix, that
+// is the parameter's value, taken whole and lower-cased in ASCII (no stop
+// word dropped), the empty term when it is empty. DIALECT 1 has none.
+func (p *parser) paramTerm() (*node, error) {
+	start := p.i
+	p.i++
+	s := p.i
+	for p.i < len(p.q) && isTermByte(p.q[p.i]) {
+		if p.q[p.i] == '\\' {
+			p.i++
+		}
+		p.i++
+	}
+	p.i = min(p.i, len(p.q))
+	name := unescape(p.q[s:p.i])
+	p.tok(start, name)
+	if p.dialect == 1 {
+		return nil, errf(errSyntaxAt, start, name)
+	}
+	v, err := p.param(name)
+	if err != nil {
+		return nil, err
+	}
+	w := lowerASCII(v)
+	if p.i < len(p.q) && p.q[p.i] == '*' {
+		p.i++
+		if len(w) < p.minPrefix {
+			return &node{op: opNone, none: opPrefix, word: w, mask: allFields}, nil
+		}
+		return &node{op: opPrefix, word: w, mask: allFields}, nil
+	}
+	if w == "" {
+		return &node{op: opEmpty, mask: allFields}, nil
+	}
+	return &node{op: opTerm, word: w, mask: allFields, expand: true}, nil
+}
 
 // word reads a term: term bytes and escaped bytes, normalised.
 func (p *parser) word() string {

@@ -253,6 +253,8 @@ func (p *parser) next1() (tok1, error) {
 			return tok1{}, err
 		}
 		return tok1{kind: k1Attr, prec: precAttribute, n: n, at: at}, nil
+	case c == '=' && p.arrow():
+		return tok1{}, p.arrowErr() // DIALECT 1 has no KNN clause
 	case c == '@':
 		names, mask, err := p.modifierHead()
 		if err != nil {
@@ -286,6 +288,9 @@ func (p *parser) next1() (tok1, error) {
 	case c == '%':
 		n, err := p.fuzzyTerm()
 		return tok1{kind: k1Expr, prec: precPercent, n: n, at: at}, err
+	case c == '$':
+		_, err := p.paramTerm() // DIALECT 1 has no parameter here
+		return tok1{}, err
 	case isTermByte(c):
 		w := p.word()
 		if p.i < len(p.q) && p.q[p.i] == '*' {

@@ -19,6 +19,11 @@ type knnClause struct {
 	ef      int // 0: the field's EF_RUNTIME
 	epsilon bool
 	as      string // the name of the distance in the results ("": __field_score)
+	// blobName is the parameter the query vector came from; shown
+	// lists the runtime options given ("EF_RUNTIME = 5"), in order,
+	// for FT.EXPLAIN.
+	blobName string
+	shown    []string
 }
 
 // arrow reports whether "=>" comes next.
@@ -108,6 +113,7 @@ func (p *parser) parseKNN() error {
 	if kc.blob, err = p.param(tok[1:]); err != nil {
 		return err
 	}
+	kc.blobName = tok[1:]
 	for {
 		tok, at = p.vecToken()
 		switch up := strings.ToUpper(tok); up {
@@ -128,8 +134,10 @@ func (p *parser) parseKNN() error {
 							return Error(errVectorOption)
 						}
 						kc.ef = int(n)
+						kc.shown = append(kc.shown, "EF_RUNTIME = "+v)
 					case "EPSILON":
 						kc.epsilon = true
+						kc.shown = append(kc.shown, "EPSILON = "+v)
 					default:
 						return Error(errVectorOption)
 					}
@@ -151,8 +159,13 @@ func (p *parser) parseKNN() error {
 				if kc.ef, err = p.count(v, vat); err != nil {
 					return err
 				}
+				kc.shown = append(kc.shown, "EF_RUNTIME = "+strconv.Itoa(kc.ef))
 			case "EPSILON":
 				kc.epsilon = true
+				if v, _, err = p.value(v); err != nil {
+					return err
+				}
+				kc.shown = append(kc.shown, "EPSILON = "+v)
 			}
 		default:
 			return p.vecErr(tok, at)
