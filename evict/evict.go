@@ -91,56 +91,78 @@ func same(a, b *Candidate) bool {
 // as Redis's eviction pool (evictionPoolPopulate): a sample adds a key
 // when the pool has room or the key beats the worst one there. It is not
 // safe for concurrent use.
+//
+// A candidate stays in the slot it was added to; the ranking moves only
+// the slots' indices, so that an Add copies no key (a copy of a string
+// costs a write barrier while the collector marks).
 type Pool struct {
-	c []Candidate // ascending Score; at most PoolSize
+	c     [PoolSize]Candidate
+	order [PoolSize]uint8 // slots: the first n by ascending score, then the free ones
+	n     int
+	init  bool
 }
 
 // Add offers a sampled key. A key already in the pool (the same database
 // and name) is re-ranked with its new score.
 func (p *Pool) Add(c Candidate) {
-	for i := range p.c {
-		if same(&p.c[i], &c) {
-			p.c = append(p.c[:i], p.c[i+1:]...)
+	if !p.init {
+		for i := range p.order {
+			p.order[i] = uint8(i)
+		}
+		p.init = true
+	}
+	for i := range p.n {
+		if s := p.order[i]; same(&p.c[s], &c) {
+			copy(p.order[i:p.n-1], p.order[i+1:p.n])
+			p.n--
+			p.order[p.n] = s
 			break
 		}
 	}
 	i := 0
-	for i < len(p.c) && p.c[i].Score < c.Score {
+	for i < p.n && p.c[p.order[i]].Score < c.Score {
 		i++
 	}
-	if len(p.c) == PoolSize {
+	if p.n == PoolSize {
 		if i == 0 {
 			return // worse than every candidate kept
 		}
 		// Drop the worst to make room, as Redis shifts left.
-		copy(p.c, p.c[1:i])
-		p.c[i-1] = c
+		s := p.order[0]
+		copy(p.order[:i-1], p.order[1:i])
+		p.order[i-1] = s
+		p.c[s] = c
 		return
 	}
-	p.c = append(p.c, Candidate{})
-	copy(p.c[i+1:], p.c[i:])
-	p.c[i] = c
+	s := p.order[p.n]
+	copy(p.order[i+1:p.n+1], p.order[i:p.n])
+	p.order[i] = s
+	p.c[s] = c
+	p.n++
 }
 
 // Pop removes and returns the best candidate; false when the pool is
 // empty.
 func (p *Pool) Pop() (Candidate, bool) {
-	if len(p.c) == 0 {
+	if p.n == 0 {
 		return Candidate{}, false
 	}
-	c := p.c[len(p.c)-1]
-	p.c[len(p.c)-1] = Candidate{}
-	p.c = p.c[:len(p.c)-1]
+	p.n--
+	s := p.order[p.n]
+	c := p.c[s]
+	p.c[s] = Candidate{}
 	return c, true
 }
 
 // Len returns the number of candidates kept.
-func (p *Pool) Len() int { return len(p.c) }
+func (p *Pool) Len() int { return p.n }
 
 // Reset empties the pool (its candidates may belong to another policy).
 func (p *Pool) Reset() {
-	clear(p.c)
-	p.c = p.c[:0]
+	for _, s := range p.order[:p.n] {
+		p.c[s] = Candidate{}
+	}
+	p.n = 0
 }
 
 // TimeLimit is how long one eviction pass may run for

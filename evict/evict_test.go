@@ -2,6 +2,8 @@ package evict
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -84,5 +86,57 @@ func TestTimeLimit(t *testing.T) {
 	}
 	if TimeLimit(99) < time.Minute || TimeLimit(100) < time.Hour {
 		t.Error("high tenacity must allow long passes")
+	}
+}
+
+// TestPoolMatchesModel: random offers, pops and resets give what a sorted
+// slice of candidates gives (the pool's ranking without its slots), with
+// keys of equal hashes and repeated keys among them.
+func TestPoolMatchesModel(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var p Pool
+	var model []Candidate // ascending score
+	for step := range 200000 {
+		switch r := rnd.IntN(100); {
+		case r < 70:
+			c := Candidate{DB: rnd.IntN(2), Key: fmt.Sprint(rnd.IntN(40)), Score: uint64(rnd.IntN(30))}
+			c.Hash = uint64(len(c.Key)) // equal hashes: keys compared
+			p.Add(c)
+			for i := range model {
+				if model[i].DB == c.DB && model[i].Key == c.Key {
+					model = append(model[:i], model[i+1:]...)
+					break
+				}
+			}
+			i := 0
+			for i < len(model) && model[i].Score < c.Score {
+				i++
+			}
+			if len(model) == PoolSize {
+				if i > 0 {
+					copy(model, model[1:i])
+					model[i-1] = c
+				}
+			} else {
+				model = slices.Insert(model, i, c)
+			}
+		case r < 98:
+			c, ok := p.Pop()
+			if ok != (len(model) > 0) {
+				t.Fatalf("step %d: Pop ok %v with %d in the model", step, ok, len(model))
+			}
+			if ok {
+				if w := model[len(model)-1]; c != w {
+					t.Fatalf("step %d: popped %+v, want %+v", step, c, w)
+				}
+				model = model[:len(model)-1]
+			}
+		default:
+			p.Reset()
+			model = model[:0]
+		}
+		if p.Len() != len(model) {
+			t.Fatalf("step %d: Len %d, want %d", step, p.Len(), len(model))
+		}
 	}
 }

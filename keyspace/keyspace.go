@@ -783,12 +783,19 @@ func (db *DB) Sample(n int, volatile bool, rand func(n int) int, out []Sampled) 
 				got++
 			}
 		} else if s.m.len() > 0 {
+			// The fragments tell the empty slots, without loading
+			// their entry pointers.
 			size := s.m.size()
-			r := rand(size)
+			j := rand(size)
 			for i := 0; i < size && got < n; i++ {
-				if e := s.m.at((r + i) % size); e != nil {
-					out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, s.m.hs[(r+i)%size])})
-					got++
+				if f := s.m.hs[j]; f >= 2 {
+					if e := s.m.at(j); e != nil {
+						out = append(out, Sampled{e.Key(), e.expire, e.lru.Load(), sampleHash(si, f)})
+						got++
+					}
+				}
+				if j++; j == size {
+					j = 0
 				}
 			}
 		}

@@ -559,7 +559,7 @@ func (s *Server) encodeSnapshot(w io.Writer, snap *snapshot, opts rdb.EncodeOpti
 	fw, err := rdb.NewFileWriter(hw, rdb.FileWriterOptions{
 		RedisVersion:    RedisVersion,
 		CTime:           time.Now().Unix(),
-		UsedMem:         s.usedMemory(time.Now().UnixMilli()),
+		UsedMem:         s.usedMemory(),
 		AOFBase:         aofBase,
 		Repl:            repl,
 		DisableChecksum: !s.cfg.Lookup("rdbchecksum").Bool(),

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"sync/atomic"
-	"time"
 
 	"github.com/hotkv/hotkv/config"
 )
@@ -177,7 +176,7 @@ func (s *Server) resetStats() {
 		}
 	}
 	s.locks.ResetStats()
-	s.usedMem.peak.Store(s.usedMemory(time.Now().UnixMilli()))
+	s.usedMem.peak.Store(s.usedMemory())
 }
 
 func (cmd *Command) resetStats() {

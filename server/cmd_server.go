@@ -613,8 +613,7 @@ func fmtSubcommandArgs(sub []byte, cmd string) string {
 // MEMORY STATS
 func cmdMemoryStats(c *Client, args [][]byte) {
 	s := c.srv
-	now := time.Now().UnixMilli()
-	used := s.usedMemory(now)
+	used := s.usedMemory()
 	peak := s.usedMem.peak.Load()
 	if peak < used {
 		peak = used
@@ -744,7 +743,7 @@ func ratio(a, b int64) float64 {
 // MEMORY DOCTOR
 func cmdMemoryDoctor(c *Client, args [][]byte) {
 	msg := "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base."
-	if c.srv.usedMemory(time.Now().UnixMilli()) < 5<<20 {
+	if c.srv.usedMemory() < 5<<20 {
 		msg = "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting."
 	}
 	c.w.Verbatim("txt", msg)
@@ -1068,7 +1067,7 @@ func totalSystemMemory() int64 {
 const scriptOverhead = 128
 
 func (s *Server) infoMemory(b []byte) []byte {
-	used := s.usedMemory(time.Now().UnixMilli())
+	used := s.usedMemory()
 	peak := max(s.usedMem.peak.Load(), used)
 	rss := rssBytes()
 	overhead := min(s.memOverhead(), used)

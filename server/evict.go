@@ -66,6 +66,7 @@ type evictState struct {
 	guard   *lock.Guard        // under mu: a victim's lock
 	sample  []keyspace.Sampled // under mu
 	nextDB  int                // under mu: the random policies' next database
+	keyBuf  []byte             // under mu: a candidate's key, to lock and look up
 }
 
 // evictHooks reads the eviction parameters and follows CONFIG SET.
@@ -94,7 +95,7 @@ func (s *Server) evictHooks(cfg *config.Config) {
 	cfg.OnChange("maxmemory", func(*config.Param) error {
 		s.applyMaxmemory()
 		if mm := s.maxmemory.Int(); mm > 0 {
-			if used := s.usedMemory(time.Now().UnixMilli()) - s.notCountedForEvict(); used > mm {
+			if used := s.usedMemory() - s.notCountedForEvict(); used > mm {
 				s.warnf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", mm, used)
 			}
 			// CONFIG SET may run holding locks (inside EXEC): the
@@ -133,7 +134,7 @@ func (s *Server) toFree(fresh int) int64 {
 	if mm == 0 {
 		return 0
 	}
-	return s.usedMemoryFresh(time.Now().UnixMilli(), fresh) - s.notCountedForEvict() - mm
+	return s.usedMemoryFresh(fresh) - s.notCountedForEvict() - mm
 }
 
 // notCountedForEvict is the memory maxmemory does not count: the
@@ -270,7 +271,8 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, e *keyspac
 				continue
 			}
 			n++
-			if k := ev.sample[0].Key; ev.guard.TryLockKey([]byte(k)) {
+			k := ev.sample[0].Key
+			if ev.keyBuf = append(ev.keyBuf[:0], k...); ev.guard.TryLockKey(ev.keyBuf) {
 				return ev.nextDB, k, nil, n, true
 			}
 		}
@@ -306,10 +308,11 @@ func (s *Server) evictionVictim(p evict.Policy) (dbi int, key string, e *keyspac
 			if !more {
 				break
 			}
-			if !ev.guard.TryLockKey([]byte(c.Key)) {
+			ev.keyBuf = append(ev.keyBuf[:0], c.Key...)
+			if !ev.guard.TryLockKey(ev.keyBuf) {
 				continue // busy: sampled again later
 			}
-			if e = s.dbs[c.DB].StoredEntry([]byte(c.Key)); e == nil || p.Volatile() && e.Expire() == 0 {
+			if e = s.dbs[c.DB].StoredEntry(ev.keyBuf); e == nil || p.Volatile() && e.Expire() == 0 {
 				ev.guard.Unlock() // gone (or persisted) since it was sampled
 				continue
 			}

@@ -716,3 +716,41 @@ func bulkArray(t *testing.T, rep string) []string {
 	}
 	return out
 }
+
+// TestEvictionPassWithinSlack: a write flood over maxmemory keeps
+// used_memory between the limit less the pass's slack (and a key) and the
+// limit plus a key: a pass frees a little more than the excess, so that
+// the next writes skip it, but never much more. Every key evicted is
+// counted once.
+func TestEvictionPassWithinSlack(t *testing.T) {
+	const mm = 4 << 20
+	_, addr := startServer(t, "--maxmemory", strconv.Itoa(mm), "--maxmemory-policy", "allkeys-lru")
+	c := difftest.Dial(t, addr)
+	val := strings.Repeat("v", 1000)
+	const n, batch = 8000, 16
+	var raw []byte
+	for i := 0; i < n; i += batch {
+		raw = raw[:0]
+		for j := range batch {
+			k := fmt.Sprintf("key:%06d", i+j)
+			raw = fmt.Appendf(raw, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", len(k), k, len(val), val)
+		}
+		c.Send(raw)
+		for range batch {
+			if r := c.Read(); r != "+OK\r\n" {
+				t.Fatalf("SET: %q", r)
+			}
+		}
+	}
+	time.Sleep(5 * time.Millisecond) // used_memory is summed anew after a millisecond
+	used, evicted := memInfo(t, c, "used_memory"), memInfo(t, c, "evicted_keys")
+	slack := int64(min(mm/1024, 64<<10))
+	perKey := int64(1200) // a key of 1,000 bytes and its entry, with room
+	if used > mm+perKey || used < mm-slack-perKey {
+		t.Errorf("used_memory %d after the flood: want within [%d, %d]", used, mm-slack-perKey, mm+perKey)
+	}
+	dbsize, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(c.Do("DBSIZE"), ":")), 10, 64)
+	if dbsize+evicted != n {
+		t.Errorf("dbsize %d + evicted_keys %d, want %d keys written", dbsize, evicted, n)
+	}
+}

@@ -140,7 +140,7 @@ type Server struct {
 	sigShutdown sigShutdown    // shutdown.go
 
 	usedMem struct {
-		at    atomic.Int64 // unix ms of the last computation
+		at    atomic.Int64 // monoNow in ms, plus 1, of the last computation; 0: none
 		bytes atomic.Int64
 		peak  atomic.Int64   // used_memory_peak
 		dbs   []atomic.Int64 // each database's share of bytes
@@ -518,13 +518,15 @@ func (st *serverStats) netOutput() int64 {
 
 // usedMemory returns the bytes held by the databases and the clients'
 // buffers plus a fixed base, as used_memory reports it. It is recomputed
-// at most once a millisecond.
-func (s *Server) usedMemory(nowMs int64) int64 { return s.usedMemoryFresh(nowMs, -1) }
+// at most once a millisecond (of the monotonic clock, which costs half
+// of time.Now on the command path).
+func (s *Server) usedMemory() int64 { return s.usedMemoryFresh(-1) }
 
 // usedMemoryFresh is usedMemory with database fresh (unless -1) summed
 // anew whatever the age of the rest: the one a client just wrote to, so
 // that its next command's eviction check sees its own write.
-func (s *Server) usedMemoryFresh(nowMs int64, fresh int) int64 {
+func (s *Server) usedMemoryFresh(fresh int) int64 {
+	nowMs := int64(monoNow()/time.Millisecond) + 1
 	if at := s.usedMem.at.Load(); nowMs-at < 1 {
 		if fresh < 0 {
 			return s.usedMem.bytes.Load()
@@ -582,7 +584,7 @@ func (s *Server) cron() {
 				s.searchTemporaryCron(start)
 			}
 			s.clientsMemory()
-			s.returnMemory(s.usedMemory(start.UnixMilli())) // keeps used_memory_peak current
+			s.returnMemory(s.usedMemory()) // keeps used_memory_peak current
 			s.tuneGC()
 			s.sampleInstantaneous(start)
 			everySecond := start.Sub(lastClientsCheck) >= time.Second

@@ -178,7 +178,7 @@ func (s *Server) setTiering(on bool) error {
 		_, m := db.ColdStats()
 		coldMem += m
 	}
-	if max := s.maxmemory.Int(); max > 0 && s.usedMemory(time.Now().UnixMilli())+coldMem > max {
+	if max := s.maxmemory.Int(); max > 0 && s.usedMemory()+coldMem > max {
 		return errors.New(errTieringOffMemory)
 	}
 	t.on.Store(false) // the demoter stops (it checks under each tag lock)
