@@ -185,33 +185,86 @@ func (p *parser) vecErr(tok string, at int) error {
 	return errf(errSyntaxAt, p.lastTok, p.lastTxt)
 }
 
-// attributes parses "=>{$name: value; ...}", giving each to set.
+// attributes parses "=>{$name: value; ...}" (p.i at "=>"), giving each
+// attribute to set. As RediSearch's grammar has them: attributes are
+// separated by ';' (empty ones allowed, a last ';' too), white space may
+// stand between any two tokens and need not ("$weight:2"), and a syntax
+// error names the offending token's offset with its text, or, for a token
+// without text (':', ';', '}', punctuation), the last text read: the
+// attribute's name, or ">{" (RediSearch's text of the "=>{" token).
 func (p *parser) attributes(set func(name, value string) error) error {
+	arrow := p.i
 	p.i += 2
 	if p.peek() != '{' {
 		return p.errAt(p.i)
 	}
+	p.tok(arrow+1, p.q[arrow+1:p.i+1])
 	p.i++
+	const (
+		wantName = iota
+		wantColon
+		wantValue
+		wantSep
+	)
+	state, name := wantName, ""
 	for {
-		if p.peek() == '}' {
+		p.space()
+		at := p.i
+		if at >= len(p.q) {
+			return errf(errSyntaxAt, p.lastTok, p.lastTxt)
+		}
+		c := p.q[at]
+		switch {
+		case (c == '}' || c == ';') && (state == wantName || state == wantSep):
 			p.i++
-			return nil
-		}
-		tok, at := p.vecToken()
-		if !strings.HasPrefix(tok, "$") || !strings.HasSuffix(tok, ":") || len(tok) < 3 {
-			return p.vecErr(tok, at)
-		}
-		v, vat := p.vecToken()
-		if v == "" {
-			return p.vecErr(v, vat)
-		}
-		if err := set(tok[1:len(tok)-1], v); err != nil {
-			return err
-		}
-		if p.peek() == ';' {
+			if c == '}' {
+				return nil
+			}
+			state = wantName
+		case c == '$' && state == wantName && at+1 < len(p.q) && isAttrNameByte(p.q[at+1]):
 			p.i++
+			for p.i < len(p.q) && isAttrNameByte(p.q[p.i]) {
+				p.i++
+			}
+			name = p.q[at+1 : p.i]
+			p.tok(at, name)
+			state = wantColon
+		case c == ':' && state == wantColon:
+			p.i++
+			state = wantValue
+		case state == wantValue && !strings.ContainsRune(":]};", rune(c)):
+			for p.i < len(p.q) && !strings.ContainsRune(" \t\r\n]};", rune(p.q[p.i])) {
+				p.i++
+			}
+			v := p.q[at:p.i]
+			if err := set(name, v); err != nil {
+				return err
+			}
+			p.tok(at, v)
+			state = wantSep
+		case c == '$' && at+1 < len(p.q) && isAttrNameByte(p.q[at+1]):
+			end := at + 1
+			for end < len(p.q) && isAttrNameByte(p.q[end]) {
+				end++
+			}
+			return errf(errSyntaxAt, at, p.q[at+1:end])
+		case c == '$':
+			p.i++ // a '$' before no name is skipped, as RediSearch's lexer does
+		case isTermByte(c):
+			end := at
+			for end < len(p.q) && isTermByte(p.q[end]) {
+				end++
+			}
+			return errf(errSyntaxAt, at, p.q[at:end])
+		default:
+			return errf(errSyntaxAt, at, p.lastTxt)
 		}
 	}
+}
+
+// isAttrNameByte reports whether c may be part of an attribute's name.
+func isAttrNameByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // isVectorRange reports whether the '[' next opens a VECTOR_RANGE.

@@ -41,6 +41,35 @@ HSET q:3 t "ח' red" n 3
 	}
 }
 
+// TestFTAttributesLikeRediSearch: attribute lists ("=>{$weight: 2; ...}")
+// with and without white space between their tokens, empty attributes,
+// and their syntax errors (offset and text), on terms, groups and KNN
+// clauses, reply as RediSearch's.
+func TestFTAttributesLikeRediSearch(t *testing.T) {
+	p := newSearchPair(t)
+	p.Run(`
+FT.CREATE i ON HASH PREFIX 1 q: SCHEMA t TEXT v VECTOR FLAT 6 TYPE FLOAT32 DIM 2 DISTANCE_METRIC L2
+HSET q:1 t "hello world"
+`)
+	waitIndexed(t, p.Redis, "i")
+	blob := f32s(1, 1)
+	p.DoArgs("HSET", "q:2", "t", "hello red", "v", blob)
+	for _, q := range []string{"hello=>{$weight:2}", "hello=>{$weight:2;}", "hello=>{$weight:2;$slop:1}",
+		"hello=>{$weight :2}", "hello=>{$weight: 2 ; $inorder:true}", "hello=>{$weight: 2;; $slop: 1}",
+		"hello=>{ $weight:2 }", "hello=>{}", "hello=>{;}", "(hello world)=>{$slop:1;$inorder:false}",
+		"hello=>{$weight: 2}=>{$slop: 1}", "-hello=>{$weight:2}", "hello=>{$weight:2}world",
+		"hello=>{$weight:}", "hello=>{$weight::2}", "hello=>{weight:2}", "hello=>{$weight 2}",
+		"hello=>{$weight: 2 $slop: 1}", "hello=>{$weight: abc}", "hello=>{$we-ight:2}", "hello=>{$:2}",
+		"hello=>{$weight: 2", "hello=>{$nope: 1}"} {
+		p.DoArgs("FT.EXPLAIN", "i", q, "DIALECT", "2")
+		p.DoArgs("FT.SEARCH", "i", q, "NOCONTENT", "WITHSCORES", "DIALECT", "2")
+	}
+	for _, q := range []string{"*=>[KNN 2 @v $b]=>{$yield_distance_as:d}", "*=>[KNN 2 @v $b]=>{$yield_distance_as: d;}",
+		"*=>[KNN 2 @v $b]=>{$yield_distance_as d}", "@v:[VECTOR_RANGE 5 $b]=>{$epsilon:0.1;$yield_distance_as:d}"} {
+		p.DoArgs("FT.SEARCH", "i", q, "NOCONTENT", "DIALECT", "2", "PARAMS", "2", "b", blob)
+	}
+}
+
 // TestFTExplainKNNLikeRediSearch: FT.EXPLAIN of KNN queries (alone,
 // hybrid, with AS, $yield_distance_as, EF_RUNTIME and EPSILON, on FLAT
 // and HNSW fields that hold vectors, and the errors of a wrong blob or
