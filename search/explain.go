@@ -71,7 +71,7 @@ func (e *explainer) knn(root *node, knn *knnClause) {
 	for _, o := range knn.shown {
 		clause += ", " + o
 	}
-	clause += ", yields distance as `" + as + "`}\n"
+	clause += ", yields distance as `" + as + "`}" + attrSuffix(&knn.attrs) + "\n"
 	if root == nil || root.op == opWildcard {
 		e.b.WriteString("VECTOR {" + clause)
 		return
@@ -136,6 +136,15 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	if n.op == opTerm {
 		return // a term's weight is on its word's line
 	}
+	if attrs := attrSuffix(n); attrs != "" {
+		e.b.Truncate(e.b.Len() - 1) // the node's last line, without its newline
+		e.b.WriteString(attrs + "\n")
+	}
+}
+
+// attrSuffix is what FT.EXPLAIN writes after a node for its attributes
+// (" => { $weight: 2; }"), "" when they are the defaults.
+func attrSuffix(n *node) string {
 	var attrs string
 	if n.weighted && n.weight != 1 {
 		attrs += " $weight: " + strconv.FormatFloat(n.weight, 'g', 6, 64) + ";"
@@ -146,10 +155,10 @@ func (e *explainer) node(n *node, depth int, inTag bool) {
 	if n.inOrder || n.slopSet && n.slop != -1 {
 		attrs += " $inorder: " + strconv.FormatBool(n.inOrder) + ";"
 	}
-	if attrs != "" {
-		e.b.Truncate(e.b.Len() - 1) // the node's last line, without its newline
-		e.b.WriteString(" => {" + attrs + " }\n")
+	if attrs == "" {
+		return ""
 	}
+	return " => {" + attrs + " }"
 }
 
 // termLine writes a term's word, with its weight when it has one.

@@ -69,43 +69,47 @@ func (p *parser) nodeAttributes(n *node) error {
 	if n == nil {
 		n = &node{}
 	}
-	return p.attributes(func(name, v string) error {
-		switch strings.ToLower(name) {
-		case "weight":
-			w, err := strconv.ParseFloat(v, 64)
-			if err != nil || w < 0 {
-				return errf(errAttrValue, v, "weight")
-			}
-			n.weight, n.weighted = w, true
-		case "slop":
-			s, err := strconv.Atoi(v)
-			if err != nil {
-				return errf(errAttrValue, v, "slop")
-			}
-			n.slop, n.slopSet = s, true
-		case "inorder":
-			on, err := attrBool(v, "inorder")
-			if err != nil {
-				return err
-			}
-			n.inOrder = on
-			if !n.slopSet {
-				n.slop, n.slopSet = -1, true
-			}
-		case "phonetic":
-			on, err := attrBool(v, "phonetic")
-			if err != nil {
-				return err
-			}
-			n.phonetic = phoneticOff
-			if on {
-				n.phonetic = phoneticOn
-			}
-		default:
-			return errf(errAttrUnknown, name)
+	return p.attributes(func(name, v string) error { return setAttribute(n, name, v) })
+}
+
+// setAttribute sets the query attribute name (without its '$') of n to v,
+// or returns RediSearch's error for an unknown name or a bad value.
+func setAttribute(n *node, name, v string) error {
+	switch strings.ToLower(name) {
+	case "weight":
+		w, err := strconv.ParseFloat(v, 64)
+		if err != nil || w < 0 {
+			return errf(errAttrValue, v, "weight")
 		}
-		return nil
-	})
+		n.weight, n.weighted = w, true
+	case "slop":
+		s, err := strconv.Atoi(v)
+		if err != nil {
+			return errf(errAttrValue, v, "slop")
+		}
+		n.slop, n.slopSet = s, true
+	case "inorder":
+		on, err := attrBool(v, "inorder")
+		if err != nil {
+			return err
+		}
+		n.inOrder = on
+		if !n.slopSet {
+			n.slop, n.slopSet = -1, true
+		}
+	case "phonetic":
+		on, err := attrBool(v, "phonetic")
+		if err != nil {
+			return err
+		}
+		n.phonetic = phoneticOff
+		if on {
+			n.phonetic = phoneticOn
+		}
+	default:
+		return errf(errAttrUnknown, name)
+	}
+	return nil
 }
 
 // fuzzyTerms returns the terms within n edits of w, in order, at most the

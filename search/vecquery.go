@@ -24,6 +24,10 @@ type knnClause struct {
 	// for FT.EXPLAIN.
 	blobName string
 	shown    []string
+	// attrs holds the query attributes ($weight, $slop, $inorder,
+	// $phonetic) given with the clause: RediSearch accepts and explains
+	// them, and they change no KNN result.
+	attrs node
 }
 
 // arrow reports whether "=>" comes next.
@@ -139,7 +143,7 @@ func (p *parser) parseKNN() error {
 						kc.epsilon = true
 						kc.shown = append(kc.shown, "EPSILON = "+v)
 					default:
-						return Error(errVectorOption)
+						return setAttribute(&kc.attrs, name, v)
 					}
 					return nil
 				})

@@ -65,8 +65,14 @@ HSET q:1 t "hello world"
 		p.DoArgs("FT.SEARCH", "i", q, "NOCONTENT", "WITHSCORES", "DIALECT", "2")
 	}
 	for _, q := range []string{"*=>[KNN 2 @v $b]=>{$yield_distance_as:d}", "*=>[KNN 2 @v $b]=>{$yield_distance_as: d;}",
-		"*=>[KNN 2 @v $b]=>{$yield_distance_as d}", "@v:[VECTOR_RANGE 5 $b]=>{$epsilon:0.1;$yield_distance_as:d}"} {
-		p.DoArgs("FT.SEARCH", "i", q, "NOCONTENT", "DIALECT", "2", "PARAMS", "2", "b", blob)
+		"*=>[KNN 2 @v $b]=>{$yield_distance_as d}", "@v:[VECTOR_RANGE 5 $b]=>{$epsilon:0.1;$yield_distance_as:d}",
+		// Query attributes on a KNN clause: accepted, explained, no effect.
+		"*=>[KNN 2 @v $b]=>{$inorder:true; $weight:3}", "*=>[KNN 2 @v $b]=>{$slop:2}", "*=>[KNN 2 @v $b]=>{$weight:1}",
+		"*=>[KNN 2 @v $b]=>{$slop:2; $weight: 0.5; $inorder: false; $yield_distance_as: dd}",
+		"hello=>[KNN 2 @v $b]=>{$weight:2; $weight:3}", "hello=>[KNN 2 @v $b]=>{$weight:x}",
+		"hello=>[KNN 2 @v $b]=>{$nope:1}", "hello=>[KNN 2 @v $b]=>{$phonetic:true}"} {
+		p.DoArgs("FT.SEARCH", "i", q, "WITHSCORES", "RETURN", "1", "t", "DIALECT", "2", "PARAMS", "2", "b", blob)
+		p.DoArgs("FT.EXPLAIN", "i", q, "DIALECT", "2", "PARAMS", "2", "b", blob)
 	}
 }
 
