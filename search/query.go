@@ -472,8 +472,19 @@ func (p *parser) unary() (*node, error) {
 		p.i++
 		return p.suffix(start), nil
 	case c == '*' && (p.i+1 == len(p.q) || !isTermByte(p.q[p.i+1])):
+		// "*" is a whole query (maybe ranked by a KNN clause), never an
+		// operand among others: RediSearch's grammar has no place for it
+		// there, and its error names the last token's text.
+		for i := range start {
+			if c := p.q[i]; c != '(' && c != ' ' && c != '\t' && c != '\r' && c != '\n' && !p.ignored(i) {
+				return nil, errf(errSyntaxAt, start, p.lastTxt)
+			}
+		}
 		p.i++
 		p.tok(start, "*")
+		if c := p.peek(); c != 0 && c != ')' && !p.arrow() {
+			return nil, p.errAt(p.i)
+		}
 		return &node{op: opWildcard}, nil
 	case isTermByte(c):
 		w := p.word()
@@ -569,7 +580,7 @@ func (p *parser) phrase() (*node, error) {
 	p.i += end + 1
 	p.tok(start, "\"")
 	n := &node{op: opPhrase}
-	for _, wd := range splitQueryWords(text) {
+	for _, wd := range splitQueryWords(text, p.dialect >= 2) {
 		w := normalize(wd.text)
 		if w == "" {
 			continue
@@ -597,11 +608,13 @@ type queryWord struct {
 }
 
 // splitQueryWords splits a phrase's text at separators (escapes kept).
-func splitQueryWords(text string) []queryWord {
+// With dollar, '$' is part of a word: DIALECT 2 reads "$w" in a phrase as
+// the text "$w", not as a parameter, and not as "w" either.
+func splitQueryWords(text string, dollar bool) []queryWord {
 	var out []queryWord
 	start, escaped := 0, false
 	for i := 0; i <= len(text); i++ {
-		if i == len(text) || separators[text[i]] && !escaped {
+		if i == len(text) || separators[text[i]] && !escaped && !(dollar && text[i] == '$') {
 			if i > start {
 				out = append(out, queryWord{text[start:i], start})
 			}
@@ -1150,12 +1163,28 @@ func (p *parser) tagSet(name string) (*node, error) {
 			}
 			raw := p.q[s:p.i]
 			p.tok(s, raw)
-			if p.dialect > 1 && strings.HasPrefix(raw, "$") {
+			if p.dialect > 1 && strings.HasPrefix(raw, "$") && !strings.HasSuffix(raw, "*") {
+				// A parameter is a value as it is: never a prefix or a
+				// suffix, no escapes.
 				v, err := p.param(raw[1:])
 				if err != nil {
 					return nil, err
 				}
-				raw = v
+				if f != nil && !f.CaseSensitive {
+					v = lowerASCII(v)
+				}
+				if v == "" && f != nil && f.Type == Tag && !f.IndexEmpty {
+					return nil, Error(errIndexEmpty)
+				}
+				cur = append(cur, &node{op: opTag, word: v, field: f})
+				continue
+			}
+			if p.dialect > 1 && strings.HasPrefix(raw, "$") {
+				v, err := p.param(raw[1 : len(raw)-1])
+				if err != nil {
+					return nil, err
+				}
+				raw = v + "*"
 			}
 			op := opTag
 			contains := false

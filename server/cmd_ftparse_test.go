@@ -29,6 +29,16 @@ HSET q:3 t "ח' red" n 3
 			p.DoArgs(append([]string{"FT.SEARCH", "i", q, "NOCONTENT", "DIALECT", d}, params...)...)
 		}
 	}
+	// DIALECT 2 only: '$' inside a phrase is text, a parameter in a tag
+	// set is a value as it is (never a prefix; empty needs INDEXEMPTY),
+	// and "*" stands only as a whole query.
+	for _, q := range []string{`"hello $w"`, `"ab $"`, `"a$b world"`, `"$w$x ab"`, `"$1 ab"`, `"$w* ab"`, `"ab -$w"`,
+		"@g:{$w}", "@g:{$e}", "@g:{$st}", "@g:{$st*}", "@g:{$up}", "@g:{$sp}", "@g:{$w | $st}", "@g:{ab $st}", "@g:{$nope}",
+		"ab *", "ab'*", "* ab", "(ab) *", "ab | *", "*", " * ", "(*)", ".*", "((*))"} {
+		params := []string{"PARAMS", "10", "w", "Hello", "e", "", "st", "x*", "up", "X", "sp", "a b"}
+		p.DoArgs(append([]string{"FT.EXPLAIN", "i", q, "DIALECT", "2"}, params...)...)
+		p.DoArgs(append([]string{"FT.SEARCH", "i", q, "NOCONTENT", "DIALECT", "2"}, params...)...)
+	}
 	for _, q := range []string{"-red=>[KNN 2 @v $b]", "~red=>[KNN 2 @v $b]", "-(red)=>[KNN 2 @v $b]", "(-red)=>[KNN 2 @v $b]",
 		"x -red=>[KNN 2 @v $b]", "-red => [KNN 2 @v $b]", "-red =>  [KNN 2 @v $b]", "-@t:red=>[KNN 2 @v $b]",
 		"@t:-red=>[KNN 2 @v $b]", "@t:(-red)=>[KNN 2 @v $b]", "x | red=>[KNN 2 @v $b]", "x red=>[KNN 2 @v $b]",
