@@ -68,7 +68,8 @@ func TestShutdownRestoresGC(t *testing.T) {
 	}
 	defer runtime.KeepAlive(ballast)
 	runtime.GC()
-	s, _ := startServer(t, "--maxmemory", "1mb")
+	s, addr := startServer(t, "--maxmemory", "1mb")
+	difftest.Dial(t, addr).Do("PING") // serving: Shutdown comes after Serve's start
 	if p := gcPercentNow(); p >= 100 {
 		t.Fatalf("GOGC %d under maxmemory 1mb", p)
 	}

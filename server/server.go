@@ -365,10 +365,13 @@ func (s *Server) Config() *config.Config { return s.cfg }
 // CONFIG SET port or bind opens later) until Shutdown. It returns nil
 // after a clean shutdown, or the first error an accept loop ended with.
 func (s *Server) Serve() error {
+	// The cron is counted before the first client can be served, so that
+	// a Shutdown that follows any reply waits for it.
+	s.wg.Add(1)
 	if err := s.startTransport(); err != nil {
+		s.wg.Done()
 		return err
 	}
-	s.wg.Add(1)
 	go s.cron()
 	if s.tiering() {
 		s.startDemoter()
