@@ -61,6 +61,12 @@ func entryHash(e *Entry) uint64 { return maphash.String(seed, e.Key()) }
 
 func shardIndex(h uint64) int { return int(h >> (64 - shardBits)) }
 
+// ShardOf returns the index (0 to NumShards-1) of the shard that holds key,
+// in every database alike: goroutines that each write the keys of their
+// own shards never contend for a shard lock, and the writes to one key
+// stay in the order one goroutine makes them (a parallel load).
+func ShardOf(key []byte) int { return shardIndex(hashKey(key)) }
+
 type shard struct {
 	mu       sync.RWMutex
 	m        table
