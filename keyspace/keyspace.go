@@ -390,6 +390,35 @@ func (db *DB) Set(key []byte, e *Entry) *Entry {
 	return e
 }
 
+// Insert stores e under key with the expiration at (unix ms, 0: none),
+// replacing any entry there, as Set followed by SetExpire would but with
+// one lookup and one lock: a load's way of storing the keys it read. It
+// calls no OnModify hook (OnCreate for a new key, as Set). It returns the
+// entry stored.
+func (db *DB) Insert(key []byte, e *Entry, at int64) *Entry {
+	if e.Key() != string(key) {
+		e = e.rekeyed(key)
+	}
+	db.captureKey(key)
+	db.stamp(e)
+	e.expire = at
+	h := hashKey(key)
+	si := shardIndex(h)
+	s := &db.shards[si]
+	s.mu.Lock()
+	old, created := db.storeLocked(s, si, h, e)
+	s.mu.Unlock()
+	db.stored(e, old, created)
+	return e
+}
+
+// InsertString is Insert of a string entry holding a copy of v.
+func (db *DB) InsertString(key, v []byte, at int64) *Entry {
+	e := newEntry(key, KindString, len(v))
+	e.setStr(v)
+	return db.Insert(key, e, at)
+}
+
 // storeLocked puts e, a stamped entry of hash h, in shard s (index si),
 // whose lock the caller holds, and returns the entry it replaced and
 // whether the key is new (none, or an expired one); the caller then

@@ -124,15 +124,13 @@ func (k *keyInserter) insert(db *keyspace.DB, key []byte, v *rdb.Value, expire, 
 // ec; str is a string's value when v is nil or a string. spill, nil for a
 // worker (none runs with the disk tier), spills values to the tier.
 func (k *keyInserter) store(ec *Client, spill *tierSpill, db *keyspace.DB, key, str []byte, v *rdb.Value, expire, idle int64, freq int) {
+	at := max(expire, 0) // SetExpire's 0: none
 	var e *keyspace.Entry
 	if v == nil || v.Kind == rdb.KindString {
-		e = db.SetString(key, str, false)
+		e = db.InsertString(key, str, at)
 	} else {
 		ec.db = db
-		e = db.Set(key, ec.valueEntry(key, v))
-	}
-	if expire >= 0 {
-		db.SetExpire(key, expire)
+		e = db.Insert(key, ec.valueEntry(key, v), at)
 	}
 	db.SetAccess(e, idle, freq)
 	if spill != nil {
