@@ -217,3 +217,19 @@ func TestParallelLoadAOFBase(t *testing.T) {
 		t.Errorf("GET key:29999 = %q", got)
 	}
 }
+
+// TestSmallLoadInline: a file of fewer keys than parallelLoadAfter loads
+// without starting a goroutine (DEBUG RELOAD's load, here).
+func TestSmallLoadInline(t *testing.T) {
+	_, addr := startServer(t, "--enable-debug-command", "yes")
+	c := difftest.Dial(t, addr)
+	for i := range 10 {
+		c.Do("SET", "k"+strconv.Itoa(i), "v")
+	}
+	before := parallelLoads.Load()
+	expect(t, c, "+OK\r\n", "DEBUG", "RELOAD")
+	if parallelLoads.Load() != before {
+		t.Error("a 10-key load started insert workers")
+	}
+	expect(t, c, ":10\r\n", "DBSIZE")
+}
