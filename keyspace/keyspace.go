@@ -61,6 +61,12 @@ func entryHash(e *Entry) uint64 { return maphash.String(seed, e.Key()) }
 
 func shardIndex(h uint64) int { return int(h >> (64 - shardBits)) }
 
+// ShardOf returns the index (0 to NumShards-1) of the shard that holds key,
+// in every database alike: goroutines that each write the keys of their
+// own shards never contend for a shard lock, and the writes to one key
+// stay in the order one goroutine makes them (a parallel load).
+func ShardOf(key []byte) int { return shardIndex(hashKey(key)) }
+
 type shard struct {
 	mu       sync.RWMutex
 	m        table
@@ -382,6 +388,35 @@ func (db *DB) Set(key []byte, e *Entry) *Entry {
 	s.mu.Unlock()
 	db.stored(e, old, created)
 	return e
+}
+
+// Insert stores e under key with the expiration at (unix ms, 0: none),
+// replacing any entry there, as Set followed by SetExpire would but with
+// one lookup and one lock: a load's way of storing the keys it read. It
+// calls no OnModify hook (OnCreate for a new key, as Set). It returns the
+// entry stored.
+func (db *DB) Insert(key []byte, e *Entry, at int64) *Entry {
+	if e.Key() != string(key) {
+		e = e.rekeyed(key)
+	}
+	db.captureKey(key)
+	db.stamp(e)
+	e.expire = at
+	h := hashKey(key)
+	si := shardIndex(h)
+	s := &db.shards[si]
+	s.mu.Lock()
+	old, created := db.storeLocked(s, si, h, e)
+	s.mu.Unlock()
+	db.stored(e, old, created)
+	return e
+}
+
+// InsertString is Insert of a string entry holding a copy of v.
+func (db *DB) InsertString(key, v []byte, at int64) *Entry {
+	e := newEntry(key, KindString, len(v))
+	e.setStr(v)
+	return db.Insert(key, e, at)
 }
 
 // storeLocked puts e, a stamped entry of hash h, in shard s (index si),

@@ -523,3 +523,53 @@ func TestCountsWhileWriting(t *testing.T) {
 		t.Fatalf("len %d volatile %d, want %d and %d", n, v, 4*800, 4*267)
 	}
 }
+
+// TestInsertMatchesSetAndExpire: Insert and InsertString leave what
+// SetString (or Set) and SetExpire leave: the value, the expiration, the
+// volatile count, the memory, a replaced entry accounted no more, and an
+// expired entry replaced reported through OnExpire.
+func TestInsertMatchesSetAndExpire(t *testing.T) {
+	a, clk := newTestDB()
+	b, _ := newTestDB()
+	b.Now = a.Now
+	var expiredA, expiredB []string
+	a.OnExpire = func(k string) { expiredA = append(expiredA, k) }
+	b.OnExpire = func(k string) { expiredB = append(expiredB, k) }
+	steps := []struct {
+		key, val string
+		at       int64
+	}{
+		{"k1", "v", 0}, {"k2", strings.Repeat("x", 300), clk.now + 100}, {"k1", "w", clk.now + 5},
+		{"k2", "short", 0},
+	}
+	for _, st := range steps {
+		a.InsertString([]byte(st.key), []byte(st.val), st.at)
+		b.SetString([]byte(st.key), []byte(st.val), false)
+		if st.at != 0 {
+			b.SetExpire([]byte(st.key), st.at)
+		}
+	}
+	a.Insert([]byte("k3"), NewString([]byte("k3"), []byte("old")), clk.now+1)
+	b.SetString([]byte("k3"), []byte("old"), false)
+	b.SetExpire([]byte("k3"), clk.now+1)
+	clk.now += 2
+	a.InsertString([]byte("k3"), []byte("new"), 0) // replaces an expired entry
+	b.SetString([]byte("k3"), []byte("new"), false)
+	for _, db := range []*DB{a, b} {
+		if db.Len() != 3 || db.Volatile() != 1 {
+			t.Fatalf("len %d volatile %d", db.Len(), db.Volatile())
+		}
+	}
+	if a.Mem() != b.Mem() {
+		t.Errorf("mem %d, SetString's %d", a.Mem(), b.Mem())
+	}
+	for _, k := range []string{"k1", "k2", "k3"} {
+		ea, eb := a.Peek([]byte(k)), b.Peek([]byte(k))
+		if string(ea.Str()) != string(eb.Str()) || ea.Expire() != eb.Expire() {
+			t.Errorf("%s: %q %d, want %q %d", k, ea.Str(), ea.Expire(), eb.Str(), eb.Expire())
+		}
+	}
+	if fmt.Sprint(expiredA) != fmt.Sprint(expiredB) || len(expiredA) != 1 {
+		t.Errorf("OnExpire %v, SetString's %v", expiredA, expiredB)
+	}
+}

@@ -325,9 +325,9 @@ type FileReader struct {
 	OnResizeDB func(db int, keys, expires uint64) error
 	// OnKey receives each key with its value, in file order: the database
 	// (the last SELECTDB, 0 before any), the key (only valid during the
-	// call; the Value is the callee's to keep), the expiration as an
-	// absolute Unix time in milliseconds (EXPIRETIME_MS, or EXPIRETIME
-	// seconds times 1000) or -1, the LRU idle time in seconds or -1, and
+	// call, unless kept as ShareStrings says; the Value is the callee's
+	// to keep), the expiration as an absolute Unix time in milliseconds
+	// (EXPIRETIME_MS, or EXPIRETIME seconds times 1000) or -1, the LRU idle time in seconds or -1, and
 	// the LFU counter (0-255) or -1. Expired keys are passed on too:
 	// Redis drops them when it loads a file as a master, which is the
 	// caller's decision. Collections without elements are skipped, as by
@@ -345,11 +345,19 @@ type FileReader struct {
 	// SkipChecksum skips the checksum verification (rdbchecksum no).
 	SkipChecksum bool
 	// ShareStrings, when set, passes string values to OnKey in a Value
-	// that, like the bytes it refers to, is only valid during the call:
-	// the reader then allocates nothing for them. (A load copies them
-	// into its own entries; without it, a 1M-key file left 200 MB of
-	// garbage for the collector.)
+	// that is only valid during the call: the reader then allocates
+	// nothing for them. (A load copies them into its own entries; without
+	// it, a 1M-key file left 200 MB of garbage for the collector.) The
+	// bytes of the string, like a key's, alias the read buffer, which the
+	// reader never writes again once it handed them out: a callee may keep
+	// them after the call (keeping that buffer alive) if it does not
+	// modify them, as a load that inserts its keys on other goroutines does.
 	ShareStrings bool
+	// OnEnd, when set, is called once as Read returns, after every other
+	// callback, whether the read succeeded or not; an error it returns is
+	// Read's when Read has none. (A load that hands keys to other
+	// goroutines waits for them there.)
+	OnEnd func() error
 }
 
 // FileInfo describes a file FileReader.Read has read.
@@ -468,7 +476,18 @@ type fileRecord struct {
 // are passed on whatever their length. Any other malformed content gives a
 // *FileError with the offset of the element that could not be read,
 // wrapping ErrCorrupt or, for a file that ends early, ErrTruncated.
-func (fr *FileReader) Read(src io.Reader) (FileInfo, error) {
+func (fr *FileReader) Read(src io.Reader) (info FileInfo, err error) {
+	if fr.OnEnd != nil {
+		defer func() {
+			if endErr := fr.OnEnd(); err == nil {
+				err = endErr
+			}
+		}()
+	}
+	return fr.read(src)
+}
+
+func (fr *FileReader) read(src io.Reader) (FileInfo, error) {
 	var info FileInfo
 	s := &fileStream{src: src}
 	var magic []byte

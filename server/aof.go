@@ -470,7 +470,7 @@ func (s *Server) loadAOF(d *aof.Dir, held *lock.Guard) (*aof.LoadResult, error) 
 	replayed := 0
 	l := &aof.Loader{
 		AllowTruncated: s.cfg.Lookup("aof-load-truncated").Bool(),
-		RDB:            s.rdbReader(&counts, true, s.dbs),
+		RDB:            s.rdbReader(&counts, true, false, s.dbs),
 		RDBInput:       s.load.counting, // progress, and the start-up gate
 		Log:            s.aofLog,
 		OnCommand: func(args [][]byte) error {

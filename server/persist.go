@@ -692,7 +692,7 @@ func (s *Server) loadSnapshot(startup bool, dup dupMode) error {
 func (s *Server) readSnapshot(path string, f *os.File, startup bool, dup dupMode) error {
 	start := time.Now()
 	var counts loadCounts
-	fr := s.rdbReader(&counts, false, s.dbs)
+	fr := s.rdbReader(&counts, false, dup == dupRefuse, s.dbs)
 	if dup == dupRefuse {
 		onKey := fr.OnKey
 		fr.OnKey = func(i int, key []byte, v *rdb.Value, expireMs, idle int64, freq int) error {
@@ -871,13 +871,13 @@ type loadCounts struct {
 // databases (the dataset's, or a replica's databases for an asynchronous
 // load). Keys already expired are skipped, unless keepExpired (the base
 // of an append-only file, whose commands may still use them; a replica's
-// payload, whose expired keys the master's DELs remove).
-func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace.DB) *rdb.FileReader {
+// payload, whose expired keys the master's DELs remove). Its keys are
+// stored by insert workers (loadpar.go) unless inline: a caller that
+// looks each key up before it is stored (a duplicate check) needs it.
+func (s *Server) rdbReader(counts *loadCounts, keepExpired, inline bool, dbs []*keyspace.DB) *rdb.FileReader {
 	now := s.dbs[0].Now()
-	ec := s.newInternalClient(engineClient, 0, 0)
 	empty := 0
-	delayParam, delay := s.cfg.Lookup("key-load-delay"), &loadDelay{}
-	spill := &tierSpill{s: s}
+	ins := s.newKeyInserter(inline)
 	return &rdb.FileReader{
 		Databases:    len(s.dbs),
 		ShareStrings: true, // SetString copies them
@@ -887,6 +887,7 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 			case searchAux:
 				counts.search = bytes.Clone(value)
 			case sugAux: // after the keys: the dictionaries join them
+				ins.wait()
 				loaded, expired := s.sugRestore(dbs, value, keepExpired, now)
 				counts.loaded += loaded
 				counts.expired += expired
@@ -917,23 +918,12 @@ func (s *Server) rdbReader(counts *loadCounts, keepExpired bool, dbs []*keyspace
 				counts.expired++
 				return nil
 			}
-			db := dbs[i]
-			ec.db = db
-			var e *keyspace.Entry
-			if v.Kind == rdb.KindString {
-				e = db.SetString(key, v.Str, false)
-			} else {
-				e = db.Set(key, ec.valueEntry(key, v))
-			}
-			if expireMs >= 0 {
-				db.SetExpire(key, expireMs)
-			}
-			db.SetAccess(e, idle, freq)
-			spill.loaded(db, e)
+			ins.insert(dbs[i], key, v, expireMs, idle, freq)
 			counts.loaded++
-			if us := delayParam.Int(); us != 0 {
-				delay.key(us)
-			}
+			return nil
+		},
+		OnEnd: func() error {
+			ins.wait()
 			return nil
 		},
 	}

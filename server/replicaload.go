@@ -89,7 +89,7 @@ func (s *Server) loadMasterStream(r io.Reader, size int64, async bool, dbs []*ke
 	defer s.stopLoading()
 	start := time.Now()
 	var counts loadCounts
-	fr := s.rdbReader(&counts, true, dbs)
+	fr := s.rdbReader(&counts, true, false, dbs)
 	if onFunction != nil {
 		fr.OnFunction = onFunction
 	}
