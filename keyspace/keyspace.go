@@ -374,21 +374,7 @@ func (db *DB) addVolatileLocked(s *shard, si int, e *Entry) {
 // MOVE), a new entry its value and expiry moved to (e is then not to be
 // used). The expiry is kept as it is (0 for a fresh entry). The caller
 // holds key's tag lock exclusively.
-func (db *DB) Set(key []byte, e *Entry) *Entry {
-	if e.Key() != string(key) {
-		e = e.rekeyed(key)
-	}
-	db.captureKey(key) // the entry replaced
-	db.stamp(e)
-	h := hashKey(key)
-	si := shardIndex(h)
-	s := &db.shards[si]
-	s.mu.Lock()
-	old, created := db.storeLocked(s, si, h, e)
-	s.mu.Unlock()
-	db.stored(e, old, created)
-	return e
-}
+func (db *DB) Set(key []byte, e *Entry) *Entry { return db.Insert(key, e, e.expire) }
 
 // Insert stores e under key with the expiration at (unix ms, 0: none),
 // replacing any entry there, as Set followed by SetExpire would but with
@@ -399,7 +385,7 @@ func (db *DB) Insert(key []byte, e *Entry, at int64) *Entry {
 	if e.Key() != string(key) {
 		e = e.rekeyed(key)
 	}
-	db.captureKey(key)
+	db.captureKey(key) // the entry replaced
 	db.stamp(e)
 	e.expire = at
 	h := hashKey(key)
