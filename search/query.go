@@ -1102,6 +1102,18 @@ func (p *parser) tagSet(name string) (*node, error) {
 		}
 		cur = nil
 	}
+	// exact adds the value v, taken as it is (a quoted value, a
+	// parameter's): never a prefix, the empty value only with INDEXEMPTY.
+	exact := func(v string) error {
+		if f != nil && !f.CaseSensitive {
+			v = lowerASCII(v)
+		}
+		if v == "" && f != nil && f.Type == Tag && !f.IndexEmpty {
+			return Error(errIndexEmpty)
+		}
+		cur = append(cur, &node{op: opTag, word: v, field: f})
+		return nil
+	}
 	for {
 		c := p.peek()
 		switch {
@@ -1140,14 +1152,9 @@ func (p *parser) tagSet(name string) (*node, error) {
 			if p.i < len(p.q) && p.q[p.i] == '*' {
 				return nil, errf(errSyntaxAt, p.i, v)
 			}
-			v = unescape(v)
-			if f != nil && !f.CaseSensitive {
-				v = lowerASCII(v)
+			if err := exact(unescape(v)); err != nil {
+				return nil, err
 			}
-			if v == "" && f != nil && f.Type == Tag && !f.IndexEmpty {
-				return nil, Error(errIndexEmpty)
-			}
-			cur = append(cur, &node{op: opTag, word: v, field: f})
 		default:
 			s := p.i
 			for p.i < len(p.q) {
@@ -1163,26 +1170,19 @@ func (p *parser) tagSet(name string) (*node, error) {
 			}
 			raw := p.q[s:p.i]
 			p.tok(s, raw)
-			if p.dialect > 1 && strings.HasPrefix(raw, "$") && !strings.HasSuffix(raw, "*") {
-				// A parameter is a value as it is: never a prefix or a
-				// suffix, no escapes.
-				v, err := p.param(raw[1:])
-				if err != nil {
-					return nil, err
-				}
-				if f != nil && !f.CaseSensitive {
-					v = lowerASCII(v)
-				}
-				if v == "" && f != nil && f.Type == Tag && !f.IndexEmpty {
-					return nil, Error(errIndexEmpty)
-				}
-				cur = append(cur, &node{op: opTag, word: v, field: f})
-				continue
-			}
 			if p.dialect > 1 && strings.HasPrefix(raw, "$") {
-				v, err := p.param(raw[1 : len(raw)-1])
+				// A parameter is a value as it is (no escapes, never a
+				// prefix or a suffix); "$p*" is the prefix of its value.
+				name, prefix := strings.CutSuffix(raw[1:], "*")
+				v, err := p.param(name)
 				if err != nil {
 					return nil, err
+				}
+				if !prefix {
+					if err := exact(v); err != nil {
+						return nil, err
+					}
+					continue
 				}
 				raw = v + "*"
 			}
