@@ -327,8 +327,8 @@ type FileReader struct {
 	// (the last SELECTDB, 0 before any), the key (only valid during the
 	// call, unless kept as ShareStrings says; the Value is the callee's
 	// to keep), the expiration as an absolute Unix time in milliseconds
-	// (EXPIRETIME_MS, or EXPIRETIME seconds times 1000) or -1, the LRU idle time in seconds or -1, and
-	// the LFU counter (0-255) or -1. Expired keys are passed on too:
+	// (EXPIRETIME_MS, or EXPIRETIME seconds times 1000) or -1, the LRU
+	// idle time in seconds or -1, and the LFU counter (0-255) or -1. Expired keys are passed on too:
 	// Redis drops them when it loads a file as a master, which is the
 	// caller's decision. Collections without elements are skipped, as by
 	// Redis (counted in FileInfo.EmptyKeysSkipped). Duplicate keys are
